@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// Find Our Devices: a self-hosted location server.
+///
+/// C libraries come only from Debian packages, through system-library targets; everything else
+/// is this package's own Swift. Arrows point down only: API → Tracking → Storage/Crypto/GeoKit;
+/// only Storage, HTTPServer, Crypto and PlanarGeometry import the C modules.
+let package = Package(
+    name: "FindOurDevices",
+    platforms: [.macOS(.v15)],
+    products: [
+
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+
+        .target(name: "Timestamps"),
+        .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
+        .target(name: "Crypto", dependencies: ["CSodium"]),
+        .target(name: "Tracking", dependencies: ["Storage", "Crypto", "Timestamps"]),
+
+        .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,217 @@
+import CMicroHTTPD
+import Glibc
+import Timestamps
+
+extension HTTPServer {
+    /// First call for a request: route it and decide its body limit.
+    func beginRequest(connection: OpaquePointer, url: UnsafePointer<CChar>?, method: UnsafePointer<CChar>?) -> RequestContext {
+        let methodText = method.map { String(cString: $0) } ?? "GET"
+        let path = url.map { String(cString: $0) } ?? "/"
+        inFlight.withLock { $0 += 1 }
+        let requestID = clientRequestID(connection) ?? nextRequestID()
+        let context = RequestContext(method: methodText, path: path, requestID: requestID,
+                                     maxBodyBytes: configuration.defaultMaxBodyBytes)
+        switch router.match(method: methodText, path: path) {
+        case .found(let route, let parameters):
+            context.route = route
+            context.pathParameters = parameters
+            context.maxBodyBytes = route.maxBodyBytes ?? configuration.defaultMaxBodyBytes
+        case .methodNotAllowed(let allowed):
+            context.earlyError = .methodNotAllowed(methodText, allowed: allowed)
+        case .notFound:
+            context.earlyError = .notFound(path)
+        }
+        return context
+    }
+
+    /// After the first call: refuse an announced over-size body before reading it.
+    func afterFirstCall(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        if context.earlyError == nil,
+           let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
+           let length = Int(String(cString: declared)), length > context.maxBodyBytes {
+            context.bodyTooLarge = true
+            return queueError(.payloadTooLarge(limit: context.maxBodyBytes), context: context, connection: connection)
+        }
+        return .YES
+    }
+
+    /// The call after the whole body arrived (or after a resume).
+    func finalCall(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        if context.queued { return .YES }
+        if context.dispatched {
+            guard let response = context.reply.withLock({ $0 }) else { return .YES }
+            return queue(response, context: context, connection: connection)
+        }
+        if let error = context.earlyError {
+            return queueError(error, context: context, connection: connection)
+        }
+        if context.bodyTooLarge {
+            return queueError(.payloadTooLarge(limit: context.maxBodyBytes), context: context, connection: connection)
+        }
+        guard let route = context.route else { return .NO }
+        let request = makeRequest(context, connection: connection)
+        if !accepting.load(ordering: .acquiring) && route.method != "GET" {
+            return queue(errorResponder(HTTPError.shuttingDown, request), context: context, connection: connection)
+        }
+        switch route.handler {
+        case .inline(let handle):
+            let response: Response
+            do { response = try handle(request) } catch { response = errorResponder(error, request) }
+            return queue(response, context: context, connection: connection)
+        case .deferred(let handle):
+            context.dispatched = true
+            MHD_suspend_connection(connection)
+            let pointer = ConnectionPointer(pointer: connection)
+            pendingDeferred.withLock { $0[ObjectIdentifier(context)] = (context, pointer) }
+            let responder = errorResponder
+            Task(executorPreference: executor) { [weak self] in
+                let response: Response
+                do { response = try await handle(request) } catch { response = responder(error, request) }
+                self?.resumeDeferred(context, pointer, with: response)
+            }
+            return .YES
+        }
+    }
+
+    /// Stores the reply of a suspended request and resumes its connection, once: the first of
+    /// the handler and the shutdown deadline wins.
+    func resumeDeferred(_ context: RequestContext, _ connection: ConnectionPointer, with response: Response) {
+        let first = context.reply.withLock { reply -> Bool in
+            guard reply == nil else { return false }
+            reply = response
+            return true
+        }
+        guard first else { return }
+        pendingDeferred.withLock { _ = $0.removeValue(forKey: ObjectIdentifier(context)) }
+        MHD_resume_connection(connection.pointer)
+    }
+
+    func queueError(_ error: HTTPError, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        let request = Request(method: context.method, path: context.path, requestID: context.requestID,
+                              routePattern: context.routeLabel)
+        return queue(errorResponder(error, request), context: context, connection: connection)
+    }
+
+    /// Hands `response` to libmicrohttpd.
+    func queue(_ response: Response, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        context.queued = true
+        context.status = response.status
+        let handle: OpaquePointer?
+        switch response.body {
+        case .bytes(let bytes):
+            context.byteCount = bytes.count
+            handle = bytes.withUnsafeBytes { raw in
+                MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
+            }
+        case .stream(let stream):
+            context.stream = stream
+            let pointer = ConnectionPointer(pointer: connection)
+            let reader = StreamReaderContext(stream: stream, connection: pointer)
+            stream.install(waker: { MHD_resume_connection(pointer.pointer) })
+            openStreams.withLock { $0[ObjectIdentifier(stream)] = StreamRegistration(stream: stream, connection: pointer) }
+            stream.onClose { [weak self] in
+                _ = self?.openStreams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }
+            }
+            handle = MHD_create_response_from_callback(fod_mhd_size_unknown(), 16 * 1024, mhdStreamReader,
+                                                       Unmanaged.passRetained(reader).toOpaque(), mhdStreamFree)
+        }
+        guard let handle else { return .NO }
+        defer { MHD_destroy_response(handle) }
+        _ = MHD_add_response_header(handle, "X-Request-Id", context.requestID)
+        for header in response.headers {
+            _ = MHD_add_response_header(handle, header.name, header.value)
+        }
+        return MHD_queue_response(connection, UInt32(response.status), handle)
+    }
+
+    func makeRequest(_ context: RequestContext, connection: OpaquePointer) -> Request {
+        var collector = KeyValueCollector()
+        withUnsafeMutablePointer(to: &collector) { pointer in
+            _ = MHD_get_connection_values(connection, .HEADER_KIND, collectKeyValue, pointer)
+            pointer.pointee.switchToQuery()
+            _ = MHD_get_connection_values(connection, .GET_ARGUMENT_KIND, collectKeyValue, pointer)
+        }
+        return Request(method: context.method, path: context.path, queryItems: collector.query,
+                       headerFields: collector.headers, body: context.body,
+                       pathParameters: context.pathParameters, remoteAddress: clientAddress(connection),
+                       requestID: context.requestID, routePattern: context.routeLabel)
+    }
+
+    /// The connection's client IP as text.
+    func clientAddress(_ connection: OpaquePointer) -> String {
+        guard let address = fod_mhd_client_address(connection) else { return "unknown" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        switch Int32(address.pointee.sa_family) {
+        case AF_INET:
+            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                var addr = v4.pointee.sin_addr
+                _ = inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
+            }
+        case AF_INET6:
+            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                var addr = v6.pointee.sin6_addr
+                _ = inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
+            }
+        default:
+            return "unknown"
+        }
+        let length = text.firstIndex(of: 0) ?? text.count
+        return String(decoding: text[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// A client-supplied `X-Request-Id` when it is short and made of safe characters.
+    private func clientRequestID(_ connection: OpaquePointer) -> String? {
+        guard let raw = MHD_lookup_connection_value(connection, .HEADER_KIND, "X-Request-Id") else { return nil }
+        let value = String(cString: raw)
+        guard (1...64).contains(value.utf8.count), value.utf8.allSatisfy(isRequestIDByte) else { return nil }
+        return value
+    }
+
+    /// Completed callback: access log, metrics, stream cleanup.
+    func completeRequest(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
+        let seconds = Double(Timestamp.monotonicNanoseconds() - context.startNanos) / 1e9
+        let bytes = context.stream?.bytesSent ?? context.byteCount
+        context.stream?.markClosed()
+        let status = context.queued ? context.status : 499
+        metrics.record(method: context.method, route: context.routeLabel, status: status, seconds: seconds)
+        if logger.isEnabled(.info) {
+            let ms = (seconds * 1000 * 1000).rounded() / 1000
+            var line = "\(context.method) \(context.path) \(status) \(bytes)B \(ms)ms id=\(context.requestID)"
+            if termination != .REQUEST_TERMINATED_COMPLETED_OK { line += " terminated=\(termination.rawValue)" }
+            logger.info(line)
+        }
+        inFlight.withLock { $0 -= 1 }
+    }
+}
+
+/// Collects MHD's key/value pairs (headers, then query arguments).
+struct KeyValueCollector {
+    var headers: [(name: String, value: String)] = []
+    var query: [(name: String, value: String)] = []
+    var collectingQuery = false
+    mutating func switchToQuery() { collectingQuery = true }
+}
+
+func collectKeyValue(cls: UnsafeMutableRawPointer?, kind: MHD_ValueKind, key: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let collector = cls.assumingMemoryBound(to: KeyValueCollector.self)
+    let name = String(cString: key)
+    let text = value.map { String(cString: $0) } ?? ""
+    if collector.pointee.collectingQuery {
+        collector.pointee.query.append((name, text))
+    } else {
+        collector.pointee.headers.append((name.lowercased(), text))
+    }
+    return .YES
+}
+
+/// Letters, digits, `-`, `.` and `_`.
+private func isRequestIDByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+         UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"):
+        return true
+    default:
+        return false
+    }
+}

@@ -1,0 +1,111 @@
+import CMicroHTTPD
+import Synchronization
+import Timestamps
+
+/// Per-request state kept by libmicrohttpd in `req_cls` from the first call to the completed
+/// callback (retained there with `Unmanaged`, released on completion).
+///
+/// `@unchecked Sendable`: every field except `reply` is touched only on the connection's MHD
+/// thread (MHD serialises the calls of one connection); `reply` crosses from a handler task to
+/// that thread and is guarded by its mutex.
+final class RequestContext: @unchecked Sendable {
+    let startNanos = Timestamp.monotonicNanoseconds()
+    let method: String
+    let path: String
+    let requestID: String
+    var route: Route?
+    var pathParameters: [String: String] = [:]
+    var earlyError: HTTPError?
+    var maxBodyBytes: Int
+    var body: [UInt8] = []
+    var bodyTooLarge = false
+    /// True once a task was started for this request (the connection was suspended).
+    var dispatched = false
+    /// True once a response was queued on the connection.
+    var queued = false
+    var status = 0
+    var byteCount = 0
+    var stream: ResponseStream?
+    let reply = Mutex<Response?>(nil)
+
+    init(method: String, path: String, requestID: String, maxBodyBytes: Int) {
+        self.method = method
+        self.path = path
+        self.requestID = requestID
+        self.maxBodyBytes = maxBodyBytes
+    }
+
+    var routeLabel: String { route?.pattern ?? "unmatched" }
+}
+
+// MARK: - libmicrohttpd callbacks (global functions: they must not capture, and must not be
+// main-actor isolated closures, see libmicrohttpd.md)
+
+func mhdAccessHandler(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
+    method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+    uploadDataSize: UnsafeMutablePointer<Int>?, requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let requestState else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    guard let existing = requestState.pointee else {
+        let context = server.beginRequest(connection: connection, url: url, method: method)
+        requestState.pointee = Unmanaged.passRetained(context).toOpaque()
+        return server.afterFirstCall(context, connection: connection)
+    }
+    let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    if let size = uploadDataSize, size.pointee > 0 {
+        if !context.bodyTooLarge && !context.queued {
+            if context.body.count + size.pointee > context.maxBodyBytes {
+                context.bodyTooLarge = true
+                context.body = []
+            } else if let uploadData {
+                uploadData.withMemoryRebound(to: UInt8.self, capacity: size.pointee) { bytes in
+                    context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size.pointee))
+                }
+            }
+        }
+        size.pointee = 0
+        return .YES
+    }
+    return server.finalCall(context, connection: connection)
+}
+
+func mhdRequestCompleted(
+    cls: UnsafeMutableRawPointer?, connection: OpaquePointer?,
+    requestState: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, termination: MHD_RequestTerminationCode
+) {
+    guard let cls, let requestState, let raw = requestState.pointee else { return }
+    requestState.pointee = nil
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    let context = Unmanaged<RequestContext>.fromOpaque(raw).takeRetainedValue()
+    server.completeRequest(context, termination: termination)
+}
+
+/// What the stream reader callback needs; retained by the MHD response, released in
+/// `mhdStreamFree`.
+final class StreamReaderContext: Sendable {
+    let stream: ResponseStream
+    let connection: ConnectionPointer
+    init(stream: ResponseStream, connection: ConnectionPointer) {
+        self.stream = stream
+        self.connection = connection
+    }
+}
+
+func mhdStreamReader(cls: UnsafeMutableRawPointer?, position: UInt64, buffer: UnsafeMutablePointer<CChar>?, max: Int) -> Int {
+    guard let cls, let buffer else { return fod_mhd_end_with_error() }
+    let reader = Unmanaged<StreamReaderContext>.fromOpaque(cls).takeUnretainedValue()
+    let connection = reader.connection.pointer
+    switch reader.stream.read(into: UnsafeMutableRawPointer(buffer), max: max, park: { MHD_suspend_connection(connection) }) {
+    case .bytes(let count): return count
+    case .park: return 0
+    case .end: return fod_mhd_end_of_stream()
+    }
+}
+
+func mhdStreamFree(cls: UnsafeMutableRawPointer?) {
+    guard let cls else { return }
+    let reader = Unmanaged<StreamReaderContext>.fromOpaque(cls).takeRetainedValue()
+    reader.stream.markClosed()
+}

@@ -1,0 +1,158 @@
+import Synchronization
+
+/// A response body produced over time (server-sent events, large exports).
+///
+/// Two ways to feed it:
+/// - push: a producer calls `write` / `finish` from any thread (live feeds). The buffer is
+///   bounded by `capacity` bytes: `write` returns `false` when the bytes do not fit or the
+///   stream is closed, so a slow reader never makes memory grow without bound.
+/// - pull: a `refill` closure is called on the server's thread whenever the buffer runs dry,
+///   appends the next chunk and returns `false` once there is nothing more (exports).
+///
+/// The server reads from it without a thread per stream: when the buffer is empty it suspends
+/// the connection (libmicrohttpd suspend/resume) and a later `write` wakes it.
+/// Invariant: `wake` is called only after the reader parked, at most once per park.
+public final class ResponseStream: Sendable {
+    private struct State {
+        var buffer: [UInt8] = []
+        var readOffset = 0
+        var finished = false
+        var closed = false
+        var parked = false
+        var bytesSent = 0
+    }
+
+    private let state = Mutex(State())
+    /// Called (without the lock held) to resume a parked reader; installed by the server.
+    private let waker = Mutex<(@Sendable () -> Void)?>(nil)
+    private let closeHandlers = Mutex<[@Sendable () -> Void]>([])
+    private let refill: (@Sendable (inout [UInt8]) -> Bool)?
+    /// Most bytes buffered at once for a push stream.
+    public let capacity: Int
+
+    /// A push stream holding at most `capacity` unsent bytes.
+    public init(capacity: Int = 256 * 1024) {
+        self.capacity = capacity
+        self.refill = nil
+    }
+
+    /// A pull stream: `refill` appends the next chunk to its argument and returns whether more
+    /// may follow. It runs on a server thread; keep each chunk modest (tens of KiB).
+    public init(refill: @escaping @Sendable (inout [UInt8]) -> Bool) {
+        self.capacity = Int.max
+        self.refill = refill
+    }
+
+    /// Appends bytes for the client; `false` when closed or over `capacity` (nothing appended).
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        let outcome: (accepted: Bool, wake: Bool) = state.withLock { s in
+            guard !s.closed, !s.finished else { return (false, false) }
+            if s.buffer.count - s.readOffset + bytes.count > capacity { return (false, false) }
+            s.buffer.append(contentsOf: bytes)
+            if s.parked { s.parked = false; return (true, true) }
+            return (true, false)
+        }
+        if outcome.wake { waker.withLock { $0 }?() }
+        return outcome.accepted
+    }
+
+    /// Ends the stream after the bytes already written.
+    public func finish() {
+        let wake: Bool = state.withLock { s in
+            guard !s.finished else { return false }
+            s.finished = true
+            if s.parked { s.parked = false; return true }
+            return false
+        }
+        if wake { waker.withLock { $0 }?() }
+    }
+
+    /// Bytes written but not yet handed to the connection.
+    public var pendingByteCount: Int { state.withLock { $0.buffer.count - $0.readOffset } }
+    /// True once the client went away or the server closed the stream.
+    public var isClosed: Bool { state.withLock { $0.closed } }
+    /// Total bytes handed to the connection so far.
+    public var bytesSent: Int { state.withLock { $0.bytesSent } }
+
+    /// Registers `handler` to run once when the stream is closed (client gone, or finished and
+    /// fully sent). Runs at once if already closed.
+    public func onClose(_ handler: @escaping @Sendable () -> Void) {
+        let alreadyClosed = state.withLock { $0.closed }
+        if alreadyClosed { handler(); return }
+        closeHandlers.withLock { $0.append(handler) }
+        if state.withLock({ $0.closed }) { runCloseHandlers() }
+    }
+
+    // MARK: Server side
+
+    enum ReadResult { case bytes(Int), park, end }
+
+    func install(waker: @escaping @Sendable () -> Void) { self.waker.withLock { $0 = waker } }
+
+    /// Copies up to `max` bytes into `destination`. When nothing is buffered: a pull stream
+    /// refills; a push stream reports `.park` after setting the parked mark and calling
+    /// `park()` under the lock, so a concurrent `write` cannot wake it before it parked.
+    func read(into destination: UnsafeMutableRawPointer, max: Int, park: () -> Void) -> ReadResult {
+        if let refill, state.withLock({ $0.buffer.count == $0.readOffset && !$0.finished }) {
+            var chunk: [UInt8] = []
+            let more = refill(&chunk)
+            state.withLock { s in
+                s.buffer.removeAll(keepingCapacity: true)
+                s.readOffset = 0
+                s.buffer = chunk
+                if !more { s.finished = true }
+            }
+        }
+        return state.withLock { s in
+            let pending = s.buffer.count - s.readOffset
+            if pending == 0 {
+                if s.finished || s.closed { return .end }
+                s.parked = true
+                park()
+                return .park
+            }
+            let count = Swift.min(pending, max)
+            s.buffer.withUnsafeBytes { raw in
+                destination.copyMemory(from: raw.baseAddress! + s.readOffset, byteCount: count)
+            }
+            s.readOffset += count
+            s.bytesSent += count
+            if s.readOffset == s.buffer.count {
+                s.buffer.removeAll(keepingCapacity: s.buffer.capacity <= 64 * 1024)
+                s.readOffset = 0
+            }
+            return .bytes(count)
+        }
+    }
+
+    /// Marks the stream closed (connection ended) and runs the close handlers once.
+    func markClosed() {
+        let first = state.withLock { s -> Bool in
+            if s.closed { return false }
+            s.closed = true
+            s.buffer = []
+            s.readOffset = 0
+            return true
+        }
+        if first { runCloseHandlers() }
+    }
+
+    /// If the reader is parked, un-parks it and returns true (the caller must then resume).
+    func unparkForShutdown() -> Bool {
+        state.withLock { s in
+            s.finished = true
+            if s.parked { s.parked = false; return true }
+            return false
+        }
+    }
+
+    private func runCloseHandlers() {
+        let handlers = closeHandlers.withLock { h -> [@Sendable () -> Void] in
+            let all = h
+            h.removeAll()
+            return all
+        }
+        for handler in handlers { handler() }
+    }
+}

@@ -1,0 +1,93 @@
+/// How a route answers: inline on the server's thread (fast, must not block for long), or
+/// later from a task (the connection is suspended meanwhile, no thread is held).
+public enum Handler: Sendable {
+    case inline(@Sendable (Request) throws -> Response)
+    case deferred(@Sendable (Request) async throws -> Response)
+}
+
+/// One route: method, path pattern with `{name}` segments, handler and body limit.
+public struct Route: Sendable {
+    public let method: String
+    public let pattern: String
+    public let handler: Handler
+    /// Largest accepted body in bytes; larger bodies get 413 before being read.
+    public let maxBodyBytes: Int?
+    let segments: [Segment]
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    public init(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, _ handler: Handler) {
+        self.method = method.uppercased()
+        self.pattern = pattern
+        self.handler = handler
+        self.maxBodyBytes = maxBodyBytes
+        self.segments = Route.split(pattern).map { part in
+            if part.hasPrefix("{") && part.hasSuffix("}") && part.count > 2 {
+                return .parameter(String(part.dropFirst().dropLast()))
+            }
+            return .literal(String(part))
+        }
+    }
+
+    static func split(_ path: String) -> [Substring] {
+        path.split(separator: "/", omittingEmptySubsequences: true)
+    }
+}
+
+/// Matches a method and path against the routes.
+///
+/// Literal segments win over parameters at the same position (so `/v1/me` is not taken by
+/// `/v1/{id}`); among equals, the route added first wins. Unknown path → `.notFound`; known
+/// path with another method → `.methodNotAllowed` with the allowed methods (for `Allow`).
+public struct Router: Sendable {
+    public private(set) var routes: [Route] = []
+
+    public init(_ routes: [Route] = []) { self.routes = routes }
+
+    public mutating func add(_ route: Route) { routes.append(route) }
+
+    public enum Match: Sendable {
+        case found(Route, [String: String])
+        case methodNotAllowed(allowed: [String])
+        case notFound
+    }
+
+    public func match(method: String, path: String) -> Match {
+        let parts = Route.split(path)
+        var best: (route: Route, params: [String: String], score: Int)?
+        var allowed: [String] = []
+        for route in routes where route.segments.count == parts.count {
+            guard let (params, score) = Router.bind(route.segments, to: parts) else { continue }
+            if route.method == method || (method == "HEAD" && route.method == "GET") {
+                if best == nil || score > best!.score { best = (route, params, score) }
+            } else if !allowed.contains(route.method) {
+                allowed.append(route.method)
+            }
+        }
+        if let best { return .found(best.route, best.params) }
+        if !allowed.isEmpty {
+            if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
+            return .methodNotAllowed(allowed: allowed.sorted())
+        }
+        return .notFound
+    }
+
+    /// Binds parameters; the score counts literal matches so specific routes win.
+    private static func bind(_ segments: [Route.Segment], to parts: [Substring]) -> ([String: String], Int)? {
+        var params: [String: String] = [:]
+        var score = 0
+        for (segment, part) in zip(segments, parts) {
+            switch segment {
+            case .literal(let literal):
+                guard literal == part else { return nil }
+                score += 1
+            case .parameter(let name):
+                params[name] = String(part)
+            }
+        }
+        return (params, score)
+    }
+}

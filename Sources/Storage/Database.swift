@@ -1,0 +1,128 @@
+import CSQLite
+
+/// One SQLite connection; the only owner of its `sqlite3` handle, closed in `deinit`.
+///
+/// Not thread-safe: a `Database` is used by one thread at a time (the writer thread, or whoever
+/// holds it from the reader pool). Prepared statements are cached per connection by SQL text.
+public final class Database {
+    let handle: OpaquePointer
+    public let path: String
+    private var cache: [String: Statement] = [:]
+
+    /// How a connection is opened.
+    public enum Mode: Sendable { case readWrite, readOnly }
+
+    /// Opens (creating if needed, in `.readWrite`) the database file at `path`.
+    ///
+    /// Every connection gets WAL journaling, foreign keys on, a 5 s busy timeout, and `synchronous`
+    /// as given (`FULL` makes every commit durable against power loss, `NORMAL` against a crash of
+    /// the process).
+    public init(path: String, mode: Mode = .readWrite, synchronous: Synchronous = .full) throws(StorageError) {
+        var db: OpaquePointer?
+        let flags = (mode == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+            | SQLITE_OPEN_NOMUTEX
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            if let db { sqlite3_close_v2(db) }
+            throw StorageError(code: rc, message: "\(message) (\(path))")
+        }
+        self.handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5_000)
+        if mode == .readWrite {
+            try execute("PRAGMA journal_mode=WAL")
+        }
+        try execute("PRAGMA synchronous=\(synchronous.rawValue)")
+        try execute("PRAGMA foreign_keys=ON")
+        try execute("PRAGMA temp_store=MEMORY")
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// SQLite's `synchronous` setting for WAL mode.
+    public enum Synchronous: String, Sendable { case full = "FULL", normal = "NORMAL" }
+
+    /// Runs one or more SQL statements without parameters or results.
+    public func execute(_ sql: String) throws(StorageError) {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw StorageError(code: rc & 0xff, extendedCode: rc, message: message, sql: sql)
+        }
+    }
+
+    /// The cached prepared statement for `sql`, reset and with no bindings.
+    public func prepare(_ sql: String) throws(StorageError) -> Statement {
+        if let cached = cache[sql] {
+            cached.reset()
+            return cached
+        }
+        let statement = try Statement(database: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// Runs a statement with `arguments` and returns the number of changed rows.
+    @discardableResult
+    public func run(_ sql: String, _ arguments: [SQLValue] = []) throws(StorageError) -> Int {
+        let statement = try prepare(sql)
+        try statement.bind(arguments)
+        return try statement.run()
+    }
+
+    /// Runs a query and calls `row` for each result row (the statement is positioned on it).
+    public func forEachRow(_ sql: String, _ arguments: [SQLValue] = [],
+                           _ row: (Statement) throws -> Void) throws {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        while try statement.step() { try row(statement) }
+    }
+
+    /// Runs a query and maps each row.
+    public func rows<T>(_ sql: String, _ arguments: [SQLValue] = [],
+                        _ map: (Statement) throws -> T) throws -> [T] {
+        var result: [T] = []
+        try forEachRow(sql, arguments) { result.append(try map($0)) }
+        return result
+    }
+
+    /// Runs a query and maps its first row, if any.
+    public func firstRow<T>(_ sql: String, _ arguments: [SQLValue] = [],
+                            _ map: (Statement) throws -> T) throws -> T? {
+        let statement = try prepare(sql)
+        defer { statement.reset() }
+        try statement.bind(arguments)
+        guard try statement.step() else { return nil }
+        return try map(statement)
+    }
+
+    /// The rowid of the most recent successful insert on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Runs `body` in a transaction (`BEGIN IMMEDIATE` … `COMMIT`, rolled back on a throw).
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    func error(_ rc: Int32, sql: String?) -> StorageError {
+        let extended = sqlite3_extended_errcode(handle)
+        return StorageError(code: rc & 0xff, extendedCode: extended,
+                            message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}

@@ -1,0 +1,46 @@
+/// A partition name `kind=id`: every object lives in exactly one.
+///
+/// `user=<userId>` holds a profile, memberships and invitations; `device=<deviceId>` a device
+/// and its locations; `group=<groupId>` a group, its members and their shared locations.
+public enum Partition: Sendable, Hashable, CustomStringConvertible {
+    case user(String)
+    case device(String)
+    case group(String)
+
+    /// Parses `user=…`, `device=…`, `group=…`; nil for anything else (including an empty id).
+    public init?(_ text: String) {
+        guard let equals = text.firstIndex(of: "=") else { return nil }
+        let kind = text[..<equals]
+        let id = String(text[text.index(after: equals)...])
+        guard !id.isEmpty, !id.contains("=") else { return nil }
+        switch kind {
+        case "user": self = .user(id)
+        case "device": self = .device(id)
+        case "group": self = .group(id)
+        default: return nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .user(let id): "user=\(id)"
+        case .device(let id): "device=\(id)"
+        case .group(let id): "group=\(id)"
+        }
+    }
+}
+
+/// Who is calling: nobody, a signed-in user, or a device with its own token.
+///
+/// The two token kinds carry different rights and are never interchangeable.
+public enum Credential: Sendable, Equatable {
+    case anonymous
+    case user(userID: String)
+    case device(deviceID: String, ownerID: String)
+
+    /// The user id of a user credential (nil for devices and anonymous callers).
+    public var userID: String? {
+        if case .user(let id) = self { return id }
+        return nil
+    }
+}

@@ -1,0 +1,70 @@
+import Storage
+
+extension SQLiteBackend: AccountStore {
+    public func createUser(_ user: User, passwordHash: String, sessionTokenHash: String) async throws {
+        do {
+            try await write { db in
+                try db.run("INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
+                           [.text(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .integer(user.createdAt)])
+                try db.run("INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                           [.text(sessionTokenHash), .text(user.id), .integer(user.createdAt)])
+            }
+        } catch let error as StorageError where error.isUniqueViolation {
+            throw TrackingError.conflict("an account with this email already exists", code: "email_taken")
+        }
+    }
+
+    public func userWithPasswordHash(email: String) throws -> (User, String)? {
+        try read { db in
+            try db.firstRow("SELECT id, email, display_name, created_at, password_hash FROM users WHERE email = ?", [.text(email)]) { row in
+                (Self.user(row), row.string(4))
+            }
+        }
+    }
+
+    public func user(id: String) throws -> User? {
+        try read { db in try Self.user(id: id, in: db) }
+    }
+
+    static func user(id: String, in db: Database) throws -> User? {
+        try db.firstRow("SELECT id, email, display_name, created_at FROM users WHERE id = ?", [.text(id)], user)
+    }
+
+    static func user(_ row: Statement) -> User {
+        User(id: row.string(0), email: row.string(1), displayName: row.string(2), createdAt: row.int64(3))
+    }
+
+    public func createSession(tokenHash: String, userID: String, at time: Int64) async throws {
+        try await write { db in
+            try db.run("INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
+                       [.text(tokenHash), .text(userID), .integer(time)])
+        }
+    }
+
+    public func deleteSession(tokenHash: String) async throws -> Bool {
+        try await write { db in
+            try db.run("DELETE FROM sessions WHERE token_hash = ?", [.text(tokenHash)]) > 0
+        }
+    }
+
+    public func userID(sessionTokenHash: String) throws -> String? {
+        try read { db in
+            try db.firstRow("SELECT user_id FROM sessions WHERE token_hash = ?", [.text(sessionTokenHash)]) { $0.string(0) }
+        }
+    }
+
+    public func updateDisplayName(userID: String, displayName: String) async throws -> User? {
+        try await write { db in
+            guard try db.run("UPDATE users SET display_name = ? WHERE id = ?", [.text(displayName), .text(userID)]) > 0 else {
+                return nil
+            }
+            return try Self.user(id: userID, in: db)
+        }
+    }
+
+    public func deleteUser(id: String) async throws {
+        try await write { db in
+            try db.run("DELETE FROM users WHERE id = ?", [.text(id)])
+        }
+    }
+}

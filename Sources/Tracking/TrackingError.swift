@@ -1,0 +1,80 @@
+/// The one error type of the domain. Only the API module turns it into an HTTP status.
+///
+/// Cases are static members over a private kind, so new kinds break nobody.
+public struct TrackingError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// Malformed or missing input (400).
+        case invalidInput
+        /// No credential, or one that is not (or no longer) valid (401).
+        case unauthenticated
+        /// A valid credential without the right (403); the message names the partition.
+        case forbidden
+        /// Unknown, or not visible to the caller (404).
+        case notFound
+        /// The request conflicts with the current state (409).
+        case conflict
+        /// Too many attempts (429); `retryAfterSeconds` says when to try again.
+        case rateLimited
+        /// Well-formed but invalid geometry (422).
+        case invalidGeometry
+        /// The server could not do it (500): never caused by input.
+        case internalFailure
+    }
+
+    public let kind: Kind
+    /// A stable snake_case code for clients (`email_taken`, `invalid_credentials`, …).
+    public let code: String
+    /// A human sentence.
+    public let message: String
+    public var retryAfterSeconds: Int?
+    /// Extra structured detail (e.g. the index of a bad fix).
+    public var details: [String: String]
+
+    public init(_ kind: Kind, code: String, message: String, retryAfterSeconds: Int? = nil, details: [String: String] = [:]) {
+        self.kind = kind
+        self.code = code
+        self.message = message
+        self.retryAfterSeconds = retryAfterSeconds
+        self.details = details
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    public static func invalid(_ message: String, code: String = "invalid_request") -> TrackingError {
+        TrackingError(.invalidInput, code: code, message: message)
+    }
+    public static func missingField(_ name: String) -> TrackingError {
+        TrackingError(.invalidInput, code: "missing_field", message: "field \"\(name)\" is required")
+    }
+    public static func wrongType(_ name: String, expected: String) -> TrackingError {
+        TrackingError(.invalidInput, code: "wrong_type", message: "field \"\(name)\" must be \(expected)")
+    }
+    public static var unauthenticated: TrackingError {
+        TrackingError(.unauthenticated, code: "unauthenticated", message: "a valid token is required")
+    }
+    public static func wrongCredentialKind(_ message: String) -> TrackingError {
+        TrackingError(.unauthenticated, code: "wrong_credential", message: message)
+    }
+    public static func cannotRead(_ partition: Partition) -> TrackingError {
+        TrackingError(.forbidden, code: "forbidden", message: "cannot read partition \(partition)")
+    }
+    public static func cannotWrite(_ partition: Partition) -> TrackingError {
+        TrackingError(.forbidden, code: "forbidden", message: "cannot write partition \(partition)")
+    }
+    public static func forbidden(_ message: String) -> TrackingError {
+        TrackingError(.forbidden, code: "forbidden", message: message)
+    }
+    public static func notFound(_ what: String) -> TrackingError {
+        TrackingError(.notFound, code: "not_found", message: "\(what) not found")
+    }
+    public static func conflict(_ message: String, code: String = "conflict") -> TrackingError {
+        TrackingError(.conflict, code: code, message: message)
+    }
+    public static func rateLimited(retryAfter: Int) -> TrackingError {
+        TrackingError(.rateLimited, code: "rate_limited", message: "too many attempts; try again in \(retryAfter) s",
+                      retryAfterSeconds: retryAfter)
+    }
+    public static func internalFailure(_ message: String) -> TrackingError {
+        TrackingError(.internalFailure, code: "internal_error", message: message)
+    }
+}
