@@ -10,7 +10,7 @@ let package = Package(
     name: "FindOurDevices",
     platforms: [.macOS(.v15)],
     products: [
-
+        .executable(name: "fod", targets: ["fod"]),
     ],
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -19,10 +19,13 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
 
         .target(name: "Timestamps"),
+        .target(name: "JSONCore"),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "Tracking", dependencies: ["Storage", "Crypto", "Timestamps"]),
+        .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Storage", "Timestamps"]),
+        .executableTarget(name: "fod", dependencies: ["API", "Tracking", "HTTPServer", "Storage", "Crypto"]),
 
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

@@ -1,0 +1,68 @@
+import HTTPServer
+import JSONCore
+import Tracking
+
+/// `POST /v1/users`, `POST /v1/sessions`, `DELETE /v1/sessions/current`, `GET|PATCH|DELETE /v1/me`.
+struct AccountRoutes {
+    let services: Services
+    var auth: Authentication { Authentication(services: services) }
+
+    var routes: [Route] {
+        let accounts = services.accounts
+        let auth = self.auth
+        let documents = Documents(services: services)
+        return [
+            Route("POST", "/v1/users", maxBodyBytes: 16 * 1024, .deferred { request in
+                let body = try JSONBody(request)
+                let signedIn = try await accounts.signUp(email: try body.string("email"), password: try body.string("password"),
+                                                         displayName: try body.string("displayName"))
+                return .json(status: 201, ["user": Documents.user(signedIn.user), "token": .string(signedIn.token)])
+            }),
+            Route("POST", "/v1/sessions", maxBodyBytes: 16 * 1024, .deferred { request in
+                let body = try JSONBody(request)
+                let signedIn = try await accounts.signIn(email: try body.string("email"), password: try body.string("password"),
+                                                         clientAddress: request.remoteAddress)
+                return .json(["user": Documents.user(signedIn.user), "token": .string(signedIn.token)])
+            }),
+            Route("DELETE", "/v1/sessions/current", .deferred { request in
+                guard let token = Authentication.bearerToken(request) else { throw TrackingError.unauthenticated }
+                try await accounts.signOut(token: token)
+                return .noContent
+            }),
+            Route("GET", "/v1/me", .inline { request in
+                let userID = try auth.requireUser(request)
+                return .json(try documents.me(userID: userID))
+            }),
+            Route("PATCH", "/v1/me", maxBodyBytes: 16 * 1024, .deferred { request in
+                let userID = try auth.requireUser(request)
+                let body = try JSONBody(request)
+                let user = try await accounts.updateDisplayName(userID: userID, to: try body.string("displayName"))
+                return .json(Documents.user(user))
+            }),
+            Route("DELETE", "/v1/me", .deferred { request in
+                let userID = try auth.requireUser(request)
+                try await accounts.deleteAccount(userID: userID)
+                return .noContent
+            }),
+        ]
+    }
+}
+
+/// JSON documents of the API (field names and shapes as in API.md).
+struct Documents: Sendable {
+    let services: Services
+
+    static func user(_ user: User) -> JSONValue {
+        ["id": .string(user.id), "email": .string(user.email), "displayName": .string(user.displayName),
+         "createdAt": .string(Time.format(user.createdAt))]
+    }
+
+    func me(userID: String) throws -> JSONValue {
+        let user = try services.accounts.user(id: userID)
+        guard case .object(var document) = Self.user(user) else { return .null }
+        document["devices"] = .array([])
+        document["groups"] = .array([])
+        document["invitations"] = .array([])
+        return .object(document)
+    }
+}

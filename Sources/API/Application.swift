@@ -1,0 +1,60 @@
+import HTTPServer
+import JSONCore
+import Storage
+import Tracking
+
+/// Everything the routes need, built once at start-up by the executable (or a test).
+public struct Services: Sendable {
+    public let backend: SQLiteBackend
+    public let accounts: AccountService
+    public let logger: Logger
+
+    public init(backend: SQLiteBackend, accounts: AccountService, logger: Logger) {
+        self.backend = backend
+        self.accounts = accounts
+        self.logger = logger
+    }
+}
+
+/// Builds the router of the public API (API.md) over `services`.
+public enum API {
+    public static func router(_ services: Services, metrics: @escaping @Sendable () -> String) -> Router {
+        var router = Router()
+        for route in AccountRoutes(services: services).routes { router.add(route) }
+        for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
+        return router
+    }
+}
+
+/// Turns the `Authorization` header into a credential.
+struct Authentication: Sendable {
+    let services: Services
+
+    /// The bearer token of `request`, if any (`Authorization: Bearer <token>`).
+    static func bearerToken(_ request: Request) -> String? {
+        guard let header = request.header("authorization") else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: " ")
+    }
+
+    /// The caller's credential. A token that is present but unknown or revoked is a 401, not
+    /// an anonymous call.
+    func credential(_ request: Request) throws -> Credential {
+        guard let token = Self.bearerToken(request) else {
+            if request.header("authorization") != nil { throw TrackingError.unauthenticated }
+            return .anonymous
+        }
+        if let userID = try services.accounts.userID(forUserToken: token) { return .user(userID: userID) }
+        throw TrackingError.unauthenticated
+    }
+
+    /// The signed-in user's id; 401 without a valid user token.
+    func requireUser(_ request: Request) throws -> String {
+        switch try credential(request) {
+        case .user(let id): return id
+        case .anonymous: throw TrackingError.unauthenticated
+        case .device: throw TrackingError.wrongCredentialKind("this endpoint needs a user token; a device token was given")
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import HTTPServer
+import JSONCore
+import Tracking
+
+/// A request's JSON object body, with typed field access that throws 400s naming the field.
+struct JSONBody {
+    let object: JSONObject
+
+    /// Parses the body of `request`: content type must be JSON (415 otherwise), the bytes valid
+    /// UTF-8 JSON (400), the top level an object (400).
+    init(_ request: Request) throws {
+        guard let contentType = request.header("content-type") else {
+            throw HTTPError(status: 415, code: "unsupported_media_type", message: "Content-Type must be application/json")
+        }
+        let mediaType = contentType.split(separator: ";")[0].trimmingCharacters(in: " ").lowercased()
+        guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) else {
+            throw HTTPError(status: 415, code: "unsupported_media_type",
+                            message: "Content-Type must be application/json, not \(contentType)")
+        }
+        guard !request.body.isEmpty else { throw TrackingError.invalid("a JSON body is required", code: "missing_body") }
+        let value = try JSONParser.parse(request.body)
+        guard case .object(let object) = value else {
+            throw TrackingError.invalid("the body must be a JSON object, not \(value.typeName)", code: "wrong_type")
+        }
+        self.object = object
+    }
+
+    init(object: JSONObject) { self.object = object }
+
+    subscript(_ key: String) -> JSONValue? { object[key] }
+
+    func string(_ key: String) throws -> String {
+        guard let value = object[key], !value.isNull else { throw TrackingError.missingField(key) }
+        guard let text = value.stringValue else { throw TrackingError.wrongType(key, expected: "a string") }
+        return text
+    }
+
+    func optionalString(_ key: String) throws -> String? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw TrackingError.wrongType(key, expected: "a string") }
+        return text
+    }
+
+    func bool(_ key: String) throws -> Bool {
+        guard let value = object[key], !value.isNull else { throw TrackingError.missingField(key) }
+        guard let flag = value.boolValue else { throw TrackingError.wrongType(key, expected: "true or false") }
+        return flag
+    }
+}
+
+extension StringProtocol {
+    func trimmingCharacters(in set: Character) -> String {
+        var s = Substring(self)
+        while s.first == set { s.removeFirst() }
+        while s.last == set { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,75 @@
+import API
+import Dispatch
+import Foundation
+import HTTPServer
+import Tracking
+
+/// `fod serve`: open the data directory, start the HTTP server, run until SIGINT/SIGTERM, then
+/// stop accepting, finish in-flight requests and close the database cleanly.
+enum ServeCommand {
+    static func run(_ configuration: ServerConfiguration) throws {
+        let logger = Logger(level: configuration.logLevel)
+        raiseOpenFileLimit()
+        let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
+        logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
+        let accounts = try AccountService(store: backend, passwordCost: configuration.passwordCost,
+                                          signInAttemptsPerMinute: configuration.signInAttemptsPerMinute)
+        let services = Services(backend: backend, accounts: accounts, logger: logger)
+        let errors = ErrorMapper(logger: logger)
+        let serverBox = ServerBox()
+        let router = API.router(services) {
+            guard let server = serverBox.server else { return "" }
+            return server.metrics.render(gauges: [
+                ("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
+                ("fod_database_size_bytes", "Size of the SQLite database file.", Double(backend.sizeBytes())),
+                ("fod_database_commits_total", "Group commits done by the writer.", Double(backend.writer.statistics.commits)),
+            ])
+        }
+        let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in
+            errors.response(for: error, request: request)
+        }
+        serverBox.server = server
+        do {
+            try server.start()
+        } catch {
+            backend.close()
+            throw error
+        }
+        // Machine-readable line for scripts and tests that start servers on port 0.
+        FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
+
+        let stop = DispatchSemaphore(value: 0)
+        let signalQueue = DispatchQueue(label: "fod.signals")
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: signalQueue)
+            source.setEventHandler {
+                logger.info("received signal \(signalNumber)")
+                stop.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
+        stop.wait()
+        server.shutdown()
+        backend.close()
+        logger.info("database closed; bye")
+        sources.forEach { $0.cancel() }
+    }
+
+    /// Many open streams need many descriptors: raise the soft limit to the hard one.
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 && limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+}
+
+/// Lets the metrics closure reach the server created after the router.
+final class ServerBox: @unchecked Sendable {
+    // @unchecked: written once before the server starts, read only afterwards.
+    var server: HTTPServer?
+}

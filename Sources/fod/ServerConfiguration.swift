@@ -1,0 +1,68 @@
+import Crypto
+import Foundation
+import HTTPServer
+import Storage
+
+/// All settings of `fod serve`, with defaults that work out of the box.
+///
+/// Precedence: command-line flag, then environment variable, then default.
+struct ServerConfiguration {
+    /// Directory holding the database and any other state (`--data`, `$FOD_DATA`, `./fod-data`).
+    var dataDirectory = "./fod-data"
+    var http = HTTPServer.Configuration()
+    var logLevel = Logger.Level.info
+    var synchronous = Database.Synchronous.full
+    var passwordCost = PasswordHasher.Cost.interactive
+    var signInAttemptsPerMinute = 10
+
+    static let optionNames: Set<String> = ["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
+                                           "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
+                                           "max-body-bytes"]
+
+    static let help = """
+        Options of `fod serve` (environment variable in brackets):
+          --port <n>                 TCP port (default 8080) [FOD_PORT]
+          --data <dir>               data directory: database and state (default ./fod-data) [FOD_DATA]
+          --log-level <level>        debug | info | warning | error (default info) [FOD_LOG_LEVEL]
+          --bind <address>           IPv4 address to listen on (default 0.0.0.0) [FOD_BIND]
+          --threads <n>              HTTP polling threads (default: number of cores)
+          --max-connections <n>      open connections in all (default 16384)
+          --per-ip-limit <n>         open connections per client address, 0 = none (default 1024)
+          --connection-timeout <s>   idle connection timeout in seconds (default 60)
+          --max-body-bytes <n>       default request body limit (default 1048576)
+          --sync full|normal         SQLite synchronous mode (default full: every commit survives power loss)
+          --password-cost interactive|minimal   Argon2id cost (minimal is for tests only)
+          --sign-in-limit <n>        sign-in attempts per minute per email and per address (default 10)
+        """
+
+    init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
+        try arguments.rejectUnknown(Self.optionNames)
+        dataDirectory = arguments.options["data"] ?? environment["FOD_DATA"] ?? dataDirectory
+        if let port = try arguments.int("port") ?? environment["FOD_PORT"].flatMap({ Int($0) }) {
+            guard (0...65_535).contains(port) else { throw UsageError("--port must be 0–65535") }
+            http.port = UInt16(port)
+        }
+        if let bind = arguments.options["bind"] ?? environment["FOD_BIND"] { http.bindAddress = bind }
+        if let name = arguments.options["log-level"] ?? environment["FOD_LOG_LEVEL"] {
+            guard let level = Logger.Level(name: name) else { throw UsageError("--log-level must be debug, info, warning or error") }
+            logLevel = level
+        }
+        if let threads = try arguments.int("threads") {
+            guard (1...64).contains(threads) else { throw UsageError("--threads must be 1–64") }
+            http.threadPoolSize = threads
+        }
+        if let n = try arguments.int("max-connections") { http.connectionLimit = max(1, n) }
+        if let n = try arguments.int("per-ip-limit") { http.perIPConnectionLimit = max(0, n) }
+        if let n = try arguments.int("connection-timeout") { http.connectionTimeoutSeconds = max(1, n) }
+        if let n = try arguments.int("max-body-bytes") { http.defaultMaxBodyBytes = max(1024, n) }
+        if let sync = arguments.options["sync"] {
+            guard let mode = Database.Synchronous(rawValue: sync.uppercased()) else { throw UsageError("--sync must be full or normal") }
+            synchronous = mode
+        }
+        if let cost = arguments.options["password-cost"] {
+            guard let value = PasswordHasher.Cost(rawValue: cost) else { throw UsageError("--password-cost must be interactive or minimal") }
+            passwordCost = value
+        }
+        if let n = try arguments.int("sign-in-limit") { signInAttemptsPerMinute = max(1, n) }
+    }
+}
