@@ -30,6 +30,7 @@ let package = Package(
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
+        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "HTTPServer", "HTTPTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

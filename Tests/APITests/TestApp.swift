@@ -1,0 +1,58 @@
+import Foundation
+import HTTPTestSupport
+import API
+import HTTPServer
+import Tracking
+
+/// An in-process server with the real API on a free port and a fresh data directory.
+final class TestApp: @unchecked Sendable {
+    let directory: String
+    let backend: SQLiteBackend
+    let server: HTTPServer
+    var port: UInt16 { server.port }
+
+    init(signInLimit: Int = 10_000) throws {
+        directory = NSTemporaryDirectory() + "fod-test-" + UUID().uuidString
+        backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
+        let logger = Logger(level: .error)
+        let accounts = try AccountService(store: backend, passwordCost: .minimal, signInAttemptsPerMinute: signInLimit)
+        let services = Services(backend: backend, accounts: accounts, logger: logger)
+        let errors = ErrorMapper(logger: logger)
+        var configuration = HTTPServer.Configuration()
+        configuration.bindAddress = "127.0.0.1"
+        configuration.port = 0
+        server = HTTPServer(configuration: configuration, router: API.router(services) { "" }, logger: logger) {
+            errors.response(for: $0, request: $1)
+        }
+        try server.start()
+    }
+
+    func client() throws -> HTTPTestClient { try HTTPTestClient(port: port) }
+
+    /// Signs up a user and returns (id, token).
+    func signUp(_ name: String) throws -> (id: String, token: String) {
+        let reply = try client().request("POST", "/v1/users",
+                                         json: #"{"email":"\#(name)@example.org","password":"password-\#(name)","displayName":"\#(name)"}"#)
+        guard reply.status == 201, let id = reply.json["user"]["id"].string, let token = reply.json["token"].string else {
+            throw TestFailure("sign-up of \(name) failed: \(reply.status) \(reply.text)")
+        }
+        return (id, token)
+    }
+
+    func close() {
+        server.shutdown()
+        backend.close()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    static func with(signInLimit: Int = 10_000, _ body: (TestApp) throws -> Void) throws {
+        let app = try TestApp(signInLimit: signInLimit)
+        defer { app.close() }
+        try body(app)
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

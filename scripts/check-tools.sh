@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Checks that run after the Swift test suite with the tools people would use against a real
+# `fod` binary (debug build): CLI smoke tests and the benchmark smoke run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+fod=./.build/debug/fod
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+echo "== fod --help"
+"$fod" --help | grep -q "fod serve"
+echo "== fod serve: usage errors exit 2"
+set +e; "$fod" serve --port nope >/dev/null 2>&1; rc=$?; set -e
+[ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; exit 1; }
+
+echo "== healthz benchmark smoke (--quick)"
+./Benchmarks/healthz/run.sh --quick
+
+echo "check-tools: all passed"

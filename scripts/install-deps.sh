@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Find Our Devices needs, if any is missing. Idempotent: when
+# everything is present it does nothing (and needs no network). Run as root or with sudo.
+set -euo pipefail
+
+packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev)
+# Extra tools for tests, checks and benchmarks (curl for the walk-through, wrk for load).
+if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
+  packages+=(curl wrk gdal-bin libxml2-utils)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+echo "installing: ${missing[*]}"
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
