@@ -20,6 +20,7 @@ let package = Package(
 
         .target(name: "Timestamps"),
         .target(name: "JSONCore"),
+        .target(name: "GeoKit"),
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
@@ -29,6 +30,8 @@ let package = Package(
 
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),
+        .testTarget(name: "GeoKitTests", dependencies: ["GeoKit"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
         .testTarget(name: "APITests", dependencies: ["API", "Tracking", "HTTPServer", "HTTPTestSupport"]),
     ],

@@ -10,9 +10,11 @@
 ///   number created from a `Double`) gets an `int64` only when its `double` is an integer
 ///   with magnitude ≤ 2^53, where `Double` represents every integer exactly.
 ///
-/// Consequently `int64` is never a rounded value: when it is non-nil, `double` is the
-/// correctly rounded conversion of it. Digits of a fraction/exponent literal beyond
-/// `Double` precision are not preserved (as in virtually all JSON implementations).
+/// Whenever `int64` is non-nil, `double` is its correctly rounded conversion. For
+/// fraction/exponent literals `int64` derives from the correctly rounded `double`, so
+/// digits beyond `Double` precision are not preserved (`1.00000000000000000001` gives
+/// `int64 == 1`), as in virtually all JSON implementations. Use `isInteger` to tell
+/// whether a number is whole at all (e.g. an integer literal too large for `Int64`).
 ///
 /// Two numbers are equal when both `int64` and `double` are equal (`-0` equals `0`).
 /// Numbers produced by the parser are always finite. A number built from a non-finite
@@ -41,7 +43,7 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// Creates a number from a `Double`. `int64` is set when `value` is an integer with
     /// magnitude ≤ 2^53. Non-finite values are allowed but are serialized as `null`.
     public init(_ value: Double) {
-        if value.magnitude <= JSONNumber.maxExactDoubleInteger, let exact = Int64(exactly: value) {
+        if let exact = JSONNumber.exactSmallInteger(value) {
             self.init(uncheckedDouble: value, int: exact)
         } else {
             self.init(uncheckedDouble: value, int: 0)
@@ -67,7 +69,48 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
     /// `123456789012345678901234567890`, `1e300`). False for `1.5`, and for non-finite values.
     public var isInteger: Bool {
         if _int != 0 || _double == 0 { return true }
-        return _double.isFinite && _double.rounded(.towardZero) == _double
+        // Without an int64, the value is either not an integer, or has magnitude > 2^53
+        // where every finite Double is an integer.
+        return _double.isFinite && _double.magnitude > JSONNumber.maxExactDoubleInteger
+    }
+
+    /// `value` as `Int64` when it is an integer of magnitude ≤ 2^53, else `nil` (also for
+    /// NaN). Implemented with conversions only, so it needs no libm rounding functions.
+    @inline(__always)
+    static func exactSmallInteger(_ value: Double) -> Int64? {
+        guard value.magnitude <= maxExactDoubleInteger else { return nil }
+        let truncated = Int64(value)
+        return Double(truncated) == value ? truncated : nil
+    }
+
+    /// Exact powers of ten representable in `Double` (10^0 ... 10^22).
+    @inline(__always)
+    static func exactPowerOfTen(_ exponent: Int) -> Double {
+        switch exponent {
+        case 0: 1e0
+        case 1: 1e1
+        case 2: 1e2
+        case 3: 1e3
+        case 4: 1e4
+        case 5: 1e5
+        case 6: 1e6
+        case 7: 1e7
+        case 8: 1e8
+        case 9: 1e9
+        case 10: 1e10
+        case 11: 1e11
+        case 12: 1e12
+        case 13: 1e13
+        case 14: 1e14
+        case 15: 1e15
+        case 16: 1e16
+        case 17: 1e17
+        case 18: 1e18
+        case 19: 1e19
+        case 20: 1e20
+        case 21: 1e21
+        default: 1e22
+        }
     }
 
     public static func == (lhs: JSONNumber, rhs: JSONNumber) -> Bool {

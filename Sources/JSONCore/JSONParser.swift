@@ -16,8 +16,9 @@
 public enum JSONParser {
     public struct Limits: Sendable, Hashable {
         /// Maximum nesting depth of arrays/objects. A top-level container has depth 1.
-        /// Keep this modest (the default is 64): destroying extremely deep values
-        /// recurses in the Swift runtime.
+        /// The parser itself is iterative, but destroying, comparing or serializing a
+        /// value recurses once per level (roughly 130 bytes of stack per level in release
+        /// builds), so keep this to at most a few thousand on threads with small stacks.
         public var maxDepth: Int
         /// Maximum length of any string or key, in UTF-8 bytes after unescaping. `nil`: no limit.
         public var maxStringLength: Int?
@@ -105,7 +106,7 @@ public enum JSONParser {
             return .failure(
                 JSONParseError(kind: .syntax, offset: 0, line: 1, column: 1, reason: "empty input"))
         }
-        var parser = ParserCore(base: base, count: buffer.count, limits: limits)
+        var parser = JSONParserCore(base: base, count: buffer.count, limits: limits)
         do {
             return .success(try parser.parseDocument())
         } catch {

@@ -294,15 +294,11 @@ public struct JSONWriter: Sendable {
             appendNull()
             return
         }
-        if value.magnitude <= JSONNumber.maxExactDoubleInteger && value.rounded(.towardZero) == value {
-            if value == 0 {
-                if value.sign == .minus {
-                    bytes.append(UInt8(ascii: "-"))
-                }
-                bytes.append(UInt8(ascii: "0"))
-            } else {
-                appendInteger(Int64(value))
+        if let integer = JSONNumber.exactSmallInteger(value) {
+            if integer == 0 && value.sign == .minus {
+                bytes.append(UInt8(ascii: "-"))
             }
+            appendInteger(integer)
             return
         }
         // Swift's description is the shortest round-tripping form; for finite values it
@@ -316,19 +312,26 @@ public struct JSONWriter: Sendable {
             return
         }
         let digits = min(max(fractionDigits, 0), 15)
-        let scale = exactPowerOfTen(digits)
+        let scale = JSONNumber.exactPowerOfTen(digits)
         let product = value * scale
-        var scaled = product.rounded(.toNearestOrAwayFromZero)
-        guard scaled.magnitude < JSONNumber.maxExactDoubleInteger else {
+        // `!(a < b)` form so that nothing slips through; `product` is finite here unless
+        // `value * scale` overflowed, which this also catches.
+        guard product.magnitude < JSONNumber.maxExactDoubleInteger - 1 else {
             appendDouble(value)
             return
         }
-        // `product` may itself have been rounded onto an exact .5 tie; the exact
-        // residual (via fused multiply-add) tells which side the true product is on.
-        if (product - scaled).magnitude == 0.5 {
-            let residual = (-product).addingProduct(value, scale)
-            if residual != 0 && (residual < 0) == (scaled > product) {
-                scaled += scaled > product ? -1 : 1
+        // Round half away from zero using integer conversion (no libm needed).
+        let truncated = Int64(product)
+        let fraction = product - Double(truncated)  // exact
+        var scaled = truncated
+        if fraction.magnitude > 0.5 {
+            scaled += fraction < 0 ? -1 : 1
+        } else if fraction.magnitude == 0.5 {
+            // `product` may have been rounded onto an exact .5 tie; the exact rounding
+            // error of the multiplication tells which side the true product is on.
+            let error = productRoundingError(value, scale, product)
+            if error == 0 || (error < 0) == (fraction < 0) {
+                scaled += fraction < 0 ? -1 : 1
             }
         }
         if scaled == 0 {
@@ -338,7 +341,7 @@ public struct JSONWriter: Sendable {
         if scaled < 0 {
             bytes.append(UInt8(ascii: "-"))
         }
-        let magnitude = UInt64(scaled.magnitude)
+        let magnitude = scaled.magnitude
         let divisor = UInt64(scale)
         let (integerPart, fractionPart) = magnitude.quotientAndRemainder(dividingBy: divisor)
         appendDecimal(integerPart)
@@ -352,6 +355,19 @@ public struct JSONWriter: Sendable {
             bytes.append(UInt8(ascii: "."))
             appendDigits(fraction, minimumWidth: width)
         }
+    }
+
+    /// The exact value of `a * b - product` where `product` is the rounded `a * b`
+    /// (Dekker's TwoProduct with Veltkamp splitting; valid while nothing overflows).
+    private func productRoundingError(_ a: Double, _ b: Double, _ product: Double) -> Double {
+        let splitter = 134_217_729.0  // 2^27 + 1
+        let aScaled = a * splitter
+        let aHigh = aScaled - (aScaled - a)
+        let aLow = a - aHigh
+        let bScaled = b * splitter
+        let bHigh = bScaled - (bScaled - b)
+        let bLow = b - bHigh
+        return ((aHigh * bHigh - product) + aHigh * bLow + aLow * bHigh) + aLow * bLow
     }
 
     // MARK: - Strings

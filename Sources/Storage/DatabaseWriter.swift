@@ -41,6 +41,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// Runs `body` on the writer connection inside the next group commit and returns its result
     /// once that commit is durable. Throws `body`'s error (its changes rolled back) or the
     /// commit's error (nothing of the batch was stored).
+    @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
             enqueue(ClosureJob(body: body) { continuation.resume(with: $0) })

@@ -8,6 +8,7 @@ import Tracking
 /// stop accepting, finish in-flight requests and close the database cleanly.
 enum ServeCommand {
     static func run(_ configuration: ServerConfiguration) throws {
+        unblockStopSignals()
         let logger = Logger(level: configuration.logLevel)
         raiseOpenFileLimit()
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
@@ -39,6 +40,7 @@ enum ServeCommand {
         FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
 
         let stop = DispatchSemaphore(value: 0)
+
         let signalQueue = DispatchQueue(label: "fod.signals")
         var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
@@ -56,6 +58,16 @@ enum ServeCommand {
         backend.close()
         logger.info("database closed; bye")
         sources.forEach { $0.cancel() }
+    }
+
+    /// A parent may start us with SIGINT/SIGTERM blocked (the mask is inherited across exec):
+    /// unblock them before any thread exists, so every thread inherits the open mask.
+    static func unblockStopSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
     /// Many open streams need many descriptors: raise the soft limit to the hard one.

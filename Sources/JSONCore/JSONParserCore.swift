@@ -14,37 +14,70 @@ private let asciiPlus = UInt8(ascii: "+")
 private let asciiDot = UInt8(ascii: ".")
 private let asciiZero = UInt8(ascii: "0")
 
-/// Exact powers of ten representable in `Double` (10^0 ... 10^22).
-@inline(__always)
-func exactPowerOfTen(_ exponent: Int) -> Double {
-    switch exponent {
-    case 0: 1e0
-    case 1: 1e1
-    case 2: 1e2
-    case 3: 1e3
-    case 4: 1e4
-    case 5: 1e5
-    case 6: 1e6
-    case 7: 1e7
-    case 8: 1e8
-    case 9: 1e9
-    case 10: 1e10
-    case 11: 1e11
-    case 12: 1e12
-    case 13: 1e13
-    case 14: 1e14
-    case 15: 1e15
-    case 16: 1e16
-    case 17: 1e17
-    case 18: 1e18
-    case 19: 1e19
-    case 20: 1e20
-    case 21: 1e21
-    default: 1e22
+/// A growable stack that hands out its top elements as a new array by *moving* them
+/// (no retain/release per element, unlike slicing and removing from an `Array`).
+struct JSONMoveStack<Element>: ~Copyable {
+    private var storage: UnsafeMutablePointer<Element>
+    private var capacity: Int
+    private(set) var count = 0
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+        storage = UnsafeMutablePointer<Element>.allocate(capacity: self.capacity)
+    }
+
+    deinit {
+        storage.deinitialize(count: count)
+        storage.deallocate()
+    }
+
+    @inline(__always)
+    mutating func append(_ element: consuming Element) {
+        if count == capacity {
+            grow()
+        }
+        (storage + count).initialize(to: element)
+        count &+= 1
+    }
+
+    private mutating func grow() {
+        let newCapacity = capacity * 2
+        let newStorage = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newStorage.moveInitialize(from: storage, count: count)
+        storage.deallocate()
+        storage = newStorage
+        capacity = newCapacity
+    }
+
+    /// Pointer to element `index` (must be < `count`), valid until the next mutation.
+    /// Reading a field through it avoids copying the whole element.
+    @inline(__always)
+    func pointer(at index: Int) -> UnsafeMutablePointer<Element> {
+        storage + index
+    }
+
+    /// Pointer to the top element (requires `count > 0`), for in-place updates.
+    @inline(__always)
+    var top: UnsafeMutablePointer<Element> {
+        storage + (count &- 1)
+    }
+
+    /// Removes the elements at `start..<count` and returns them as an array.
+    mutating func popArray(from start: Int) -> [Element] {
+        let moved = count &- start
+        guard moved > 0 else { return [] }
+        let source = storage + start
+        count = start
+        var result = [Element]()
+        result.reserveCapacity(moved)
+        for offset in 0..<moved {
+            result.append((source + offset).move())
+        }
+        return result
     }
 }
 
-struct ParserCore {
+struct JSONParserCore: ~Copyable {
     private let base: UnsafePointer<UInt8>
     private let end: Int
     private var pos = 0
@@ -56,11 +89,10 @@ struct ParserCore {
     /// Reused buffer for strings that contain escapes.
     private var stringBuffer: [UInt8] = []
     /// Elements of all open arrays, innermost last.
-    private var arrayStack: [JSONValue] = []
-    /// Members of all open objects, innermost last.
-    private var memberStack: [JSONObject.Element] = []
-    /// The key awaiting its value, one per open object.
-    private var pendingKeys: [String] = []
+    private var arrayStack = JSONMoveStack<JSONValue>(capacity: 64)
+    /// Members of all open objects, innermost last. While a member's value is being
+    /// parsed, its slot holds the key and a `.null` placeholder.
+    private var memberStack = JSONMoveStack<JSONObject.Element>(capacity: 32)
     /// Open containers, innermost last.
     private var frames: [Frame] = []
 
@@ -166,7 +198,7 @@ struct ParserCore {
             while !frames.isEmpty {
                 skipWhitespace()
                 if frames[frames.count &- 1].isObject {
-                    memberStack.append((pendingKeys.removeLast(), value))
+                    memberStack.top.pointee.value = value
                     guard pos < end else {
                         throw unexpected("expected ',' or '}' after object member")
                     }
@@ -183,8 +215,7 @@ struct ParserCore {
                     }
                     pos &+= 1
                     let frame = frames.removeLast()
-                    let members = Array(memberStack[frame.start...])
-                    memberStack.removeSubrange(frame.start...)
+                    let members = memberStack.popArray(from: frame.start)
                     value = .object(JSONObject(uniqueElements: members, index: frame.keyIndex))
                 } else {
                     arrayStack.append(value)
@@ -205,9 +236,7 @@ struct ParserCore {
                     }
                     pos &+= 1
                     let frame = frames.removeLast()
-                    let elements = Array(arrayStack[frame.start...])
-                    arrayStack.removeSubrange(frame.start...)
-                    value = .array(elements)
+                    value = .array(arrayStack.popArray(from: frame.start))
                 }
             }
             return value
@@ -222,7 +251,7 @@ struct ParserCore {
     }
 
     /// Parses `"key"` and the following `:` inside the innermost (object) frame, rejecting
-    /// duplicates, and pushes the key onto `pendingKeys`.
+    /// duplicates, and pushes a member slot for it onto `memberStack`.
     private mutating func parseKey(afterComma: Bool) throws(JSONParseError) {
         guard pos < end, base[pos] == asciiQuote else {
             if afterComma, pos < end, base[pos] == asciiCloseBrace {
@@ -239,7 +268,7 @@ struct ParserCore {
         if existing < JSONObject.linearScanLimit {
             var i = start
             while i < memberStack.count {
-                if memberStack[i].key == key {
+                if memberStack.pointer(at: i).pointee.key == key {
                     throw duplicateKey(key, at: keyOffset)
                 }
                 i &+= 1
@@ -248,7 +277,7 @@ struct ParserCore {
             if frames[top].keyIndex == nil {
                 var index = [String: Int](minimumCapacity: 2 * JSONObject.linearScanLimit)
                 for i in start..<memberStack.count {
-                    index[memberStack[i].key] = i - start
+                    index[memberStack.pointer(at: i).pointee.key] = i - start
                 }
                 frames[top].keyIndex = index
             }
@@ -257,7 +286,7 @@ struct ParserCore {
             }
             frames[top].keyIndex![key] = existing
         }
-        pendingKeys.append(key)
+        memberStack.append((key, .null))
 
         skipWhitespace()
         guard pos < end, base[pos] == asciiColon else {
@@ -360,7 +389,10 @@ struct ParserCore {
                 i = try parseUnicodeEscape(at: i)
                 continue
             default:
-                throw makeError(.syntax, at: i, "invalid escape sequence '\\\(describeByte(escaped))'")
+                let shown = escaped >= 0x21 && escaped < 0x7F
+                    ? "'\\\(Character(Unicode.Scalar(escaped)))'"
+                    : "'\\' followed by \(describeByte(escaped))"
+                throw makeError(.syntax, at: i, "invalid escape sequence \(shown)")
             }
             i &+= 2
         }
@@ -514,7 +546,7 @@ struct ParserCore {
         if negative {
             i &+= 1
         }
-        guard i < end, ParserCore.isDigit(base[i]) else {
+        guard i < end, JSONParserCore.isDigit(base[i]) else {
             pos = i
             throw unexpected("expected digit after '-'")
         }
@@ -528,7 +560,7 @@ struct ParserCore {
 
         if base[i] == asciiZero {
             i &+= 1
-            if i < end, ParserCore.isDigit(base[i]) {
+            if i < end, JSONParserCore.isDigit(base[i]) {
                 throw makeError(.syntax, at: i &- 1, "leading zeros are not allowed")
             }
         } else {
@@ -539,14 +571,14 @@ struct ParserCore {
                     truncated = true
                 }
                 i &+= 1
-            } while i < end && ParserCore.isDigit(base[i])
+            } while i < end && JSONParserCore.isDigit(base[i])
         }
 
         var integerSyntax = true
         if i < end, base[i] == asciiDot {
             integerSyntax = false
             i &+= 1
-            guard i < end, ParserCore.isDigit(base[i]) else {
+            guard i < end, JSONParserCore.isDigit(base[i]) else {
                 pos = i
                 throw unexpected("expected digit after decimal point")
             }
@@ -558,7 +590,7 @@ struct ParserCore {
                     truncated = true
                 }
                 i &+= 1
-            } while i < end && ParserCore.isDigit(base[i])
+            } while i < end && JSONParserCore.isDigit(base[i])
         }
 
         if i < end, base[i] | 0x20 == UInt8(ascii: "e") {
@@ -569,7 +601,7 @@ struct ParserCore {
                 exponentNegative = base[i] == asciiMinus
                 i &+= 1
             }
-            guard i < end, ParserCore.isDigit(base[i]) else {
+            guard i < end, JSONParserCore.isDigit(base[i]) else {
                 pos = i
                 throw unexpected("expected digit in exponent")
             }
@@ -580,7 +612,7 @@ struct ParserCore {
                     exponentValue = exponentValue &* 10 &+ Int(base[i] &- asciiZero)
                 }
                 i &+= 1
-            } while i < end && ParserCore.isDigit(base[i])
+            } while i < end && JSONParserCore.isDigit(base[i])
             exponent = exponentNegative ? exponent &- exponentValue : exponent &+ exponentValue
         }
         pos = i
@@ -607,9 +639,9 @@ struct ParserCore {
             // Exact mantissa and exact power of ten: one IEEE operation, correctly rounded.
             double = Double(mantissa)
             if exponent < 0 {
-                double /= exactPowerOfTen(-exponent)
+                double /= JSONNumber.exactPowerOfTen(-exponent)
             } else if exponent > 0 {
-                double *= exactPowerOfTen(exponent)
+                double *= JSONNumber.exactPowerOfTen(exponent)
             }
             if negative {
                 double = -double
@@ -696,14 +728,14 @@ struct ParserCore {
 // MARK: - Message helpers
 
 /// Uppercase hex, at least 2 digits for bytes and 4 for larger values.
-func hexString(_ value: some BinaryInteger & UnsignedInteger) -> String {
+private func hexString(_ value: some BinaryInteger & UnsignedInteger) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     let width = value.bitWidth <= 8 ? 2 : 4
     return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
 }
 
 /// `'x'` for printable ASCII, otherwise `U+00XX`.
-func describeByte(_ byte: UInt8) -> String {
+private func describeByte(_ byte: UInt8) -> String {
     if byte >= 0x21 && byte < 0x7F {
         return "'\(Character(Unicode.Scalar(byte)))'"
     }
@@ -714,7 +746,7 @@ func describeByte(_ byte: UInt8) -> String {
 }
 
 /// A key quoted for an error message, escaped and truncated to keep messages short.
-func quotedForMessage(_ key: String) -> String {
+private func quotedForMessage(_ key: String) -> String {
     let maxScalars = 64
     var result = "\""
     var count = 0

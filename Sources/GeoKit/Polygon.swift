@@ -1,0 +1,149 @@
+/// A spherical polygon: one shell loop minus zero or more holes.
+///
+/// A point is inside when the shell contains it (boundary included) and no hole contains it
+/// *strictly*: points on a hole's boundary (within the hole's tolerance) belong to the polygon,
+/// matching MongoDB, where the whole boundary counts as inside.
+public struct Polygon: Sendable, Region, CustomStringConvertible {
+    /// The outer ring.
+    public let shell: Loop
+    /// The holes, each the region removed from the shell.
+    public let holes: [Loop]
+
+    /// A polygon from loops taken as they are (no validation; see ``validate()``).
+    public init(shell: Loop, holes: [Loop] = []) {
+        self.shell = shell
+        self.holes = holes
+    }
+
+    /// A polygon from GeoJSON rings: the first is the shell, the others holes. Every ring
+    /// follows ``Loop/init(geoJSONRing:winding:boundaryTolerance:)``; with
+    /// ``Loop/Winding/counterClockwise`` (strict winding) only one ring is allowed.
+    ///
+    /// - Throws: any ``Loop`` ring error, ``GeoError/emptyPolygon``,
+    ///   ``GeoError/strictWindingHoles``, ``GeoError/holeNotContained`` or
+    ///   ``GeoError/overlappingLoops``.
+    public init(geoJSONRings rings: [[LatLng]], winding: Loop.Winding = .smallerRegion,
+                boundaryTolerance: Angle = Loop.defaultBoundaryTolerance) throws(GeoError) {
+        guard let first = rings.first else { throw GeoError.emptyPolygon }
+        if winding == .counterClockwise && rings.count > 1 { throw GeoError.strictWindingHoles }
+        let shell = try Loop(geoJSONRing: first, winding: winding, boundaryTolerance: boundaryTolerance)
+        var holes: [Loop] = []
+        for ring in rings.dropFirst() {
+            holes.append(try Loop(geoJSONRing: ring, winding: .smallerRegion, boundaryTolerance: boundaryTolerance))
+        }
+        let polygon = Polygon(shell: shell, holes: holes)
+        try polygon.validate()
+        self = polygon
+    }
+
+    /// Whether every loop is valid, no two loops cross, every hole lies inside the shell and no
+    /// hole has a vertex strictly inside another hole.
+    public var isValid: Bool {
+        (try? validate()) != nil
+    }
+
+    /// Throws the first problem found (see ``isValid``). Loops may share vertices but not cross.
+    public func validate() throws(GeoError) {
+        try shell.validate()
+        for hole in holes {
+            try hole.validate()
+        }
+        guard !holes.isEmpty else { return }
+        let loops = [shell] + holes
+        var crossing = false
+        EdgeSweep.forEachCandidatePair(EdgeSweep.boxes(loops: loops.map(\.vertices))) { first, second in
+            guard first.loop != second.loop else { return true }
+            let l1 = loops[first.loop], l2 = loops[second.loop]
+            if EdgeMath.crossProperly(l1.vertex(first.edge), l1.vertex(first.edge + 1),
+                                      l2.vertex(second.edge), l2.vertex(second.edge + 1)) {
+                crossing = true
+                return false
+            }
+            return true
+        }
+        if crossing { throw GeoError.overlappingLoops }
+        for hole in holes {
+            for vertex in hole.vertices where !shell.contains(vertex) {
+                throw GeoError.holeNotContained
+            }
+        }
+        for (i, hole) in holes.enumerated() {
+            for (j, other) in holes.enumerated() where i != j {
+                if hole.vertices.contains(where: { other.containsStrictly($0) }) {
+                    throw GeoError.overlappingLoops
+                }
+            }
+        }
+    }
+
+    // MARK: Region
+
+    public func contains(_ point: S2Point) -> Bool {
+        guard shell.contains(point) else { return false }
+        for hole in holes where hole.containsStrictly(point) {
+            return false
+        }
+        return true
+    }
+
+    public var capBound: Cap { shell.capBound }
+    public var rectBound: LatLngRect { shell.rectBound }
+
+    public var description: String {
+        "Polygon(shell: \(shell), holes: \(holes.count))"
+    }
+
+    /// Conservative: the shell contains the cell and no hole may reach it.
+    public func contains(_ cell: Cell) -> Bool {
+        guard shell.contains(cell) else { return false }
+        return !holes.contains { $0.mayIntersect(cell) }
+    }
+
+    /// Conservative: the shell may reach the cell and no hole strictly contains it.
+    public func mayIntersect(_ cell: Cell) -> Bool {
+        guard shell.mayIntersect(cell) else { return false }
+        return !holes.contains { $0.containsStrictly(cell) }
+    }
+}
+
+/// The union of several polygons (GeoJSON MultiPolygon).
+public struct MultiPolygon: Sendable, Region {
+    /// The member polygons.
+    public let polygons: [Polygon]
+
+    /// A union of polygons, taken as they are.
+    public init(polygons: [Polygon]) {
+        self.polygons = polygons
+    }
+
+    /// A multipolygon from GeoJSON: one array of rings per polygon (see
+    /// ``Polygon/init(geoJSONRings:winding:boundaryTolerance:)``).
+    public init(geoJSONPolygons: [[[LatLng]]], winding: Loop.Winding = .smallerRegion,
+                boundaryTolerance: Angle = Loop.defaultBoundaryTolerance) throws(GeoError) {
+        guard !geoJSONPolygons.isEmpty else { throw GeoError.emptyPolygon }
+        var polygons: [Polygon] = []
+        for rings in geoJSONPolygons {
+            polygons.append(try Polygon(geoJSONRings: rings, winding: winding, boundaryTolerance: boundaryTolerance))
+        }
+        self.polygons = polygons
+    }
+
+    public func contains(_ point: S2Point) -> Bool {
+        polygons.contains { $0.contains(point) }
+    }
+
+    public var rectBound: LatLngRect {
+        polygons.reduce(LatLngRect.empty) { $0.union($1.rectBound) }
+    }
+
+    public var capBound: Cap { rectBound.capBound }
+
+    /// Conservative: some member contains the whole cell.
+    public func contains(_ cell: Cell) -> Bool {
+        polygons.contains { $0.contains(cell) }
+    }
+
+    public func mayIntersect(_ cell: Cell) -> Bool {
+        polygons.contains { $0.mayIntersect(cell) }
+    }
+}

@@ -1,0 +1,254 @@
+/// Approximates a ``Region`` by a small set of cells, for index range scans.
+///
+/// A covering is a normalised list of cells (sorted, none containing another, complete sets of
+/// four siblings merged) whose union contains every point the region contains — the guarantee
+/// that makes index lookups **never miss**, relying only on the conservative ``Region`` contract.
+/// An interior covering is contained in the region instead.
+///
+/// Cells are at levels `minLevel…maxLevel`, and (when `levelMod > 1`) at levels
+/// `minLevel + k·levelMod`. The result has at most `maxCells` cells whenever that is possible:
+/// it can exceed `maxCells` only when the region meets more than `maxCells` cells at `minLevel`
+/// (those cannot be merged), or marginally when a last sibling merge lands on a level that must
+/// be re-expanded for `levelMod`.
+///
+/// Defaults are MongoDB's 2dsphere (v3) settings for non-point shapes: levels 2…16, 20 cells.
+///
+/// Cost: a region of area A needs at least A / (area of a `minLevel` cell) cells, so a high
+/// `minLevel` with a large region produces (and takes time proportional to) that many cells.
+public struct RegionCoverer: Sendable, Hashable, CustomStringConvertible {
+    /// The lowest (largest-cell) level used, 0…30.
+    public var minLevel: Int
+    /// The highest (smallest-cell) level used, minLevel…30.
+    public var maxLevel: Int
+    /// Only levels `minLevel + k·levelMod` are used (1…3).
+    public var levelMod: Int
+    /// The desired maximum number of cells (≥ 1).
+    public var maxCells: Int
+
+    /// A coverer; arguments are clamped to their valid ranges when a covering is computed.
+    public init(minLevel: Int = 2, maxLevel: Int = 16, levelMod: Int = 1, maxCells: Int = 20) {
+        self.minLevel = minLevel
+        self.maxLevel = maxLevel
+        self.levelMod = levelMod
+        self.maxCells = maxCells
+    }
+
+    /// MongoDB's 2dsphere v3 defaults for non-point shapes.
+    public static let mongoDB = RegionCoverer()
+
+    public var description: String {
+        "RegionCoverer(levels \(minLevel)…\(maxLevel), levelMod \(levelMod), maxCells \(maxCells))"
+    }
+
+    /// The clamped parameters: minLevel ≤ maxLevel, and maxLevel reachable with levelMod.
+    var effective: (minLevel: Int, maxLevel: Int, levelMod: Int, maxCells: Int) {
+        let minL = Swift.max(0, Swift.min(CellID.maxLevel, minLevel))
+        let mod = Swift.max(1, Swift.min(3, levelMod))
+        var maxL = Swift.max(minL, Swift.min(CellID.maxLevel, maxLevel))
+        maxL = minL + ((maxL - minL) / mod) * mod
+        return (minL, maxL, mod, Swift.max(1, maxCells))
+    }
+
+    /// A normalised covering of `region`: every point the region contains lies in some cell.
+    public func covering(of region: some Region) -> [CellID] {
+        let p = effective
+        var builder = CoveringBuilder(region: region, minLevel: p.minLevel, maxLevel: p.maxLevel,
+                                      levelMod: p.levelMod, maxCells: p.maxCells, interior: false)
+        let raw = builder.run()
+        var cells = CellUnion.denormalized(CellUnion.normalized(raw), minLevel: p.minLevel, levelMod: p.levelMod)
+        if cells.count > p.maxCells {
+            cells = CellUnion.coarsened(cells, toAtMost: p.maxCells, minLevel: p.minLevel, levelMod: p.levelMod)
+            cells = CellUnion.denormalized(CellUnion.normalized(cells), minLevel: p.minLevel, levelMod: p.levelMod)
+        }
+        return cells
+    }
+
+    /// A normalised interior covering: cells the region surely contains (per its conservative
+    /// ``Region/contains(_:)-(Cell)``), at most `maxCells` of them before normalisation. May be
+    /// empty for small or thin regions.
+    public func interiorCovering(of region: some Region) -> [CellID] {
+        let p = effective
+        var builder = CoveringBuilder(region: region, minLevel: p.minLevel, maxLevel: p.maxLevel,
+                                      levelMod: p.levelMod, maxCells: p.maxCells, interior: true)
+        let raw = builder.run()
+        return CellUnion.denormalized(CellUnion.normalized(raw), minLevel: p.minLevel, levelMod: p.levelMod)
+    }
+
+    /// The leaf-id ranges of a set of cells as signed index keys (``CellID/int64Key``), sorted
+    /// by signed value and coalesced.
+    ///
+    /// Each cell contributes `rangeMin.int64Key…rangeMax.int64Key`. A cell's range never crosses
+    /// the sign boundary (faces 0–3 are non-negative, faces 4–5 negative), so sorting by signed
+    /// key is all the sign needs. Ranges that overlap or are adjacent in leaf order (no leaf id
+    /// between them; leaf ids are odd, so the gap is at most 2) are merged; a merged range may
+    /// then include the one even, non-leaf id in such a gap, which is never a point key. The
+    /// result is ready for B-tree range scans on MongoDB-style keys.
+    public static func ranges(of covering: [CellID]) -> [ClosedRange<Int64>] {
+        let raw = covering.filter(\.isValid).map { $0.rangeMin.int64Key...$0.rangeMax.int64Key }
+            .sorted { $0.lowerBound < $1.lowerBound }
+        var result: [ClosedRange<Int64>] = []
+        result.reserveCapacity(raw.count)
+        for range in raw {
+            if let last = result.last,
+               last.upperBound >= Int64.max - 2 || range.lowerBound <= last.upperBound + 2 {
+                result[result.count - 1] = last.lowerBound...Swift.max(last.upperBound, range.upperBound)
+            } else {
+                result.append(range)
+            }
+        }
+        return result
+    }
+
+    /// Sorts cells, drops cells contained in others and merges complete sibling sets.
+    public static func normalize(_ cells: [CellID]) -> [CellID] {
+        CellUnion.normalized(cells)
+    }
+}
+
+/// The candidate search behind ``RegionCoverer``.
+///
+/// Candidates are cells that may intersect the region, each with its intersecting children
+/// precomputed. They are expanded largest-first (then fewest children, then fewest fully
+/// contained children) while the cells already chosen, the pending candidates and the new
+/// children still fit in `maxCells`; otherwise the candidate itself is emitted. Cells below
+/// `minLevel` are always expanded; cells at `maxLevel` or contained in the region are terminal.
+struct CoveringBuilder<R: Region> {
+    let region: R
+    let minLevel: Int
+    let maxLevel: Int
+    let levelMod: Int
+    let maxCells: Int
+    let interior: Bool
+    private var result: [CellID] = []
+    private var queue = CandidateQueue()
+
+    init(region: R, minLevel: Int, maxLevel: Int, levelMod: Int, maxCells: Int, interior: Bool) {
+        self.region = region
+        self.minLevel = minLevel
+        self.maxLevel = maxLevel
+        self.levelMod = levelMod
+        self.maxCells = maxCells
+        self.interior = interior
+    }
+
+    mutating func run() -> [CellID] {
+        for face in 0..<6 {
+            if let candidate = makeCandidate(Cell.face(face)) {
+                add(candidate)
+            }
+        }
+        while let candidate = queue.pop() {
+            if interior && result.count >= maxCells { break }
+            let pending = interior ? 0 : queue.count
+            if candidate.cell.level < minLevel || candidate.children.count == 1
+                || result.count + pending + candidate.children.count <= maxCells {
+                for child in candidate.children {
+                    if interior && result.count >= maxCells { break }
+                    add(child)
+                }
+            } else if !interior {
+                result.append(candidate.cell.id)
+            }
+        }
+        return result
+    }
+
+    /// A candidate for `cell`, or nil if the region cannot meet it (or, for interior coverings,
+    /// it is too small and not contained).
+    private func makeCandidate(_ cell: Cell) -> Candidate? {
+        guard region.mayIntersect(cell) else { return nil }
+        var terminal = false
+        if cell.level >= minLevel {
+            if interior {
+                if region.contains(cell) {
+                    terminal = true
+                } else if cell.level + levelMod > maxLevel {
+                    return nil
+                }
+            } else if cell.level + levelMod > maxLevel || region.contains(cell) {
+                terminal = true
+            }
+        }
+        return Candidate(cell: cell, isTerminal: terminal)
+    }
+
+    /// Emits a terminal candidate, or computes its children and queues it.
+    private mutating func add(_ candidate: Candidate) {
+        if candidate.isTerminal {
+            result.append(candidate.cell.id)
+            return
+        }
+        var expanded = candidate
+        let levels = candidate.cell.level < minLevel ? 1 : levelMod
+        let terminals = expandChildren(of: candidate.cell, levels: levels, into: &expanded.children)
+        if expanded.children.isEmpty { return }
+        if !interior && terminals == 1 << (2 * levels) && candidate.cell.level >= minLevel {
+            // Every descendant is fully covered: keep the cell itself.
+            result.append(candidate.cell.id)
+            return
+        }
+        queue.push(expanded, terminals: terminals)
+    }
+
+    /// Appends the candidates `levels` levels below `cell`; returns how many are terminal.
+    private func expandChildren(of cell: Cell, levels: Int, into children: inout [Candidate]) -> Int {
+        var terminals = 0
+        for child in cell.children {
+            if levels > 1 {
+                if region.mayIntersect(child) {
+                    terminals += expandChildren(of: child, levels: levels - 1, into: &children)
+                }
+            } else if let candidate = makeCandidate(child) {
+                children.append(candidate)
+                if candidate.isTerminal { terminals += 1 }
+            }
+        }
+        return terminals
+    }
+}
+
+/// A cell under consideration by ``CoveringBuilder``.
+struct Candidate {
+    let cell: Cell
+    let isTerminal: Bool
+    var children: [Candidate] = []
+}
+
+/// A binary min-heap of candidates keyed by (level, children, terminals, insertion order).
+struct CandidateQueue {
+    private typealias Key = (level: Int, children: Int, terminals: Int, order: Int)
+    private var heap: [(key: Key, candidate: Candidate)] = []
+    private var counter = 0
+
+    var count: Int { heap.count }
+
+    mutating func push(_ candidate: Candidate, terminals: Int) {
+        let key: Key = (candidate.cell.level, candidate.children.count, terminals, counter)
+        counter += 1
+        heap.append((key, candidate))
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard heap[i].key < heap[parent].key else { break }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    mutating func pop() -> Candidate? {
+        guard !heap.isEmpty else { return nil }
+        heap.swapAt(0, heap.count - 1)
+        let top = heap.removeLast()
+        var i = 0
+        while true {
+            let left = 2 * i + 1, right = left + 1
+            var smallest = i
+            if left < heap.count && heap[left].key < heap[smallest].key { smallest = left }
+            if right < heap.count && heap[right].key < heap[smallest].key { smallest = right }
+            if smallest == i { break }
+            heap.swapAt(i, smallest)
+            i = smallest
+        }
+        return top.candidate
+    }
+}

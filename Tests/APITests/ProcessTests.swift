@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import HTTPTestSupport
+
+/// Tests against the real `fod` executable: durability across kill -9, restarts, signals, CLI.
+@Suite struct ProcessTests {
+    func temporaryDirectory() -> String { NSTemporaryDirectory() + "fod-proc-" + UUID().uuidString }
+
+    @Test func acknowledgedWritesSurviveKillDashNine() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try FodProcess(dataDirectory: directory)
+        var tokens: [(String, String)] = []
+        let client = try HTTPTestClient(port: first.port)
+        for i in 0..<25 {
+            let reply = try client.request("POST", "/v1/users", json: #"{"email":"k\#(i)@example.org","password":"password-\#(i)","displayName":"K\#(i)"}"#)
+            #expect(reply.status == 201)
+            tokens.append(("k\(i)@example.org", reply.json["token"].string ?? ""))
+        }
+        // Kill at once after the last acknowledgement: no chance to flush or checkpoint.
+        first.stop(signal: SIGKILL)
+
+        let second = try FodProcess(dataDirectory: directory)
+        defer { second.stop() }
+        let after = try HTTPTestClient(port: second.port)
+        for (email, token) in tokens {
+            #expect(try after.get("/v1/me", token: token).json["email"].string == email)
+        }
+        let signIn = try after.request("POST", "/v1/sessions", json: #"{"email":"k24@example.org","password":"password-24"}"#)
+        #expect(signIn.status == 200)
+    }
+
+    @Test func restartKeepsDataAndDoesNotReapplyMigrations() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try FodProcess(dataDirectory: directory)
+        let reply = try HTTPTestClient(port: first.port).request("POST", "/v1/users", json: #"{"email":"r@example.org","password":"password-r","displayName":"R"}"#)
+        let token = try #require(reply.json["token"].string)
+        #expect(first.stop() == 0)
+        let (_, checkBefore) = try FodProcess.run(["db", "check", "--data", directory])
+        for _ in 0..<2 {
+            let again = try FodProcess(dataDirectory: directory)
+            #expect(try HTTPTestClient(port: again.port).get("/v1/me", token: token).status == 200)
+            #expect(again.stop() == 0)
+        }
+        let (status, checkAfter) = try FodProcess.run(["db", "check", "--data", directory])
+        #expect(status == 0)
+        #expect(checkAfter.hasPrefix("ok:"))
+        #expect(checkBefore == checkAfter)  // same schema version line
+    }
+
+    @Test func sigtermStopsCleanlyAndCheckpointsTheDatabase() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try FodProcess(dataDirectory: directory, extraArguments: ["--log-level", "info"])
+        #expect(try HTTPTestClient(port: server.port).get("/healthz").status == 200)
+        #expect(server.stop(signal: SIGINT) == 0)
+        let log = server.standardError
+        #expect(log.contains("shutting down"))
+        #expect(log.contains("database closed"))
+        #expect(log.contains("GET /healthz 200"))
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: directory + "/fod.sqlite-wal")[.size] as? Int) ?? 0
+        #expect(walSize == 0)
+    }
+
+    @Test func backupCopiesALiveDatabase() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try FodProcess(dataDirectory: directory)
+        _ = try HTTPTestClient(port: server.port).request("POST", "/v1/users", json: #"{"email":"b@example.org","password":"password-b","displayName":"B"}"#)
+        let copy = directory + "/backup.sqlite"
+        let (status, text) = try FodProcess.run(["db", "backup", copy, "--data", directory])
+        server.stop()
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("verified"))
+        // The copy is a complete database: serve it and sign in.
+        let restored = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: restored) }
+        try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: copy, toPath: restored + "/fod.sqlite")
+        let second = try FodProcess(dataDirectory: restored)
+        defer { second.stop() }
+        let signIn = try HTTPTestClient(port: second.port).request("POST", "/v1/sessions", json: #"{"email":"b@example.org","password":"password-b"}"#)
+        #expect(signIn.status == 200)
+    }
+
+    @Test func usageErrorsExitWithStatusTwo() throws {
+        #expect(try FodProcess.run(["serve", "--port", "x"]).0 == 2)
+        #expect(try FodProcess.run(["serve", "--bogus", "1"]).0 == 2)
+        #expect(try FodProcess.run(["frobnicate"]).0 == 2)
+        let (status, help) = try FodProcess.run(["--help"])
+        #expect(status == 0 && help.contains("fod serve"))
+    }
+}
