@@ -48,21 +48,3 @@ struct AccountRoutes {
     }
 }
 
-/// JSON documents of the API (field names and shapes as in API.md).
-struct Documents: Sendable {
-    let services: Services
-
-    static func user(_ user: User) -> JSONValue {
-        ["id": .string(user.id), "email": .string(user.email), "displayName": .string(user.displayName),
-         "createdAt": .string(Time.format(user.createdAt))]
-    }
-
-    func me(userID: String) throws -> JSONValue {
-        let user = try services.accounts.user(id: userID)
-        guard case .object(var document) = Self.user(user) else { return .null }
-        document["devices"] = .array([])
-        document["groups"] = .array([])
-        document["invitations"] = .array([])
-        return .object(document)
-    }
-}

@@ -7,13 +7,19 @@ import Tracking
 public struct Services: Sendable {
     public let backend: SQLiteBackend
     public let accounts: AccountService
+    public let devices: DeviceService
+    public let groups: GroupService
     public let logger: Logger
 
-    public init(backend: SQLiteBackend, accounts: AccountService, logger: Logger) {
+    public init(backend: SQLiteBackend, accounts: AccountService, groupObserver: (any MembershipObserver)? = nil, logger: Logger) {
         self.backend = backend
         self.accounts = accounts
+        self.devices = DeviceService(store: backend)
+        self.groups = GroupService(store: backend, observer: groupObserver)
         self.logger = logger
     }
+
+    public var rules: PartitionRules { PartitionRules(facts: backend) }
 }
 
 /// Builds the router of the public API (API.md) over `services`.
@@ -21,6 +27,8 @@ public enum API {
     public static func router(_ services: Services, metrics: @escaping @Sendable () -> String) -> Router {
         var router = Router()
         for route in AccountRoutes(services: services).routes { router.add(route) }
+        for route in DeviceRoutes(services: services).routes { router.add(route) }
+        for route in GroupRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
         return router
     }
@@ -46,6 +54,7 @@ struct Authentication: Sendable {
             return .anonymous
         }
         if let userID = try services.accounts.userID(forUserToken: token) { return .user(userID: userID) }
+        if let device = try services.devices.credential(forDeviceToken: token) { return device }
         throw TrackingError.unauthenticated
     }
 

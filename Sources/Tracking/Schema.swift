@@ -20,5 +20,48 @@ public enum Schema {
             ) WITHOUT ROWID;
             CREATE INDEX sessions_by_user ON sessions(user_id);
             """),
+        .init(version: 2, name: "devices, groups, memberships, invitations", sql: """
+            CREATE TABLE devices (
+                key INTEGER PRIMARY KEY,            -- compact internal key for location rows
+                id TEXT NOT NULL UNIQUE,
+                owner_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                platform_id TEXT,
+                token_hash TEXT NOT NULL UNIQUE,
+                created_at INTEGER NOT NULL,
+                -- the newest fix by timestamp (not by arrival), denormalised for lists and groups
+                last_lon REAL,
+                last_lat REAL,
+                last_ts INTEGER,
+                last_cell INTEGER
+            );
+            CREATE INDEX devices_by_owner ON devices(owner_id);
+            CREATE TABLE groups (
+                id TEXT PRIMARY KEY,
+                name TEXT NOT NULL,
+                owner_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at INTEGER NOT NULL
+            );
+            CREATE INDEX groups_by_owner ON groups(owner_id);
+            CREATE TABLE memberships (
+                group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                share_location INTEGER NOT NULL DEFAULT 1,
+                joined_at INTEGER NOT NULL,
+                PRIMARY KEY (group_id, user_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX memberships_by_user ON memberships(user_id);
+            CREATE INDEX memberships_by_device ON memberships(device_id);
+            CREATE TABLE invitations (
+                group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                invitee_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                sender_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (group_id, invitee_id)
+            ) WITHOUT ROWID;
+            CREATE INDEX invitations_by_invitee ON invitations(invitee_id);
+            CREATE INDEX invitations_by_sender ON invitations(sender_id);
+            """),
     ])
 }

@@ -52,8 +52,9 @@ public struct TrackingError: Error, Sendable, CustomStringConvertible {
     public static var unauthenticated: TrackingError {
         TrackingError(.unauthenticated, code: "unauthenticated", message: "a valid token is required")
     }
+    /// A valid credential of the wrong kind (a device token where a user token is needed): 403.
     public static func wrongCredentialKind(_ message: String) -> TrackingError {
-        TrackingError(.unauthenticated, code: "wrong_credential", message: message)
+        TrackingError(.forbidden, code: "wrong_credential", message: message)
     }
     public static func cannotRead(_ partition: Partition) -> TrackingError {
         TrackingError(.forbidden, code: "forbidden", message: "cannot read partition \(partition)")

@@ -1,0 +1,62 @@
+import JSONCore
+import Tracking
+
+/// JSON documents of the API (field names and shapes as in API.md).
+struct Documents: Sendable {
+    let services: Services
+
+    static func user(_ user: User) -> JSONValue {
+        ["id": .string(user.id), "email": .string(user.email), "displayName": .string(user.displayName),
+         "createdAt": .string(Time.format(user.createdAt))]
+    }
+
+    /// `GET /v1/me`.
+    func me(userID: String) throws -> JSONValue {
+        let profile = try services.groups.profile(userID: userID)
+        guard case .object(var document) = Self.user(profile.user) else { return .null }
+        document["devices"] = .array(profile.devices.map(Self.deviceSummary))
+        document["groups"] = .array(profile.memberships.map { m in
+            ["groupId": .string(m.groupID), "groupName": .string(m.groupName), "deviceId": .string(m.deviceID),
+             "isOwner": .bool(m.isOwner), "shareLocation": .bool(m.shareLocation)]
+        })
+        document["invitations"] = .array(profile.invitations.map { i in
+            ["groupId": .string(i.groupID), "groupName": .string(i.groupName), "senderEmail": .string(i.senderEmail)]
+        })
+        return .object(document)
+    }
+
+    static func device(_ device: Device) -> JSONValue {
+        var object: JSONObject = ["id": .string(device.id), "name": .string(device.name), "ownerId": .string(device.ownerID),
+                                  "createdAt": .string(Time.format(device.createdAt))]
+        if let platformID = device.platformID { object["platformId"] = .string(platformID) }
+        object["lastLocation"] = lastLocation(device.lastLocation)
+        return .object(object)
+    }
+
+    static func deviceSummary(_ device: Device) -> JSONValue {
+        ["id": .string(device.id), "name": .string(device.name), "lastLocation": lastLocation(device.lastLocation)]
+    }
+
+    static func lastLocation(_ last: LastLocation?) -> JSONValue {
+        guard let last else { return .null }
+        return ["location": position(last.longitude, last.latitude), "timestamp": .string(Time.format(last.timestamp))]
+    }
+
+    /// `[lon, lat]` — always GeoJSON order.
+    static func position(_ longitude: Double, _ latitude: Double) -> JSONValue {
+        .array([.number(JSONNumber(longitude)), .number(JSONNumber(latitude))])
+    }
+
+    /// `GET /v1/groups/{id}`: `location` is null while a member does not share.
+    static func group(_ group: Group) -> JSONValue {
+        ["id": .string(group.record.id), "name": .string(group.record.name), "ownerId": .string(group.record.ownerID),
+         "createdAt": .string(Time.format(group.record.createdAt)),
+         "members": .array(group.members.map { m in
+             let location: JSONValue = m.location.map {
+                 ["coordinates": position($0.longitude, $0.latitude), "updatedAt": .string(Time.format($0.timestamp))]
+             } ?? .null
+             return ["userId": .string(m.userID), "displayName": .string(m.displayName), "deviceId": .string(m.deviceID),
+                     "deviceName": .string(m.deviceName), "shareLocation": .bool(m.shareLocation), "location": location]
+         })]
+    }
+}

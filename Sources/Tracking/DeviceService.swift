@@ -1,0 +1,94 @@
+import Crypto
+import Timestamps
+
+/// Adding, listing, renaming and removing devices, and rotating their tokens. Only the owner
+/// (a user token) manages a device; other callers get 404, hiding that it exists.
+public final class DeviceService: Sendable {
+    /// Device tokens start with this; user tokens with `AccountService.userTokenPrefix`.
+    public static let tokenPrefix = "fodd_"
+    /// Most devices one user may add.
+    public static let maxDevicesPerUser = 100
+
+    let store: any DirectoryStore
+
+    public init(store: any DirectoryStore) { self.store = store }
+
+    /// Adds a device; returns it with its token, shown this once.
+    public func add(ownerID: String, name rawName: String, platformID: String?) async throws -> (Device, String) {
+        let name = try Validate.name(rawName, field: "name")
+        if let platformID, platformID.utf8.count > 200 {
+            throw TrackingError.invalid("platformId must be at most 200 bytes")
+        }
+        let device = Device(id: Secrets.newID(prefix: "d_"), ownerID: ownerID, name: name, platformID: platformID,
+                            createdAt: Timestamp.nowMilliseconds())
+        let token = Secrets.newToken(prefix: Self.tokenPrefix)
+        let hash = Secrets.tokenHash(token)
+        try await store.writeDirectory { tx in
+            guard try tx.devices(ownerID: ownerID).count < Self.maxDevicesPerUser else {
+                throw TrackingError.conflict("a user may have at most \(Self.maxDevicesPerUser) devices", code: "too_many_devices")
+            }
+            try tx.insertDevice(device, tokenHash: hash)
+        }
+        return (device, token)
+    }
+
+    public func list(ownerID: String) throws -> [Device] {
+        try store.readDirectory { try $0.devices(ownerID: ownerID) }
+    }
+
+    /// The device, if the caller may read its partition (owner, or a member it shares with).
+    public func device(id: String, for credential: Credential) throws -> Device {
+        try PartitionRules(facts: store).requireRead(credential, .device(id), hiddenAs: "device")
+        guard let device = try store.readDirectory({ try $0.device(id: id) }) else { throw TrackingError.notFound("device") }
+        return device
+    }
+
+    public func rename(id: String, ownerID: String, to rawName: String) async throws -> Device {
+        let name = try Validate.name(rawName, field: "name")
+        return try await store.writeDirectory { tx in
+            _ = try Self.owned(id, by: ownerID, in: tx)
+            try tx.renameDevice(id: id, name: name)
+            guard let device = try tx.device(id: id) else { throw TrackingError.notFound("device") }
+            return device
+        }
+    }
+
+    /// Removes the device, its locations and the memberships using it. A device that carries
+    /// the owner's own membership in a group they own cannot go (409): hand the group over or
+    /// delete it first, so a group never loses its owner's membership.
+    public func remove(id: String, ownerID: String) async throws {
+        try await store.writeDirectory { tx in
+            _ = try Self.owned(id, by: ownerID, in: tx)
+            let owned = Set(try tx.ownedGroupIDs(userID: ownerID))
+            if let blocking = try tx.memberships(deviceID: id).first(where: { owned.contains($0.groupID) }) {
+                throw TrackingError.conflict("device is your membership device in group \(blocking.groupID), which you own; hand the group over or delete it first",
+                                             code: "device_in_use")
+            }
+            try tx.deleteDevice(id: id)
+        }
+    }
+
+    /// A new token for the device; the old one stops working at once.
+    public func rotateToken(id: String, ownerID: String) async throws -> String {
+        let token = Secrets.newToken(prefix: Self.tokenPrefix)
+        let hash = Secrets.tokenHash(token)
+        try await store.writeDirectory { tx in
+            _ = try Self.owned(id, by: ownerID, in: tx)
+            try tx.replaceDeviceToken(id: id, tokenHash: hash)
+        }
+        return token
+    }
+
+    /// The credential of a device token, or nil when unknown or rotated away.
+    public func credential(forDeviceToken token: String) throws -> Credential? {
+        guard token.hasPrefix(Self.tokenPrefix), token.utf8.count < 200 else { return nil }
+        let hash = Secrets.tokenHash(token)
+        guard let (deviceID, ownerID) = try store.readDirectory({ try $0.deviceCredential(tokenHash: hash) }) else { return nil }
+        return .device(deviceID: deviceID, ownerID: ownerID)
+    }
+
+    static func owned(_ id: String, by ownerID: String, in tx: any DirectoryTransaction) throws -> Device {
+        guard let device = try tx.device(id: id), device.ownerID == ownerID else { throw TrackingError.notFound("device") }
+        return device
+    }
+}

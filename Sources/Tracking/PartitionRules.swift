@@ -1,0 +1,58 @@
+/// Facts the partition rules need, answered by the store from committed state.
+public protocol PartitionFacts: Sendable {
+    /// The owner of device `deviceID`, or nil when it does not exist.
+    func deviceOwner(deviceID: String) throws -> String?
+    /// Whether `userID` is a member of `groupID`.
+    func isMember(userID: String, groupID: String) throws -> Bool
+    /// Whether `viewerID` belongs to a group in which device `deviceID` is a member's device with
+    /// sharing on (the viewer may then read the device's locations).
+    func isSharedWith(deviceID: String, viewerID: String) throws -> Bool
+}
+
+/// The permission model of API.md, in one place. Every endpoint asks it.
+///
+/// | partition | read | write |
+/// | `user=U` | U's user token | nobody (server actions only) |
+/// | `device=D` | D's owner; members of groups D shares with | D's own device token only |
+/// | `group=G` | G's members | nobody (read-only; server actions only) |
+///
+/// Device tokens never read anything and write only their own device's locations; user tokens
+/// never write locations. Memberships change only through server actions (create, accept an
+/// invitation, leave, remove, hand over), never by writing a partition — which is what closes
+/// the original app's hole of members rewriting their membership's group id.
+public struct PartitionRules: Sendable {
+    let facts: any PartitionFacts
+
+    public init(facts: any PartitionFacts) { self.facts = facts }
+
+    public func canRead(_ credential: Credential, _ partition: Partition) throws -> Bool {
+        guard case .user(let userID) = credential else { return false }
+        switch partition {
+        case .user(let id):
+            return id == userID
+        case .device(let deviceID):
+            if try facts.deviceOwner(deviceID: deviceID) == userID { return true }
+            return try facts.isSharedWith(deviceID: deviceID, viewerID: userID)
+        case .group(let groupID):
+            return try facts.isMember(userID: userID, groupID: groupID)
+        }
+    }
+
+    public func canWrite(_ credential: Credential, _ partition: Partition) -> Bool {
+        guard case .device(let tokenDevice, _) = credential, case .device(let deviceID) = partition else { return false }
+        return tokenDevice == deviceID
+    }
+
+    /// Throws 404 when the caller may not read (hiding whether the object exists), 401 when
+    /// there is no credential at all.
+    public func requireRead(_ credential: Credential, _ partition: Partition, hiddenAs what: String) throws {
+        if credential == .anonymous { throw TrackingError.unauthenticated }
+        guard try canRead(credential, partition) else { throw TrackingError.notFound(what) }
+    }
+
+    /// Throws 403 naming the partition when the caller may not write its data.
+    public func requireWrite(_ credential: Credential, _ partition: Partition) throws {
+        if credential == .anonymous { throw TrackingError.unauthenticated }
+        guard canWrite(credential, partition) else { throw TrackingError.cannotWrite(partition) }
+    }
+}

@@ -1,0 +1,178 @@
+import Storage
+
+/// `DirectoryTransaction` over one SQLite connection inside a transaction.
+struct SQLiteDirectory: DirectoryTransaction {
+    let db: Database
+
+    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts"
+
+    static func device(_ row: Statement) -> Device {
+        let last = row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7))
+        return Device(id: row.string(0), ownerID: row.string(1), name: row.string(2), platformID: row.optionalString(3),
+                      createdAt: row.int64(4), lastLocation: last)
+    }
+
+    func user(id: String) throws -> User? { try SQLiteBackend.user(id: id, in: db) }
+
+    func user(email: String) throws -> User? {
+        try db.firstRow("SELECT id, email, display_name, created_at FROM users WHERE email = ?", [.text(email)], SQLiteBackend.user)
+    }
+
+    func device(id: String) throws -> Device? {
+        try db.firstRow("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [.text(id)], Self.device)
+    }
+
+    func devices(ownerID: String) throws -> [Device] {
+        try db.rows("SELECT \(Self.deviceColumns) FROM devices WHERE owner_id = ? ORDER BY created_at, id", [.text(ownerID)], Self.device)
+    }
+
+    func deviceCredential(tokenHash: String) throws -> (String, String)? {
+        try db.firstRow("SELECT id, owner_id FROM devices WHERE token_hash = ?", [.text(tokenHash)]) { ($0.string(0), $0.string(1)) }
+    }
+
+    func insertDevice(_ device: Device, tokenHash: String) throws {
+        try db.run("INSERT INTO devices (id, owner_id, name, platform_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                   [.text(device.id), .text(device.ownerID), .text(device.name), .optional(device.platformID),
+                    .text(tokenHash), .integer(device.createdAt)])
+    }
+
+    func renameDevice(id: String, name: String) throws {
+        try db.run("UPDATE devices SET name = ? WHERE id = ?", [.text(name), .text(id)])
+    }
+
+    func replaceDeviceToken(id: String, tokenHash: String) throws {
+        try db.run("UPDATE devices SET token_hash = ? WHERE id = ?", [.text(tokenHash), .text(id)])
+    }
+
+    func deleteDevice(id: String) throws {
+        try db.run("DELETE FROM devices WHERE id = ?", [.text(id)])
+    }
+
+    func group(id: String) throws -> GroupRecord? {
+        try db.firstRow("SELECT id, name, owner_id, created_at FROM groups WHERE id = ?", [.text(id)]) {
+            GroupRecord(id: $0.string(0), name: $0.string(1), ownerID: $0.string(2), createdAt: $0.int64(3))
+        }
+    }
+
+    func members(groupID: String) throws -> [GroupMember] {
+        try db.rows("""
+            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts
+            FROM memberships m JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
+            WHERE m.group_id = ? ORDER BY m.joined_at, m.user_id
+            """, [.text(groupID)]) { row in
+            let sharing = row.bool(4)
+            let location = sharing && !row.isNull(7)
+                ? LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7)) : nil
+            return GroupMember(userID: row.string(0), displayName: row.string(1), deviceID: row.string(2),
+                               deviceName: row.string(3), shareLocation: sharing, location: location)
+        }
+    }
+
+    func insertGroup(_ group: GroupRecord) throws {
+        try db.run("INSERT INTO groups (id, name, owner_id, created_at) VALUES (?, ?, ?, ?)",
+                   [.text(group.id), .text(group.name), .text(group.ownerID), .integer(group.createdAt)])
+    }
+
+    func setGroupOwner(groupID: String, ownerID: String) throws {
+        try db.run("UPDATE groups SET owner_id = ? WHERE id = ?", [.text(ownerID), .text(groupID)])
+    }
+
+    func deleteGroup(id: String) throws {
+        try db.run("DELETE FROM groups WHERE id = ?", [.text(id)])
+    }
+
+    func ownedGroupIDs(userID: String) throws -> [String] {
+        try db.rows("SELECT id FROM groups WHERE owner_id = ?", [.text(userID)]) { $0.string(0) }
+    }
+
+    func membership(groupID: String, userID: String) throws -> Membership? {
+        try db.firstRow("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE group_id = ? AND user_id = ?",
+                        [.text(groupID), .text(userID)], Self.membership)
+    }
+
+    func memberships(deviceID: String) throws -> [Membership] {
+        try db.rows("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE device_id = ?",
+                    [.text(deviceID)], Self.membership)
+    }
+
+    static func membership(_ row: Statement) -> Membership {
+        Membership(groupID: row.string(0), userID: row.string(1), deviceID: row.string(2), shareLocation: row.bool(3))
+    }
+
+    func membershipSummaries(userID: String) throws -> [MembershipSummary] {
+        try db.rows("""
+            SELECT m.group_id, g.name, m.device_id, g.owner_id = m.user_id, m.share_location
+            FROM memberships m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ? ORDER BY m.joined_at, m.group_id
+            """, [.text(userID)]) {
+            MembershipSummary(groupID: $0.string(0), groupName: $0.string(1), deviceID: $0.string(2),
+                              isOwner: $0.bool(3), shareLocation: $0.bool(4))
+        }
+    }
+
+    func insertMembership(_ membership: Membership, at time: Int64) throws {
+        try db.run("INSERT INTO memberships (group_id, user_id, device_id, share_location, joined_at) VALUES (?, ?, ?, ?, ?)",
+                   [.text(membership.groupID), .text(membership.userID), .text(membership.deviceID),
+                    .bool(membership.shareLocation), .integer(time)])
+    }
+
+    func deleteMembership(groupID: String, userID: String) throws {
+        try db.run("DELETE FROM memberships WHERE group_id = ? AND user_id = ?", [.text(groupID), .text(userID)])
+    }
+
+    func setSharing(groupID: String, userID: String, share: Bool) throws {
+        try db.run("UPDATE memberships SET share_location = ? WHERE group_id = ? AND user_id = ?",
+                   [.bool(share), .text(groupID), .text(userID)])
+    }
+
+    func hasInvitation(groupID: String, inviteeID: String) throws -> Bool {
+        try db.firstRow("SELECT 1 FROM invitations WHERE group_id = ? AND invitee_id = ?", [.text(groupID), .text(inviteeID)]) { _ in true } ?? false
+    }
+
+    func insertInvitation(groupID: String, inviteeID: String, senderID: String, at time: Int64) throws {
+        try db.run("INSERT INTO invitations (group_id, invitee_id, sender_id, created_at) VALUES (?, ?, ?, ?)",
+                   [.text(groupID), .text(inviteeID), .text(senderID), .integer(time)])
+    }
+
+    func deleteInvitation(groupID: String, inviteeID: String) throws {
+        try db.run("DELETE FROM invitations WHERE group_id = ? AND invitee_id = ?", [.text(groupID), .text(inviteeID)])
+    }
+
+    func invitationSummaries(inviteeID: String) throws -> [InvitationSummary] {
+        try db.rows("""
+            SELECT i.group_id, g.name, u.email FROM invitations i
+            JOIN groups g ON g.id = i.group_id JOIN users u ON u.id = i.sender_id
+            WHERE i.invitee_id = ? ORDER BY i.created_at, i.group_id
+            """, [.text(inviteeID)]) {
+            InvitationSummary(groupID: $0.string(0), groupName: $0.string(1), senderEmail: $0.string(2))
+        }
+    }
+}
+
+extension SQLiteBackend: DirectoryStore {
+    public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
+        try read { try body(SQLiteDirectory(db: $0)) }
+    }
+
+    public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
+        try await write { try body(SQLiteDirectory(db: $0)) }
+    }
+
+    public func deviceOwner(deviceID: String) throws -> String? {
+        try read { try $0.firstRow("SELECT owner_id FROM devices WHERE id = ?", [.text(deviceID)]) { $0.string(0) } }
+    }
+
+    public func isMember(userID: String, groupID: String) throws -> Bool {
+        try read {
+            try $0.firstRow("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?", [.text(groupID), .text(userID)]) { _ in true } ?? false
+        }
+    }
+
+    public func isSharedWith(deviceID: String, viewerID: String) throws -> Bool {
+        try read {
+            try $0.firstRow("""
+                SELECT 1 FROM memberships shared JOIN memberships viewer ON viewer.group_id = shared.group_id
+                WHERE shared.device_id = ? AND shared.share_location = 1 AND viewer.user_id = ? LIMIT 1
+                """, [.text(deviceID), .text(viewerID)]) { _ in true } ?? false
+        }
+    }
+}

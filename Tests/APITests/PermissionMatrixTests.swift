@@ -1,0 +1,120 @@
+import Testing
+import HTTPTestSupport
+
+/// The permission matrix: every actor × every operation, each with its expected status.
+///
+/// Choices written down:
+/// - 404 hides existence: a group is 404 to everyone who is not a member (invited, former
+///   member, outsider), a device is 404 to everyone who may not read it.
+/// - 403 where the caller already knows the object: a member who is not the owner deleting,
+///   handing over or removing; a device token on a user endpoint (`wrong_credential`); any
+///   user token writing locations; accepting or declining without an invitation (API.md).
+/// - 401 for a missing, unknown, rotated-away or signed-out token.
+@Suite struct PermissionMatrixTests {
+    typealias Actor = PermissionWorld.Actor
+
+    struct Operation: Sendable, CustomTestStringConvertible {
+        let name: String
+        /// (method, path, JSON body) for an actor.
+        let request: @Sendable (PermissionWorld, Actor) -> (String, String, String?)
+        /// Expected outcome per actor, in `Actor.allCases` order:
+        /// owner, memberSharing, memberNotSharing, invited, formerMember, outsider,
+        /// ownDeviceToken, otherMemberDeviceToken, revokedDeviceToken, signedOutToken, noCredential.
+        /// For permission reads: "200 rw" / "200 r-" / "200 -w" / "200 --".
+        let expected: [String]
+        var testDescription: String { name }
+    }
+
+    static let operations: [Operation] = [
+        Operation(name: "GET group", request: { w, _ in ("GET", "/v1/groups/\(w.groupID)", nil) },
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "DELETE group", request: { w, _ in ("DELETE", "/v1/groups/\(w.groupID)", nil) },
+                  expected: ["204", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "hand group over to Bob", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/owner", #"{"userId":"\#(w.users["bob"]!.id)"}"#) },
+                  expected: ["200", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "hand group over to a non-member", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/owner", #"{"userId":"\#(w.users["fay"]!.id)"}"#) },
+                  expected: ["409", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "invite Zed", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"\#(w.email("zed"))"}"#) },
+                  expected: ["201", "201", "201", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "invite an existing member", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"\#(w.email("bob"))"}"#) },
+                  expected: ["409", "409", "409", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "invite Dan again (already invited)", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"\#(w.email("dan"))"}"#) },
+                  expected: ["409", "409", "409", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "invite an email without an account", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"nobody@example.org"}"#) },
+                  expected: ["404", "404", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "accept with own device (join without invitation is the attack)", request: { w, a in ("POST", "/v1/invitations/\(w.groupID)/accept", #"{"deviceId":"\#(w.ownDevice(a))"}"#) },
+                  expected: ["403", "403", "403", "200", "403", "403", "403", "403", "401", "401", "401"]),
+        Operation(name: "accept with someone else's device", request: { w, _ in ("POST", "/v1/invitations/\(w.groupID)/accept", #"{"deviceId":"\#(w.devices["F1"]!.id)"}"#) },
+                  expected: ["403", "403", "403", "404", "403", "403", "403", "403", "401", "401", "401"]),
+        Operation(name: "decline", request: { w, _ in ("POST", "/v1/invitations/\(w.groupID)/decline", nil) },
+                  expected: ["403", "403", "403", "204", "403", "403", "403", "403", "401", "401", "401"]),
+        Operation(name: "leave (own membership)", request: { w, a in ("DELETE", "/v1/groups/\(w.groupID)/members/\(w.ownUser(a))", nil) },
+                  expected: ["409", "204", "204", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "remove Bob", request: { w, _ in ("DELETE", "/v1/groups/\(w.groupID)/members/\(w.users["bob"]!.id)", nil) },
+                  expected: ["204", "204", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "remove a non-member", request: { w, _ in ("DELETE", "/v1/groups/\(w.groupID)/members/\(w.users["fay"]!.id)", nil) },
+                  expected: ["404", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "set own sharing", request: { w, _ in ("PUT", "/v1/groups/\(w.groupID)/sharing", #"{"shareLocation":true}"#) },
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "GET device B1 (shared)", request: { w, _ in ("GET", "/v1/devices/\(w.devices["B1"]!.id)", nil) },
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "GET device C1 (not shared)", request: { w, _ in ("GET", "/v1/devices/\(w.devices["C1"]!.id)", nil) },
+                  expected: ["404", "404", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "rename device B1", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"name":"renamed"}"#) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "remove device B1", request: { w, _ in ("DELETE", "/v1/devices/\(w.devices["B1"]!.id)", nil) },
+                  expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "remove own device (owner's is the group's)", request: { w, a in ("DELETE", "/v1/devices/\(w.ownDevice(a))", nil) },
+                  expected: ["409", "204", "204", "204", "204", "204", "403", "403", "401", "401", "401"]),
+        Operation(name: "rotate B1 token", request: { w, _ in ("POST", "/v1/devices/\(w.devices["B1"]!.id)/token", nil) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+        Operation(name: "permissions group=G", request: { w, _ in ("GET", "/v1/partitions/group=\(w.groupID)/permissions", nil) },
+                  expected: ["200 r-", "200 r-", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --"]),
+        Operation(name: "permissions device=B1", request: { w, _ in ("GET", "/v1/partitions/device=\(w.devices["B1"]!.id)/permissions", nil) },
+                  expected: ["200 r-", "200 r-", "200 r-", "200 --", "200 --", "200 --", "200 -w", "200 --", "401", "401", "200 --"]),
+        Operation(name: "permissions device=C1", request: { w, _ in ("GET", "/v1/partitions/device=\(w.devices["C1"]!.id)/permissions", nil) },
+                  expected: ["200 --", "200 --", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --"]),
+        Operation(name: "permissions user=Bob", request: { w, _ in ("GET", "/v1/partitions/user=\(w.users["bob"]!.id)/permissions", nil) },
+                  expected: ["200 --", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --"]),
+        Operation(name: "GET me", request: { _, _ in ("GET", "/v1/me", nil) },
+                  expected: ["200", "200", "200", "200", "200", "200", "403", "403", "401", "401", "401"]),
+        Operation(name: "add a device", request: { _, _ in ("POST", "/v1/devices", #"{"name":"new"}"#) },
+                  expected: ["201", "201", "201", "201", "201", "201", "403", "403", "401", "401", "401"]),
+        Operation(name: "create a group with own device", request: { w, a in ("POST", "/v1/groups", #"{"name":"Mine","deviceId":"\#(w.ownDevice(a))"}"#) },
+                  expected: ["201", "201", "201", "201", "201", "201", "403", "403", "401", "401", "401"]),
+        Operation(name: "create a group with someone else's device", request: { w, _ in ("POST", "/v1/groups", #"{"name":"Theirs","deviceId":"\#(w.devices["F1"]!.id)"}"#) },
+                  expected: ["404", "404", "404", "404", "404", "201", "403", "403", "401", "401", "401"]),
+    ]
+
+    @Test(arguments: operations)
+    func everyActor(_ operation: Operation) throws {
+        try TestApp.with { app in
+            let world = try PermissionWorld(app: app)
+            let client = try app.client()
+            var outcomes: [String] = []
+            // Each actor runs against the same world; mutations are undone by using a fresh
+            // world whenever the previous actor succeeded.
+            var current = world
+            for actor in Actor.allCases {
+                let (method, path, body) = operation.request(current, actor)
+                var headers: [String: String] = [:]
+                if let token = current.token(actor) { headers["Authorization"] = "Bearer \(token)" }
+                if body != nil { headers["Content-Type"] = "application/json" }
+                let reply = try client.request(method, path, headers: headers, body: body.map { Array($0.utf8) })
+                var outcome = String(reply.status)
+                if path.hasSuffix("/permissions"), reply.status == 200 {
+                    outcome += " " + (reply.json["read"].bool == true ? "r" : "-") + (reply.json["write"].bool == true ? "w" : "-")
+                }
+                if reply.status >= 400 {
+                    // Every denial uses the API.md error shape; 403s name the partition or the rule.
+                    #expect(reply.errorCode != nil, "\(actor) \(operation.name): \(reply.text)")
+                }
+                outcomes.append(outcome)
+                if reply.status < 300 && method != "GET" { current = try PermissionWorld(app: app) }
+            }
+            let table = zip(Actor.allCases, zip(outcomes, operation.expected)).filter { $0.1.0 != $0.1.1 }
+                .map { "\($0.0): got \($0.1.0), expected \($0.1.1)" }
+            #expect(table.isEmpty, "\(operation.name):\n\(table.joined(separator: "\n"))")
+        }
+    }
+}

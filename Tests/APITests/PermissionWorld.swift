@@ -1,0 +1,98 @@
+import HTTPTestSupport
+
+/// A group with one actor of every kind, built through the API.
+///
+/// Ann owns group G (device A1). Bob is a member sharing (B1), Cat a member not sharing (C1),
+/// Dan is invited but has not accepted (D1), Eve joined and left (E1), Fay is an outsider (F1).
+/// Zed has an account and nothing else (the target of invitations). Bob's first session was
+/// signed out, and B1's first token was rotated away.
+struct PermissionWorld {
+    enum Actor: String, CaseIterable, Sendable {
+        case owner, memberSharing, memberNotSharing, invited, formerMember, outsider
+        case ownDeviceToken, otherMemberDeviceToken, revokedDeviceToken, signedOutToken, noCredential
+    }
+
+    var users: [String: (id: String, token: String)] = [:]
+    var devices: [String: (id: String, token: String)] = [:]
+    var groupID = ""
+    var revokedB1Token = ""
+    var signedOutBobToken = ""
+    /// Makes this world's emails unique within one server.
+    let suffix: String
+
+    /// The email of actor `name` in this world.
+    func email(_ name: String) -> String { "\(name)\(suffix)@example.org" }
+
+    init(app: TestApp) throws {
+        suffix = "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let client = try app.client()
+        for name in ["ann", "bob", "cat", "dan", "eve", "fay", "zed"] { users[name] = try app.signUp(name + suffix) }
+        for (user, device) in [("ann", "A1"), ("bob", "B1"), ("cat", "C1"), ("dan", "D1"), ("eve", "E1"), ("fay", "F1")] {
+            let reply = try client.request("POST", "/v1/devices", token: users[user]!.token, json: #"{"name":"\#(device)"}"#)
+            devices[device] = (reply.json["device"]["id"].string ?? "", reply.json["deviceToken"].string ?? "")
+        }
+        let group = try client.request("POST", "/v1/groups", token: users["ann"]!.token, json: #"{"name":"G","deviceId":"\#(devices["A1"]!.id)"}"#)
+        groupID = group.json["id"].string ?? ""
+        for (user, device) in [("bob", "B1"), ("cat", "C1"), ("eve", "E1")] {
+            try expect(client.request("POST", "/v1/groups/\(groupID)/invitations", token: users["ann"]!.token, json: #"{"email":"\#(email(user))"}"#), 201)
+            try expect(client.request("POST", "/v1/invitations/\(groupID)/accept", token: users[user]!.token, json: #"{"deviceId":"\#(devices[device]!.id)"}"#), 200)
+        }
+        try expect(client.request("POST", "/v1/groups/\(groupID)/invitations", token: users["bob"]!.token, json: #"{"email":"\#(email("dan"))"}"#), 201)
+        try expect(client.request("PUT", "/v1/groups/\(groupID)/sharing", token: users["cat"]!.token, json: #"{"shareLocation":false}"#), 200)
+        try expect(client.request("DELETE", "/v1/groups/\(groupID)/members/\(users["eve"]!.id)", headers: ["Authorization": "Bearer \(users["eve"]!.token)"]), 204)
+        // Bob: a second session, the first signed out.
+        signedOutBobToken = users["bob"]!.token
+        let session = try client.request("POST", "/v1/sessions", json: #"{"email":"\#(email("bob"))","password":"password-bob\#(suffix)"}"#)
+        try expect(client.request("DELETE", "/v1/sessions/current", headers: ["Authorization": "Bearer \(signedOutBobToken)"]), 204)
+        users["bob"] = (users["bob"]!.id, session.json["token"].string ?? "")
+        // B1: rotate its token.
+        revokedB1Token = devices["B1"]!.token
+        let rotated = try client.request("POST", "/v1/devices/\(devices["B1"]!.id)/token", headers: ["Authorization": "Bearer \(users["bob"]!.token)"])
+        devices["B1"] = (devices["B1"]!.id, rotated.json["deviceToken"].string ?? "")
+    }
+
+    /// The bearer token an actor presents (nil: none).
+    func token(_ actor: Actor) -> String? {
+        switch actor {
+        case .owner: users["ann"]!.token
+        case .memberSharing: users["bob"]!.token
+        case .memberNotSharing: users["cat"]!.token
+        case .invited: users["dan"]!.token
+        case .formerMember: users["eve"]!.token
+        case .outsider: users["fay"]!.token
+        case .ownDeviceToken: devices["B1"]!.token
+        case .otherMemberDeviceToken: devices["A1"]!.token
+        case .revokedDeviceToken: revokedB1Token
+        case .signedOutToken: signedOutBobToken
+        case .noCredential: nil
+        }
+    }
+
+    /// The actor's own device id (user actors), else B1.
+    func ownDevice(_ actor: Actor) -> String {
+        switch actor {
+        case .owner: devices["A1"]!.id
+        case .memberNotSharing: devices["C1"]!.id
+        case .invited: devices["D1"]!.id
+        case .formerMember: devices["E1"]!.id
+        case .outsider: devices["F1"]!.id
+        default: devices["B1"]!.id
+        }
+    }
+
+    /// The actor's own user id (user actors), else Bob's.
+    func ownUser(_ actor: Actor) -> String {
+        switch actor {
+        case .owner: users["ann"]!.id
+        case .memberNotSharing: users["cat"]!.id
+        case .invited: users["dan"]!.id
+        case .formerMember: users["eve"]!.id
+        case .outsider: users["fay"]!.id
+        default: users["bob"]!.id
+        }
+    }
+
+    private func expect(_ reply: HTTPTestClient.Reply, _ status: Int) throws {
+        guard reply.status == status else { throw TestFailure("world setup: expected \(status), got \(reply.status) \(reply.text)") }
+    }
+}
