@@ -8,8 +8,23 @@ import Tracking
 /// stop accepting, finish in-flight requests and close the database cleanly.
 enum ServeCommand {
     static func run(_ configuration: ServerConfiguration) throws {
-        unblockStopSignals()
         let logger = Logger(level: configuration.logLevel)
+        unblockStopSignals()
+        // Handlers first: a signal that arrives while starting must stop us cleanly too.
+        let stop = DispatchSemaphore(value: 0)
+
+        let signalQueue = DispatchQueue(label: "fod.signals")
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: signalQueue)
+            source.setEventHandler {
+                logger.info("received signal \(signalNumber)")
+                stop.signal()
+            }
+            source.resume()
+            sources.append(source)
+        }
         raiseOpenFileLimit()
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
@@ -39,20 +54,6 @@ enum ServeCommand {
         // Machine-readable line for scripts and tests that start servers on port 0.
         FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
 
-        let stop = DispatchSemaphore(value: 0)
-
-        let signalQueue = DispatchQueue(label: "fod.signals")
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: signalQueue)
-            source.setEventHandler {
-                logger.info("received signal \(signalNumber)")
-                stop.signal()
-            }
-            source.resume()
-            sources.append(source)
-        }
         stop.wait()
         server.shutdown()
         backend.close()

@@ -170,7 +170,9 @@ func withTestServer(configure: (inout HTTPServer.Configuration) -> Void = { _ in
             try client.get("/items/2")
             try client.get("/missing")
             // The completed callback runs after the reply is sent: wait for the in-flight count to drain.
-            let text = waitUntil { server.metrics.count(route: "/items/{id}", status: 200) == 2 }
+            let text = waitUntil {
+                server.metrics.count(route: "/items/{id}", status: 200) == 2 && server.metrics.count(route: "unmatched", status: 404) == 1
+            }
             #expect(text)
             let rendered = server.metrics.render(gauges: [("fod_open_connections", "Open connections.", 1)])
             #expect(rendered.contains("fod_http_requests_total{method=\"GET\",route=\"/items/{id}\",status=\"200\"} 2"))
