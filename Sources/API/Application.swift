@@ -1,5 +1,6 @@
 import HTTPServer
 import JSONCore
+import LocationFormats
 import Storage
 import Tracking
 
@@ -9,13 +10,16 @@ public struct Services: Sendable {
     public let accounts: AccountService
     public let devices: DeviceService
     public let groups: GroupService
+    public let locations: LocationService
     public let logger: Logger
 
-    public init(backend: SQLiteBackend, accounts: AccountService, groupObserver: (any MembershipObserver)? = nil, logger: Logger) {
+    public init(backend: SQLiteBackend, accounts: AccountService, groupObserver: (any MembershipObserver)? = nil,
+                locationObserver: (any LocationObserver)? = nil, fixRules: FixRules = .standard, logger: Logger) {
         self.backend = backend
         self.accounts = accounts
         self.devices = DeviceService(store: backend)
         self.groups = GroupService(store: backend, observer: groupObserver)
+        self.locations = LocationService(store: backend, directory: backend, observer: locationObserver, rules: fixRules)
         self.logger = logger
     }
 
@@ -29,6 +33,7 @@ public enum API {
         for route in AccountRoutes(services: services).routes { router.add(route) }
         for route in DeviceRoutes(services: services).routes { router.add(route) }
         for route in GroupRoutes(services: services).routes { router.add(route) }
+        for route in LocationRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
         return router
     }

@@ -1,5 +1,6 @@
 import HTTPServer
 import JSONCore
+import LocationFormats
 import Storage
 import Tracking
 
@@ -23,6 +24,8 @@ public struct ErrorMapper: Sendable {
             var response = Self.body(status: e.status, code: e.code, message: e.message)
             for header in e.headers { response.setHeader(header.name, header.value) }
             return response
+        case let e as FixError:
+            return Self.body(status: 400, code: e.code, message: e.message)
         case let e as JSONParseError:
             return Self.body(status: 400, code: "malformed_json", message: e.description)
         case let e as StorageError where e.isBusy:

@@ -9,6 +9,15 @@ struct JSONBody {
     /// Parses the body of `request`: content type must be JSON (415 otherwise), the bytes valid
     /// UTF-8 JSON (400), the top level an object (400).
     init(_ request: Request) throws {
+        let value = try Self.parse(request)
+        guard case .object(let object) = value else {
+            throw TrackingError.invalid("the body must be a JSON object, not \(value.typeName)", code: "wrong_type")
+        }
+        self.object = object
+    }
+
+    /// The body of `request` as any JSON value (415 for another content type, 400 when malformed).
+    static func parse(_ request: Request) throws -> JSONValue {
         guard let contentType = request.header("content-type") else {
             throw HTTPError(status: 415, code: "unsupported_media_type", message: "Content-Type must be application/json")
         }
@@ -18,11 +27,7 @@ struct JSONBody {
                             message: "Content-Type must be application/json, not \(contentType)")
         }
         guard !request.body.isEmpty else { throw TrackingError.invalid("a JSON body is required", code: "missing_body") }
-        let value = try JSONParser.parse(request.body)
-        guard case .object(let object) = value else {
-            throw TrackingError.invalid("the body must be a JSON object, not \(value.typeName)", code: "wrong_type")
-        }
-        self.object = object
+        return try JSONParser.parse(request.body)
     }
 
     init(object: JSONObject) { self.object = object }

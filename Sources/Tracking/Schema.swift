@@ -63,5 +63,31 @@ public enum Schema {
             CREATE INDEX invitations_by_invitee ON invitations(invitee_id);
             CREATE INDEX invitations_by_sender ON invitations(sender_id);
             """),
+        .init(version: 3, name: "location history keyed by leaf cell", sql: """
+            -- One row per stored fix, clustered on the S2 leaf cell id (signed 64-bit, as MongoDB
+            -- stores it), so a covering's cell ranges are contiguous B-tree scans that yield
+            -- position, device and time with no second lookup. `seq` is the global arrival
+            -- order (unique), which also breaks ties between fixes with equal timestamps.
+            CREATE TABLE fixes (
+                cell INTEGER NOT NULL,
+                device_key INTEGER NOT NULL,
+                ts INTEGER NOT NULL,
+                seq INTEGER NOT NULL,
+                lon REAL NOT NULL,
+                lat REAL NOT NULL,
+                accuracy REAL,
+                altitude REAL,
+                speed REAL,
+                heading REAL,
+                battery REAL,
+                client_id TEXT,
+                PRIMARY KEY (cell, device_key, ts, seq)
+            ) WITHOUT ROWID;
+            -- History pages, duplicate-by-timestamp checks and retention, per device in time order.
+            CREATE INDEX fixes_by_device_time ON fixes(device_key, ts, seq);
+            -- A client id is stored at most once per device.
+            CREATE UNIQUE INDEX fixes_by_client_id ON fixes(device_key, client_id) WHERE client_id IS NOT NULL;
+            CREATE INDEX devices_by_last_cell ON devices(last_cell) WHERE last_cell IS NOT NULL;
+            """),
     ])
 }

@@ -64,6 +64,8 @@ extension SQLiteBackend: AccountStore {
 
     public func deleteUser(id: String) async throws {
         try await write { db in
+            // Locations have no foreign key (they are keyed for speed): delete them first.
+            try db.run("DELETE FROM fixes WHERE device_key IN (SELECT key FROM devices WHERE owner_id = ?)", [.text(id)])
             try db.run("DELETE FROM users WHERE id = ?", [.text(id)])
         }
     }

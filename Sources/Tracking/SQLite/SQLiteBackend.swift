@@ -10,6 +10,7 @@ public final class SQLiteBackend: Sendable {
     public let path: String
     public let writer: DatabaseWriter
     public let readers: ReaderPool
+    let sequences = SequenceAllocator()
 
     /// Opens (creating) `fod.sqlite` in `directory` and applies pending migrations.
     public static func open(directory: String, synchronous: Database.Synchronous = .full,

@@ -45,6 +45,7 @@ struct SQLiteDirectory: DirectoryTransaction {
     }
 
     func deleteDevice(id: String) throws {
+        try db.run("DELETE FROM fixes WHERE device_key = (SELECT key FROM devices WHERE id = ?)", [.text(id)])
         try db.run("DELETE FROM devices WHERE id = ?", [.text(id)])
     }
 

@@ -1,0 +1,97 @@
+import HTTPServer
+import JSONCore
+import LocationFormats
+import Timestamps
+import Tracking
+
+/// `POST|GET|DELETE /v1/devices/{id}/locations`.
+struct LocationRoutes {
+    let services: Services
+    /// 10,000 fixes of a few hundred bytes each fit.
+    static let maxBatchBodyBytes = 8 << 20
+
+    var routes: [Route] {
+        let locations = services.locations
+        let auth = Authentication(services: services)
+        return [
+            Route("POST", "/v1/devices/{id}/locations", maxBodyBytes: Self.maxBatchBodyBytes, .deferred { request in
+                let credential = try auth.credential(request)
+                let deviceID = request.parameter("id")
+                try services.rules.requireWrite(credential, .device(deviceID))
+                let body = try JSONBody.parse(request)
+                let batch = try NativeFormat.parse(body, now: Timestamp.nowMilliseconds(), rules: locations.rules)
+                if batch.isSingle, let rejection = batch.rejected.first {
+                    throw TrackingError.invalid(rejection.error.message, code: rejection.error.code)
+                }
+                let outcome = try await locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential)
+                return .json(Self.counts(outcome, rejected: batch.rejected))
+            }),
+            Route("GET", "/v1/devices/{id}/locations", .inline { request in
+                let credential = try auth.credential(request)
+                if case .device = credential { throw TrackingError.cannotRead(.device(request.parameter("id"))) }
+                let page = try locations.history(
+                    deviceID: request.parameter("id"), credential: credential,
+                    from: try QueryTime.parse(request.query("from"), name: "from"),
+                    to: try QueryTime.parse(request.query("to"), name: "to"),
+                    cursor: try request.query("cursor").map(CursorCoding.decode),
+                    limit: try QueryNumber.int(request.query("limit"), name: "limit"))
+                return .json(["locations": .array(page.fixes.map(Self.document)),
+                              "nextCursor": page.next.map { .string(CursorCoding.encode($0)) } ?? .null])
+            }),
+            Route("DELETE", "/v1/devices/{id}/locations", .deferred { request in
+                let userID = try auth.requireUser(request)
+                guard let before = try QueryTime.parse(request.query("before"), name: "before") else {
+                    throw TrackingError.missingField("before")
+                }
+                let deleted = try await locations.deleteHistory(deviceID: request.parameter("id"), before: before, ownerID: userID)
+                return .json(["deleted": .number(JSONNumber(deleted))])
+            }),
+        ]
+    }
+
+    static func counts(_ outcome: IngestOutcome, rejected: [(index: Int, error: FixError)]) -> JSONValue {
+        ["accepted": .number(JSONNumber(outcome.accepted)), "duplicates": .number(JSONNumber(outcome.duplicates)),
+         "rejected": .array(rejected.map { r in
+             ["index": .number(JSONNumber(r.index)),
+              "error": ["code": .string(r.error.code), "message": .string(r.error.message)]]
+         })]
+    }
+
+    static func document(_ stored: StoredFix) -> JSONValue {
+        let f = stored.fix
+        var object: JSONObject = [:]
+        if let id = f.clientID { object["id"] = .string(id) }
+        object["location"] = Documents.position(f.longitude, f.latitude)
+        object["timestamp"] = .string(Time.format(f.timestamp))
+        if let v = f.accuracy { object["accuracy"] = .number(JSONNumber(v)) }
+        if let v = f.altitude { object["altitude"] = .number(JSONNumber(v)) }
+        if let v = f.speed { object["speed"] = .number(JSONNumber(v)) }
+        if let v = f.heading { object["heading"] = .number(JSONNumber(v)) }
+        if let v = f.battery { object["battery"] = .number(JSONNumber(v)) }
+        return .object(object)
+    }
+}
+
+/// Times in query strings: RFC 3339, or epoch milliseconds.
+enum QueryTime {
+    static func parse(_ text: String?, name: String) throws -> Int64? {
+        guard let text, !text.isEmpty else { return nil }
+        if let ms = Timestamp.parseRFC3339(text) { return ms }
+        if let number = Int64(text) { return number }
+        throw TrackingError.invalid("\(name) must be an RFC 3339 time or epoch milliseconds", code: "invalid_time")
+    }
+}
+
+enum QueryNumber {
+    static func int(_ text: String?, name: String) throws -> Int? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let value = Int(text) else { throw TrackingError.invalid("\(name) must be a whole number", code: "invalid_number") }
+        return value
+    }
+
+    static func double(_ text: String?, name: String) throws -> Double? {
+        guard let text, !text.isEmpty else { return nil }
+        guard let value = Double(text), value.isFinite else { throw TrackingError.invalid("\(name) must be a number", code: "invalid_number") }
+        return value
+    }
+}

@@ -1,0 +1,69 @@
+import LocationFormats
+
+/// A fix as stored: the submitted `Fix` plus the device it belongs to and its arrival order.
+public struct StoredFix: Sendable, Equatable {
+    public let deviceID: String
+    /// Global arrival order, unique and increasing (also the live feed's commit order).
+    public let sequence: Int64
+    public let fix: Fix
+}
+
+/// What one ingest call did: counts as API.md's batch reply, plus what changed.
+public struct IngestOutcome: Sendable {
+    public var accepted = 0
+    public var duplicates = 0
+    /// The stored fixes in commit order.
+    public var stored: [StoredFix] = []
+    /// Sequence of the fix that became the device's latest (newest by timestamp), if any did.
+    public var newLatestSequence: Int64?
+}
+
+/// A page of history, oldest first.
+public struct HistoryPage: Sendable {
+    public let fixes: [StoredFix]
+    /// Where the next page starts (nil on the last page).
+    public let next: HistoryCursor?
+}
+
+/// A keyset position in a device's history: the last (timestamp, sequence) returned.
+public struct HistoryCursor: Sendable, Equatable {
+    public let timestamp: Int64
+    public let sequence: Int64
+
+    public init(timestamp: Int64, sequence: Int64) {
+        self.timestamp = timestamp
+        self.sequence = sequence
+    }
+}
+
+/// A committed fix, published to observers after its commit (the live feed fans it out).
+public struct LocationEvent: Sendable {
+    public let deviceID: String
+    public let ownerID: String
+    public let sequence: Int64
+    public let longitude: Double
+    public let latitude: Double
+    public let timestamp: Int64
+    /// Whether this fix became the device's latest location.
+    public let isLatest: Bool
+}
+
+/// Receives committed fixes, in commit order, after the commit.
+public protocol LocationObserver: Sendable {
+    func locationsCommitted(_ events: [LocationEvent])
+}
+
+/// Persistence of location history.
+public protocol LocationStore: Sendable {
+    /// Dedupes `fixes` (by client id, else by timestamp; against stored fixes and each other, in
+    /// the given order), stores the rest keyed by leaf cell, updates the device's latest
+    /// location when a newer fix arrived, and returns once durable.
+    func append(deviceID: String, fixes: [Fix]) async throws -> IngestOutcome
+    /// History of a device in [from, to], oldest first, after `cursor`, at most `limit`.
+    func history(deviceID: String, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage
+    /// Deletes fixes of `deviceID` older than `before` (ms); returns how many. Works in batches.
+    func deleteHistory(deviceID: String, before: Int64) async throws -> Int
+    /// Deletes fixes older than `before` of every device, at most `batch` rows per commit;
+    /// returns how many in all.
+    func purge(before: Int64, batch: Int) async throws -> Int
+}

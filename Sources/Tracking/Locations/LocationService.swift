@@ -1,0 +1,96 @@
+import Crypto
+import LocationFormats
+import Timestamps
+
+/// Ingest, history and deletion of device locations.
+///
+/// Only the device's own token writes its locations (`PartitionRules.canWrite`); history is read
+/// by whoever may read the device partition: its owner, and group members while it shares.
+/// Every path into storage — our format and the phone apps' — goes through `ingest`, so
+/// validation, idempotency and events are the same for all.
+public final class LocationService: Sendable {
+    public static let maxHistoryPage = 10_000
+    public static let defaultHistoryPage = 1_000
+
+    let store: any LocationStore
+    let directory: any DirectoryStore
+    let observer: (any LocationObserver)?
+    public let rules: FixRules
+
+    public init(store: any LocationStore, directory: any DirectoryStore, observer: (any LocationObserver)? = nil,
+                rules: FixRules = .standard) {
+        self.store = store
+        self.directory = directory
+        self.observer = observer
+        self.rules = rules
+    }
+
+    /// Stores `fixes` for `deviceID` if `credential` is that device's token; returns the counts
+    /// once the fixes are durable, then publishes them to the observer.
+    public func ingest(_ fixes: [Fix], deviceID: String, credential: Credential) async throws -> IngestOutcome {
+        try PartitionRules(facts: directory).requireWrite(credential, .device(deviceID))
+        guard case .device(_, let ownerID) = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
+        guard !fixes.isEmpty else { return IngestOutcome() }
+        let outcome = try await store.append(deviceID: deviceID, fixes: fixes)
+        if let observer, !outcome.stored.isEmpty {
+            observer.locationsCommitted(outcome.stored.map { stored in
+                LocationEvent(deviceID: deviceID, ownerID: ownerID, sequence: stored.sequence,
+                              longitude: stored.fix.longitude, latitude: stored.fix.latitude,
+                              timestamp: stored.fix.timestamp, isLatest: stored.sequence == outcome.newLatestSequence)
+            })
+        }
+        return outcome
+    }
+
+    /// A page of history, oldest first; 404 to anyone who may not read the device.
+    public func history(deviceID: String, credential: Credential, from: Int64?, to: Int64?,
+                        cursor: HistoryCursor?, limit: Int?) throws -> HistoryPage {
+        try PartitionRules(facts: directory).requireRead(credential, .device(deviceID), hiddenAs: "device")
+        let limit = limit ?? Self.defaultHistoryPage
+        guard (1...Self.maxHistoryPage).contains(limit) else {
+            throw TrackingError.invalid("limit must be 1 to \(Self.maxHistoryPage)", code: "invalid_limit")
+        }
+        if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
+        return try store.history(deviceID: deviceID, from: from, to: to, after: cursor, limit: limit)
+    }
+
+    /// Deletes the device's fixes older than `before` (owner only); returns how many.
+    public func deleteHistory(deviceID: String, before: Int64, ownerID: String) async throws -> Int {
+        _ = try directory.readDirectory { try DeviceService.owned(deviceID, by: ownerID, in: $0) }
+        return try await store.deleteHistory(deviceID: deviceID, before: before)
+    }
+}
+
+/// History cursors as opaque, URL-safe strings.
+public enum CursorCoding {
+    public static func encode(_ cursor: HistoryCursor) -> String {
+        Base64URL.encode(Array("\(cursor.timestamp):\(cursor.sequence)".utf8))
+    }
+
+    public static func decode(_ text: String) throws -> HistoryCursor {
+        guard text.utf8.count <= 64, let bytes = Base64URL.decode(text) else { throw invalid }
+        let parts = String(decoding: bytes, as: UTF8.self).split(separator: ":")
+        guard parts.count == 2, let ts = Int64(parts[0]), let seq = Int64(parts[1]) else { throw invalid }
+        return HistoryCursor(timestamp: ts, sequence: seq)
+    }
+
+    static var invalid: TrackingError { .invalid("cursor is not one this server issued", code: "invalid_cursor") }
+}
+
+/// Deletes history older than a retention window, in small batches, in the background.
+public final class RetentionJob: Sendable {
+    let store: any LocationStore
+    let retainMilliseconds: Int64
+    let batch: Int
+
+    public init(store: any LocationStore, retainDays: Int, batch: Int = 5_000) {
+        self.store = store
+        self.retainMilliseconds = Int64(retainDays) * 86_400_000
+        self.batch = batch
+    }
+
+    /// One pass: deletes everything older than now − retention; returns how many fixes.
+    public func runOnce(now: Int64 = Timestamp.nowMilliseconds()) async throws -> Int {
+        try await store.purge(before: now - retainMilliseconds, batch: batch)
+    }
+}
