@@ -27,7 +27,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "Tracking", dependencies: ["Storage", "Crypto", "Timestamps", "GeoKit", "LocationFormats"]),
         .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Storage", "Timestamps", "LocationFormats", "GeoKit"]),
-        .executableTarget(name: "fod", dependencies: ["API", "Tracking", "HTTPServer", "Storage", "Crypto"]),
+        .executableTarget(name: "fod", dependencies: ["API", "Tracking", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "JSONCore", "Timestamps"]),
 
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

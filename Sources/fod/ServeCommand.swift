@@ -2,6 +2,7 @@ import API
 import Dispatch
 import Foundation
 import HTTPServer
+import LocationFormats
 import Tracking
 
 /// `fod serve`: open the data directory, start the HTTP server, run until SIGINT/SIGTERM, then
@@ -30,7 +31,12 @@ enum ServeCommand {
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
         let accounts = try AccountService(store: backend, passwordCost: configuration.passwordCost,
                                           signInAttemptsPerMinute: configuration.signInAttemptsPerMinute)
-        let services = Services(backend: backend, accounts: accounts, logger: logger)
+        var fixRules = FixRules.standard
+        fixRules.maxFutureMilliseconds = Int64(configuration.maxFutureHours) * 3_600_000
+        let services = Services(backend: backend, accounts: accounts, fixRules: fixRules, logger: logger)
+        let retention = configuration.retainDays.map { days in
+            startRetention(RetentionJob(store: backend, retainDays: days), logger: logger)
+        }
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()
         let router = API.router(services) {
@@ -55,10 +61,26 @@ enum ServeCommand {
         FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
 
         stop.wait()
+        retention?.cancel()
         server.shutdown()
         backend.close()
         logger.info("database closed; bye")
         sources.forEach { $0.cancel() }
+    }
+
+    /// Purges expired history now and every 10 minutes, in small batches, until cancelled.
+    static func startRetention(_ job: RetentionJob, logger: Logger) -> Task<Void, Never> {
+        Task.detached(priority: .background) {
+            while !Task.isCancelled {
+                do {
+                    let purged = try await job.runOnce()
+                    if purged > 0 { logger.info("retention: deleted \(purged) expired fix(es)") }
+                } catch {
+                    logger.warning("retention pass failed: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(600))
+            }
+        }
     }
 
     /// A parent may start us with SIGINT/SIGTERM blocked (the mask is inherited across exec):

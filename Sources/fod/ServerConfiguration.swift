@@ -14,10 +14,14 @@ struct ServerConfiguration {
     var synchronous = Database.Synchronous.full
     var passwordCost = PasswordHasher.Cost.interactive
     var signInAttemptsPerMinute = 10
+    /// Days of history to keep (nil: keep everything).
+    var retainDays: Int?
+    /// How far in the future a fix's timestamp may be, in hours.
+    var maxFutureHours = 24
 
     static let optionNames: Set<String> = ["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
-                                           "max-body-bytes"]
+                                           "max-body-bytes", "retain-days", "max-future-hours"]
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -33,6 +37,8 @@ struct ServerConfiguration {
           --sync full|normal         SQLite synchronous mode (default full: every commit survives power loss)
           --password-cost interactive|minimal   Argon2id cost (minimal is for tests only)
           --sign-in-limit <n>        sign-in attempts per minute per email and per address (default 10)
+          --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
+          --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
         """
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
@@ -64,5 +70,13 @@ struct ServerConfiguration {
             passwordCost = value
         }
         if let n = try arguments.int("sign-in-limit") { signInAttemptsPerMinute = max(1, n) }
+        if let n = try arguments.int("retain-days") {
+            guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
+            retainDays = n
+        }
+        if let n = try arguments.int("max-future-hours") {
+            guard (0...8760).contains(n) else { throw UsageError("--max-future-hours must be 0–8760") }
+            maxFutureHours = n
+        }
     }
 }

@@ -1,0 +1,91 @@
+import Foundation
+import Synchronization
+import Testing
+import HTTPTestSupport
+
+/// Ingest against the real executable: restarts and kill -9.
+@Suite struct IngestProcessTests {
+    func temporaryDirectory() -> String { NSTemporaryDirectory() + "fod-ingest-" + UUID().uuidString }
+
+    /// Signs up, adds a device; returns (user token, device id, device token).
+    func setUp(_ port: UInt16) throws -> (String, String, String) {
+        let client = try HTTPTestClient(port: port)
+        let user = try client.request("POST", "/v1/users", json: #"{"email":"i@example.org","password":"password-i","displayName":"I"}"#)
+        let token = user.json["token"].string ?? ""
+        let device = try client.request("POST", "/v1/devices", token: token, json: #"{"name":"tracker"}"#)
+        return (token, device.json["device"]["id"].string ?? "", device.json["deviceToken"].string ?? "")
+    }
+
+    func batch(_ range: Range<Int>, withIDs: Bool) -> String {
+        let fixes = range.map { i in
+            #"{"location":[\#(Double(i % 3600) / 10 - 180),\#(Double(i % 1800) / 10 - 90)],"timestamp":\#(1_700_000_000_000 + Int64(i) * 1000)\#(withIDs ? #","id":"f\#(i)""# : "")}"#
+        }
+        return #"{"locations":[\#(fixes.joined(separator: ","))]}"#
+    }
+
+    @Test func duplicatesAreRecognisedAcrossARestart() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try FodProcess(dataDirectory: directory)
+        let (_, deviceID, deviceToken) = try setUp(first.port)
+        let withIDs = batch(0..<100, withIDs: true), withoutIDs = batch(100..<200, withIDs: false)
+        for body in [withIDs, withoutIDs] {
+            #expect(try HTTPTestClient(port: first.port).request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: body).json["accepted"].int == 100)
+        }
+        #expect(first.stop() == 0)
+        let second = try FodProcess(dataDirectory: directory)
+        defer { second.stop() }
+        for body in [withIDs, withoutIDs] {
+            let reply = try HTTPTestClient(port: second.port).request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: body)
+            #expect(reply.json["accepted"].int == 0 && reply.json["duplicates"].int == 100)
+        }
+    }
+
+    @Test func killDashNineDuringAStreamOfBatchesLosesNoAcknowledgedFix() throws {
+        let directory = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try FodProcess(dataDirectory: directory)
+        let (userToken, deviceID, deviceToken) = try setUp(server.port)
+        let acknowledged = Mutex<Set<Int>>([])
+        let streams = 4
+        let enoughSent = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for stream in 0..<streams {
+            group.enter()
+            DispatchQueue.global().async {
+                defer { group.leave() }
+                guard let client = try? HTTPTestClient(port: server.port) else { return }
+                var n = 0
+                while n < 400 {
+                    let start = (n * streams + stream) * 50
+                    guard let reply = try? client.request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken,
+                                                          json: self.batch(start..<start + 50, withIDs: true)),
+                          reply.status == 200 else { return }
+                    acknowledged.withLock { $0.formUnion(start..<start + 50) }
+                    if n == 20 { enoughSent.signal() }
+                    n += 1
+                }
+            }
+        }
+        // Kill while all four streams are still sending.
+        for _ in 0..<streams { enoughSent.wait() }
+        server.stop(signal: SIGKILL)
+        group.wait()
+        let acked = acknowledged.withLock { $0 }
+        #expect(acked.count >= streams * 21 * 50)
+
+        let restarted = try FodProcess(dataDirectory: directory)
+        defer { restarted.stop() }
+        var stored = Set<Int>()
+        var cursor: String?
+        let client = try HTTPTestClient(port: restarted.port)
+        repeat {
+            let page = try client.get("/v1/devices/\(deviceID)/locations?limit=10000" + (cursor.map { "&cursor=\($0)" } ?? ""), token: userToken)
+            for fix in page.json["locations"].array {
+                if let id = fix["id"].string, let n = Int(id.dropFirst()) { stored.insert(n) }
+            }
+            cursor = page.json["nextCursor"].string
+        } while cursor != nil
+        #expect(acked.subtracting(stored).isEmpty, "lost \(acked.subtracting(stored).count) acknowledged fixes")
+    }
+}
