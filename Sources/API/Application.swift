@@ -34,6 +34,7 @@ public enum API {
         for route in DeviceRoutes(services: services).routes { router.add(route) }
         for route in GroupRoutes(services: services).routes { router.add(route) }
         for route in LocationRoutes(services: services).routes { router.add(route) }
+        for route in AppIngestRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
         return router
     }

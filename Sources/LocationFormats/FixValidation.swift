@@ -174,7 +174,9 @@ struct Measure {
     /// The canonical value of a number the client sent.
     func value(_ raw: Double) throws(FixError) -> Double? {
         if negativeMeansUnknown && raw < 0 { return nil }
-        let canonical = raw * multiplier / divisor
+        var canonical = raw * multiplier / divisor
+        // A unit conversion leaves binary noise (0.55 × 100 = 55.00000000000001): keep 9 decimals.
+        if multiplier != 1 || divisor != 1 { canonical = round(canonical * 1e9) / 1e9 }
         guard range.contains(canonical) else { throw error }
         return canonical
     }

@@ -1,0 +1,98 @@
+import Crypto
+import HTTPServer
+import JSONCore
+import LocationFormats
+import Timestamps
+import Tracking
+
+/// Ingest endpoints for the phone apps people already use. Each maps its payload onto
+/// `LocationService.ingest`, so validation, deduplication and events are those of the native
+/// endpoint; the secret is always the device token.
+struct AppIngestRoutes {
+    let services: Services
+
+    var routes: [Route] {
+        let locations = services.locations
+        let devices = services.devices
+        let auth = Authentication(services: services)
+        let osmand: Handler = .deferred { request in
+            let now = Timestamp.nowMilliseconds()
+            let parsed: (deviceToken: String, fix: Fix)
+            let contentType = request.header("content-type")?.lowercased() ?? ""
+            if request.body.isEmpty {
+                parsed = try OsmAndFormat.parseQuery(request.queryItems, now: now, rules: locations.rules)
+            } else if contentType.hasPrefix("application/json") {
+                parsed = try OsmAndFormat.parseJSON(try JSONBody.parse(request), now: now, rules: locations.rules)
+            } else if contentType.hasPrefix("application/x-www-form-urlencoded") {
+                parsed = try OsmAndFormat.parseQuery(request.queryItems + (try OsmAndFormat.decodeForm(request.body)),
+                                                     now: now, rules: locations.rules)
+            } else {
+                throw HTTPError(status: 415, code: "unsupported_media_type",
+                                message: "send the OsmAnd fix as query parameters, a form, or JSON")
+            }
+            guard let credential = try devices.credential(forDeviceToken: parsed.deviceToken),
+                  case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
+            let outcome = try await locations.ingest([parsed.fix], deviceID: deviceID, credential: credential)
+            return .json(LocationRoutes.counts(outcome, rejected: []))
+        }
+        return [
+            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, .deferred { request in
+                let credential = try Self.ownTracksCredential(request, devices: devices)
+                guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
+                // The app ignores zero-length bodies; so do we. It wants a JSON array back.
+                if !request.body.isEmpty,
+                   let fix = try OwnTracksFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules) {
+                    _ = try await locations.ingest([fix], deviceID: deviceID, credential: credential)
+                }
+                return .json(.array([]))
+            }),
+            Route("GET", "/v1/ingest/osmand", osmand),
+            Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
+            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, .deferred { request in
+                let credential = try auth.credential(request)
+                guard case .device(let deviceID, _) = credential else {
+                    throw TrackingError.wrongCredentialKind("Overland must send its device token as the Bearer token")
+                }
+                let batch = try OverlandFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules)
+                let outcome = try await locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential)
+                // The app deletes its copy only on "ok"; invalid points could never be stored, so
+                // they are reported but not resent forever.
+                guard case .object(var counts) = LocationRoutes.counts(outcome, rejected: batch.rejected) else { return .json(.null) }
+                counts["result"] = "ok"
+                return .json(.object(counts))
+            }),
+        ]
+    }
+
+    /// HTTP Basic `deviceId:deviceToken`: the token must belong to that device.
+    static func ownTracksCredential(_ request: Request, devices: DeviceService) throws -> Credential {
+        guard let header = request.header("authorization") else { throw TrackingError.unauthenticated }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Base64.decodeStandard(String(parts[1])) else {
+            throw TrackingError.unauthenticated
+        }
+        let text = String(decoding: decoded, as: UTF8.self)
+        guard let colon = text.firstIndex(of: ":") else { throw TrackingError.unauthenticated }
+        let deviceID = String(text[..<colon]), token = String(text[text.index(after: colon)...])
+        guard let credential = try devices.credential(forDeviceToken: token), case .device(let tokenDevice, _) = credential,
+              tokenDevice == deviceID else { throw TrackingError.unauthenticated }
+        return credential
+    }
+}
+
+/// Standard (padded) base64, as HTTP Basic uses.
+enum Base64 {
+    static func decodeStandard(_ text: String) -> [UInt8]? {
+        let trimmed = text.trimmingCharacters(in: " ")
+        var url = ""
+        for c in trimmed.unicodeScalars {
+            switch c {
+            case "+": url.append("-")
+            case "/": url.append("_")
+            case "=": continue
+            default: url.unicodeScalars.append(c)
+            }
+        }
+        return Base64URL.decode(url)
+    }
+}
