@@ -42,6 +42,23 @@ public final class AccountService: Sendable {
         return SignedIn(user: user, token: token)
     }
 
+    /// Creates an account nobody can sign in to (no password), for fleet devices that have no
+    /// person behind them, such as the demo's vessels. Returns the existing one if the email is taken.
+    public func ensureAccountWithoutPassword(email rawEmail: String, displayName rawName: String) async throws -> User {
+        let email = try Validate.email(rawEmail)
+        if let (existing, _) = try store.userWithPasswordHash(email: email) { return existing }
+        let user = User(id: Secrets.newID(prefix: "u_"), email: email, displayName: try Validate.displayName(rawName),
+                        createdAt: Timestamp.nowMilliseconds())
+        // "!" is never a valid Argon2 string, so verification always fails.
+        try await store.createUser(user, passwordHash: "!no-password", sessionTokenHash: Secrets.tokenHash(Secrets.newToken(prefix: "x_")))
+        return user
+    }
+
+    /// The user with `email`, if any.
+    public func user(email rawEmail: String) throws -> User? {
+        try store.userWithPasswordHash(email: Validate.normalizedEmail(rawEmail))?.0
+    }
+
     /// Checks email and password and opens a new session.
     /// - Throws: `rate_limited` (429) past the per-email or per-address limit,
     ///   `invalid_credentials` (401) for an unknown email or a wrong password alike.

@@ -8,7 +8,10 @@ import Tracking
 /// `fod serve`: open the data directory, start the HTTP server, run until SIGINT/SIGTERM, then
 /// stop accepting, finish in-flight requests and close the database cleanly.
 enum ServeCommand {
-    static func run(_ configuration: ServerConfiguration) throws {
+    /// - Parameter afterStart: runs once the server listens (the demo starts its replay here);
+    ///   the task it returns is cancelled at shutdown.
+    static func run(_ configuration: ServerConfiguration,
+                    afterStart: (@Sendable (Services, Logger) -> Task<Void, Never>)? = nil) throws {
         let logger = Logger(level: configuration.logLevel)
         unblockStopSignals()
         // Handlers first: a signal that arrives while starting must stop us cleanly too.
@@ -60,7 +63,9 @@ enum ServeCommand {
         // Machine-readable line for scripts and tests that start servers on port 0.
         FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
 
+        let extra = afterStart?(services, logger)
         stop.wait()
+        extra?.cancel()
         retention?.cancel()
         server.shutdown()
         backend.close()

@@ -5,6 +5,11 @@ let usage = """
 
     Usage:
       fod serve [options]          run the HTTP server (see `fod serve --help`)
+      fod demo [serve options] [--speed <x>]
+                                   serve with a demo group of 295 real vessels (New York Harbor
+                                   AIS, Data/) replayed live, x times faster (default 10)
+      fod import --device <id> <file> [--data <dir>]
+                                   import GeoJSON, GPX or CSV history into a device
       fod db check [--data <dir>]  verify the database (PRAGMA integrity_check)
       fod db backup <file> [--data <dir>]
                                    copy the database with SQLite's online backup
@@ -26,6 +31,26 @@ func runMain() -> Int32 {
             if arguments.flags.contains("help") { print(ServerConfiguration.help); return 0 }
             try ServeCommand.run(try ServerConfiguration(arguments: arguments, environment: environment))
             return 0
+        case "demo":
+            if arguments.flags.contains("help") { print(usage); return 0 }
+            var serveArguments = arguments
+            let speed = try Double(serveArguments.options.removeValue(forKey: "speed") ?? "10").flatMap { $0 > 0 ? $0 : nil }
+                ?? { throw UsageError("--speed must be a positive number") }()
+            let shipped = serveArguments.options.removeValue(forKey: "demo-data") ?? DataFiles.directory()
+            let records = try DemoCommand.loadRecords(dataDirectory: shipped)
+            try ServeCommand.run(try ServerConfiguration(arguments: serveArguments, environment: environment)) { services, logger in
+                Task {
+                    do {
+                        let credentials = try await DemoCommand.prepare(services, records: records, logger: logger)
+                        await DemoCommand.replay(services, records: records, credentials: credentials, speed: speed, logger: logger)
+                    } catch {
+                        logger.error("demo failed: \(error)")
+                    }
+                }
+            }
+            return 0
+        case "import":
+            return try runAsync { try await ImportCommand.run(arguments, environment: environment) }
         case "db":
             return try DatabaseCommand.run(arguments, environment: environment)
         case "help":
@@ -41,6 +66,23 @@ func runMain() -> Int32 {
         FileHandle.standardError.write(Data("fod: \(error)\n".utf8))
         return 1
     }
+}
+
+/// Runs async work from the synchronous entry point and waits for it.
+func runAsync(_ work: @escaping @Sendable () async throws -> Int32) throws -> Int32 {
+    let result = ResultBox()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { result.value = .success(try await work()) } catch { result.value = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try result.value?.get() ?? 1
+}
+
+/// Carries a result from the task to the waiting thread (written before the semaphore signal).
+final class ResultBox: @unchecked Sendable {
+    var value: Result<Int32, Error>?
 }
 
 exit(runMain())

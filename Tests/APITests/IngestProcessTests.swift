@@ -89,3 +89,29 @@ import HTTPTestSupport
         #expect(acked.subtracting(stored).isEmpty, "lost \(acked.subtracting(stored).count) acknowledged fixes")
     }
 }
+
+@Suite struct ImportCommandTests {
+    @Test func importsACSVThroughIngestValidationAndReportsASummary() throws {
+        let directory = NSTemporaryDirectory() + "fod-import-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try FodProcess(dataDirectory: directory)
+        let client = try HTTPTestClient(port: server.port)
+        let token = try client.request("POST", "/v1/users", json: #"{"email":"m@example.org","password":"password-m","displayName":"M"}"#).json["token"].string ?? ""
+        let deviceID = try client.request("POST", "/v1/devices", token: token, json: #"{"name":"bike"}"#).json["device"]["id"].string ?? ""
+        let file = directory + "/track.csv"
+        var csv = "lon,lat,alt,timestamp\n"
+        for i in 0..<1200 { csv += "\(16 + Double(i) / 10000),\(51.5 + Double(i) / 10000),118,\(1_685_613_600 + i)\n" }
+        csv += "16.1,51.5,118,\n200,51.5,118,1685700000\n"
+        try csv.write(toFile: file, atomically: true, encoding: .utf8)
+        let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory])
+        #expect(status == 0, "\(output)")
+        #expect(output.contains("1202 fixes — accepted 1200, duplicates 0, rejected 2"))
+        #expect(output.contains("the record has no timestamp"))
+        #expect(output.contains("longitude/latitude is out of bounds, lng: 200 lat: 51.5"))
+        let (_, again) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory])
+        #expect(again.contains("accepted 0, duplicates 1200"))
+        let history = try HTTPTestClient(port: server.port).get("/v1/devices/\(deviceID)/locations?limit=10000", token: token)
+        #expect(history.json["locations"].count == 1200)
+        server.stop()
+    }
+}

@@ -1,0 +1,58 @@
+import JSONCore
+import Testing
+@testable import LocationFormats
+
+@Suite struct HistoryFileTests {
+    func parsed(_ text: String, _ kind: HistoryFile.Kind) throws -> FixBatch {
+        let objects = try HistoryFile.fixes(from: Array(text.utf8), kind: kind)
+        return try NativeFormat.parse(.object(["locations": .array(objects)]), now: 1_800_000_000_000)
+    }
+
+    @Test func gpxTrackPointsWithTimeAndElevation() throws {
+        let gpx = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1"><trk><name>ride</name><trkseg>
+              <trkpt lat="51.5782653" lon="16.116775"><ele>118.0</ele><time>2023-06-01T10:00:00Z</time></trkpt>
+              <trkpt lon='16.1167411' lat='51.5782647'>
+                <ele>119.5</ele>
+                <time>2023-06-01T10:00:05.250Z</time>
+              </trkpt>
+              <trkpt lat="95" lon="16"><time>2023-06-01T10:00:10Z</time></trkpt>
+            </trkseg></trk></gpx>
+            """
+        let batch = try parsed(gpx, .gpx)
+        #expect(batch.fixes.count == 2 && batch.rejected.map(\.index) == [2])
+        #expect(batch.fixes[0].fix.longitude == 16.116775 && batch.fixes[0].fix.altitude == 118)
+        #expect(batch.fixes[1].fix.timestamp == 1_685_613_605_250 && batch.fixes[1].fix.altitude == 119.5)
+    }
+
+    @Test func geoJSONPointsAndTimedLineStrings() throws {
+        let geojson = """
+            {"type":"FeatureCollection","features":[
+              {"type":"Feature","geometry":{"type":"Point","coordinates":[2.35,48.85]},"properties":{"timestamp":"2023-06-01T10:00:00Z","id":"p1"}},
+              {"type":"Feature","geometry":{"type":"LineString","coordinates":[[2.36,48.86,30],[2.37,48.87,31]]},
+               "properties":{"coordTimes":["2023-06-01T10:01:00Z","2023-06-01T10:02:00Z"]}}]}
+            """
+        let batch = try parsed(geojson, .geojson)
+        #expect(batch.fixes.count == 3)
+        #expect(batch.fixes[0].fix.clientID == "p1")
+        #expect(batch.fixes[2].fix.altitude == 31 && batch.fixes[2].fix.timestamp == 1_685_613_720_000)
+        #expect(throws: FixError.self) { _ = try HistoryFile.fixes(from: Array("[1]".utf8), kind: .geojson) }
+    }
+
+    @Test func csvWithHeaderQuotesAndCRLF() throws {
+        let csv = "Time,Latitude,Longitude,Altitude,Speed,ID\r\n2023-06-01T10:00:00Z,52.5,13.4,34,1.5,\"a,1\"\r\n1685613660,52.6,13.5,,,\r\n1685613720000,x,13.6,,,\r\n"
+        let batch = try parsed(csv, .csv)
+        #expect(batch.fixes.count == 2 && batch.rejected.map(\.index) == [2])
+        #expect(batch.fixes[0].fix.clientID == "a,1" && batch.fixes[0].fix.speed == 1.5 && batch.fixes[0].fix.altitude == 34)
+        #expect(batch.fixes[1].fix.timestamp == 1_685_613_660_000)
+        #expect(throws: FixError.self) { _ = try HistoryFile.fixes(from: Array("a,b\n1,2\n".utf8), kind: .csv) }
+    }
+
+    @Test func kindsByExtension() {
+        #expect(HistoryFile.kind(ofPath: "x.GPX") == .gpx)
+        #expect(HistoryFile.kind(ofPath: "x.geojson") == .geojson)
+        #expect(HistoryFile.kind(ofPath: "x.csv") == .csv)
+        #expect(HistoryFile.kind(ofPath: "x.txt") == nil)
+    }
+}
