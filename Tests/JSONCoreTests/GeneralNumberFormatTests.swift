@@ -1,5 +1,5 @@
 import Glibc
-import LocationFormats
+import JSONCore
 import Testing
 
 @Suite struct GeneralNumberFormatTests {

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Ingest benchmark (issue: location ingest). In one run:
+#  (a) batched ingest over HTTP: wrk, 100 fixes per request, keep-alive, 64 connections →
+#      fixes/s, next to raw SQLite inserting the same rows with the same schema in one process;
+#  (b) single-fix POSTs from 64 connections → requests/s and p99.
+# Both the server and the baseline use synchronous=FULL (the server's default) unless
+# FOD_SYNC=normal. Usage: Benchmarks/ingest/run.sh [--quick] [--duration S]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
+duration=10; config=release; rows=1000000; quick=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) quick=1; duration=2; config=debug; rows=20000 ;;
+    --duration) duration="$2"; shift ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac; shift
+done
+sync="${FOD_SYNC:-full}"
+bin="$root/.build/$config"
+[ -x "$bin/fod" ] && [ -x "$bin/fod-ingest-baseline" ] || { echo "build first: swift build -c $config" >&2; exit 1; }
+work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --sync "$sync" --log-level warning --password-cost minimal >/dev/null 2>"$work/fod.log" &
+for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+
+python3 - "$port" "$work/devices.txt" <<'PY'
+import json, sys, urllib.request
+port, out = sys.argv[1], sys.argv[2]
+def call(method, path, body, token=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method=method,
+                                 headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
+    return json.load(urllib.request.urlopen(req))
+user = call("POST", "/v1/users", {"email": "bench@example.org", "password": "bench-password", "displayName": "Bench"})
+with open(out, "w") as f:
+    for i in range(64):
+        d = call("POST", "/v1/devices", {"name": f"tracker {i}"}, user["token"])
+        f.write(f'{d["device"]["id"]} {d["deviceToken"]}\n')
+PY
+export FOD_BASE_MS=$(( $(date +%s) * 1000 - 3600000 ))
+
+run_wrk() {  # batch size -> "req/s p99_ms non2xx"
+  FOD_BATCH="$1" wrk -t2 -c64 -d"${duration}s" --latency -s "$here/post.lua" "http://127.0.0.1:$port" -- "$work/devices.txt" > "$work/wrk.txt"
+  python3 - "$work/wrk.txt" <<'PY'
+import re, sys
+t = open(sys.argv[1]).read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", t); p99 = float(m.group(1)) * {"us": .001, "ms": 1, "s": 1000}[m.group(2)]
+e = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
+print(f"{rps:.0f} {p99:.2f} {e.group(1) if e else 0}")
+PY
+}
+
+echo "== (a) batched: 100 fixes/request, wrk -t2 -c64 -d${duration}s, synchronous=$sync"
+read -r a_rps a_p99 a_err <<<"$(run_wrk 100)"
+stored=$(python3 -c "import sqlite3; print(sqlite3.connect('$work/data/fod.sqlite').execute('select count(*) from fixes').fetchone()[0])")
+echo "HTTP: $a_rps req/s = $((a_rps * 100)) fixes/s offered; p99 ${a_p99} ms; non-2xx $a_err; rows stored $stored"
+baseline=$("$bin/fod-ingest-baseline" "$work/raw.sqlite" "$rows" 10000 "$sync")
+echo "$baseline"
+raw=$(echo "$baseline" | sed -E 's/.*: ([0-9]+) rows\/s.*/\1/')
+python3 -c "print(f'ratio HTTP/raw: {($a_rps*100)/$raw:.2f}')"
+
+echo "== (b) single fix per request, wrk -t2 -c64 -d${duration}s"
+read -r b_rps b_p99 b_err <<<"$(run_wrk 1)"
+echo "single: $b_rps req/s, p99 ${b_p99} ms, non-2xx $b_err"
+[ "$a_err" = "0" ] && [ "$b_err" = "0" ] || { echo "FAIL: non-2xx replies"; exit 1; }

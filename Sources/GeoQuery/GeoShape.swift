@@ -1,0 +1,89 @@
+import GeoKit
+
+/// The shape of a `$geoWithin` or `$geoIntersects` query.
+///
+/// - ``contains(_:)`` is the exact filter applied to candidate points;
+/// - ``region`` is for index coverings (`RegionCoverer`): it contains every point ``contains(_:)``
+///   accepts, so a covering of it never misses a match;
+/// - ``isSpherical`` tells geodesic shapes (`$geometry`, `$centerSphere`) from the flat legacy
+///   shapes (`$box`, `$polygon`, `$center`), whose edges are straight lines in lng/lat degrees.
+public enum GeoShape: Sendable {
+    /// `$geometry`: a GeoJSON geometry with great-circle edges.
+    case geometry(GeoJSONGeometry)
+    /// `$centerSphere`: the points whose great-circle angle from `center` is at most `radius`
+    /// (inclusive; a radius ≥ π is the whole sphere).
+    case centerSphere(center: S2Point, radius: Angle)
+    /// `$box`: a flat lng/lat rectangle, boundary included.
+    case box(FlatBox)
+    /// `$polygon`: a flat lng/lat polygon, boundary included.
+    case polygon(FlatPolygon)
+    /// `$center`: a flat lng/lat disc (radius in degrees), boundary included.
+    case center(FlatCircle)
+
+    /// True for `$geometry` and `$centerSphere`, false for the flat legacy shapes.
+    public var isSpherical: Bool {
+        switch self {
+        case .geometry, .centerSphere: true
+        case .box, .polygon, .center: false
+        }
+    }
+
+    /// The exact filter for a stored point given as a unit vector.
+    ///
+    /// Spherical shapes: see ``GeoJSONGeometry/contains(_:)``; `$centerSphere` compares the
+    /// great-circle angle (`center.angle(to:)`) with the radius, inclusive. Flat shapes: planar
+    /// containment of the point's longitude/latitude, boundary included, with
+    /// ``FlatShape/pointTolerance`` (1e-11°) slack for the lng/lat round trip; use
+    /// ``contains(longitude:latitude:)`` for exact flat results from stored coordinates.
+    public func contains(_ point: S2Point) -> Bool {
+        switch self {
+        case .geometry(let geometry):
+            return geometry.contains(point)
+        case .centerSphere(let center, let radius):
+            return center.angle(to: point) <= radius
+        case .box(let box):
+            return box.contains(point)
+        case .polygon(let polygon):
+            return polygon.contains(point)
+        case .center(let circle):
+            return circle.contains(point)
+        }
+    }
+
+    /// The exact filter for a stored `[longitude, latitude]` in degrees (valid coordinates).
+    /// Flat shapes are decided exactly on the coordinates; spherical shapes on their unit vector.
+    public func contains(longitude: Double, latitude: Double) -> Bool {
+        switch self {
+        case .geometry, .centerSphere:
+            return contains(LatLng(degreesLatitude: latitude, longitude: longitude).toPoint())
+        case .box(let box):
+            return box.contains(longitude: longitude, latitude: latitude)
+        case .polygon(let polygon):
+            return polygon.contains(longitude: longitude, latitude: latitude)
+        case .center(let circle):
+            return circle.contains(longitude: longitude, latitude: latitude)
+        }
+    }
+
+    /// A region containing every point ``contains(_:)`` accepts, for coverings.
+    ///
+    /// `$geometry`: the geometry itself (Polygon, MultiPolygon, a line's tolerance band, a
+    /// point's leaf cell, or their union). `$centerSphere`: the cap, widened by 1e-13 rad for
+    /// rounding. Flat shapes: the lng/lat rectangle of their bounds (exactly the `$box`), clipped
+    /// to valid coordinates and padded by 1e-10 rad — a flat shape's bounding box in lng/lat is a
+    /// ``LatLngRect``, so this is conservative although the flat edges are not geodesics.
+    public var region: any Region {
+        switch self {
+        case .geometry(let geometry):
+            return geometry.region
+        case .centerSphere(let center, let radius):
+            return Cap(center: center, radius: radius + Angle(radians: 1e-13))
+        case .box(let box):
+            return box.region
+        case .polygon(let polygon):
+            return polygon.region
+        case .center(let circle):
+            return circle.region
+        }
+    }
+}

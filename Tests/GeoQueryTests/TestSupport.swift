@@ -1,0 +1,105 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import GeoKit
+import JSONCore
+import Testing
+@testable import GeoQuery
+
+/// SplitMix64: a small deterministic generator so random tests reproduce from their seed.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// Uniform in [lo, hi).
+    mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
+        lo + (hi - lo) * (Double(next() >> 11) * 0x1p-53)
+    }
+
+    /// Uniform on the unit sphere.
+    mutating func spherePoint() -> S2Point {
+        let z = uniform(-1, 1)
+        let phi = uniform(0, 2 * Double.pi)
+        let r = (1 - z * z).squareRoot()
+        return S2Point(x: r * cos(phi), y: r * sin(phi), z: z)
+    }
+
+    /// A point at angle `distance` from `center` in a random direction.
+    mutating func point(near center: S2Point, distance: Double) -> S2Point {
+        let u = center.orthogonal
+        let w = center.cross(u)
+        let phi = uniform(0, 2 * Double.pi)
+        let direction = u * cos(phi) + w * sin(phi)
+        return (center * cos(distance) + direction * sin(distance)).normalized
+    }
+}
+
+/// Parses JSON text (test literals are known to be valid).
+func json(_ text: String) -> JSONValue {
+    do {
+        return try JSONParser.parse(Array(text.utf8))
+    } catch {
+        Issue.record("bad test JSON: \(error) in \(text)")
+        return .null
+    }
+}
+
+/// The unit vector of `[lng, lat]` degrees.
+func point(_ lng: Double, _ lat: Double) -> S2Point {
+    LatLng(degreesLatitude: lat, longitude: lng).toPoint()
+}
+
+/// Parses a filter from JSON text, recording a failure on error.
+func filter(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> GeoFilter? {
+    do {
+        return try GeoFilter.parse(json(text))
+    } catch {
+        Issue.record("unexpected error \(error) for \(text)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// The shape of a `$geoWithin` / `$geoIntersects` filter given as JSON text.
+func parseShape(_ text: String, sourceLocation: SourceLocation = #_sourceLocation) -> GeoShape? {
+    filter(text, sourceLocation: sourceLocation)?.shape
+}
+
+/// The error thrown when parsing a filter, or nil.
+func parseError(_ value: JSONValue) -> GeoQueryError? {
+    do {
+        _ = try GeoFilter.parse(value)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// Point on the great-circle arc from `a` to `b` at fraction `t`.
+func interpolate(_ a: S2Point, _ b: S2Point, _ t: Double) -> S2Point {
+    let theta = a.angle(to: b).radians
+    guard theta > 0 else { return a }
+    let s = sin(theta)
+    return (a * (sin((1 - t) * theta) / s) + b * (sin(t * theta) / s)).normalized
+}
+
+/// A GeoJSON Polygon text from `[lng, lat]` vertices (closed by repeating the first).
+func polygonJSON(_ ring: [(Double, Double)], crs: String? = nil) -> String {
+    let positions = (ring + [ring[0]]).map { "[\($0.0), \($0.1)]" }.joined(separator: ", ")
+    let crsText = crs.map { #", "crs": {"type": "name", "properties": {"name": "\#($0)"}}"# } ?? ""
+    return #"{"type": "Polygon", "coordinates": [[\#(positions)]]\#(crsText)}"#
+}
