@@ -2,7 +2,7 @@
 -- the file given as the first script argument (lines "deviceId deviceToken"), round-robin.
 local devices = {}
 local counter = 0
-local tid = 0
+tid = 0  -- set per thread by setup() (a global: thread:set writes globals)
 local batch = tonumber(os.getenv("FOD_BATCH") or "100")
 local base = tonumber(os.getenv("FOD_BASE_MS"))
 local threads = 0
