@@ -26,8 +26,8 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
-        .target(name: "Tracking", dependencies: ["Storage", "Crypto", "Timestamps", "GeoKit", "LocationFormats"]),
-        .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Storage", "Timestamps", "LocationFormats", "GeoKit", "Crypto"]),
+        .target(name: "Tracking", dependencies: ["Storage", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats"]),
+        .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Storage", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto"]),
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "JSONCore", "Timestamps"]),
 
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking"], path: "Benchmarks/ingest/Baseline"),

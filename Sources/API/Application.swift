@@ -11,6 +11,7 @@ public struct Services: Sendable {
     public let devices: DeviceService
     public let groups: GroupService
     public let locations: LocationService
+    public let queries: GeoQueryService
     public let logger: Logger
 
     public init(backend: SQLiteBackend, accounts: AccountService, groupObserver: (any MembershipObserver)? = nil,
@@ -20,6 +21,7 @@ public struct Services: Sendable {
         self.devices = DeviceService(store: backend)
         self.groups = GroupService(store: backend, observer: groupObserver)
         self.locations = LocationService(store: backend, directory: backend, observer: locationObserver, rules: fixRules)
+        self.queries = GeoQueryService(index: backend, directory: backend)
         self.logger = logger
     }
 
@@ -35,6 +37,7 @@ public enum API {
         for route in GroupRoutes(services: services).routes { router.add(route) }
         for route in LocationRoutes(services: services).routes { router.add(route) }
         for route in AppIngestRoutes(services: services).routes { router.add(route) }
+        for route in QueryRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
         return router
     }

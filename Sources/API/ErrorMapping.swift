@@ -1,3 +1,4 @@
+import GeoQuery
 import HTTPServer
 import JSONCore
 import LocationFormats
@@ -24,6 +25,8 @@ public struct ErrorMapper: Sendable {
             var response = Self.body(status: e.status, code: e.code, message: e.message)
             for header in e.headers { response.setHeader(header.name, header.value) }
             return response
+        case let e as GeoQueryError:
+            return Self.body(status: e.status, code: e.code.rawValue, message: e.message)
         case let e as FixError:
             return Self.body(status: 400, code: e.code, message: e.message)
         case let e as JSONParseError:

@@ -1,0 +1,54 @@
+import GeoKit
+import GeoQuery
+
+/// Which positions a query looks at: each device's latest, or its history in a time range.
+public enum QueryScope: Sendable, Equatable {
+    case latest
+    /// Fixes with `from <= timestamp <= to` (milliseconds; nil = unbounded).
+    case history(from: Int64?, to: Int64?)
+}
+
+/// A geo query over the positions a caller may read in one group.
+public struct GeoQueryRequest: Sendable {
+    public let filter: GeoFilter
+    public let scope: QueryScope
+    /// 1…10,000.
+    public let limit: Int
+    public let explain: Bool
+
+    public static let defaultLimit = 100
+    public static let maxLimit = 10_000
+
+    public init(filter: GeoFilter, scope: QueryScope = .latest, limit: Int = defaultLimit, explain: Bool = false) {
+        self.filter = filter
+        self.scope = scope
+        self.limit = limit
+        self.explain = explain
+    }
+}
+
+/// One matching position. `distance` is in the query's units (meters, or radians for legacy
+/// `$nearSphere` pairs) and present for `$near` only.
+public struct GeoQueryResult: Sendable, Equatable {
+    public let deviceID: String
+    public let userID: String
+    public let longitude: Double
+    public let latitude: Double
+    public let timestamp: Int64
+    public let distance: Double?
+}
+
+/// How a query ran. Counts include only entries of devices the caller may read: other
+/// groups' and non-sharing members' entries are skipped before they are counted.
+public struct QueryExplain: Sendable {
+    public var scope = "latest"
+    public var cellsInCovering = 0
+    public var ranges = 0
+    public var keysExamined = 0
+    public var docsExamined = 0
+    /// For `$near`: how many annuli were scanned before the answer was known.
+    public var annuli = 0
+    public var milliseconds = 0.0
+    /// Tokens of the covering cells (first query region; for `$near` the last annulus).
+    public var coveringTokens: [String] = []
+}
