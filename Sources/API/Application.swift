@@ -1,3 +1,4 @@
+import Crypto
 import HTTPServer
 import JSONCore
 import LocationFormats
@@ -12,15 +13,20 @@ public struct Services: Sendable {
     public let groups: GroupService
     public let locations: LocationService
     public let queries: GeoQueryService
+    public let live: LiveHub
     public let logger: Logger
 
-    public init(backend: SQLiteBackend, accounts: AccountService, groupObserver: (any MembershipObserver)? = nil,
-                locationObserver: (any LocationObserver)? = nil, fixRules: FixRules = .standard, logger: Logger) {
+    /// Everything wired to one backend; every service publishes its group events to `live`.
+    public init(backend: SQLiteBackend, passwordCost: PasswordHasher.Cost = .interactive, signInAttemptsPerMinute: Int = 10,
+                fixRules: FixRules = .standard, live: LiveHub.Configuration = LiveHub.Configuration(), logger: Logger) throws {
         self.backend = backend
-        self.accounts = accounts
-        self.devices = DeviceService(store: backend)
-        self.groups = GroupService(store: backend, observer: groupObserver)
-        self.locations = LocationService(store: backend, directory: backend, observer: locationObserver, rules: fixRules)
+        let hub = LiveHub(log: backend, directory: backend, configuration: live)
+        self.live = hub
+        self.accounts = try AccountService(store: backend, passwordCost: passwordCost,
+                                           signInAttemptsPerMinute: signInAttemptsPerMinute, sink: hub)
+        self.devices = DeviceService(store: backend, sink: hub)
+        self.groups = GroupService(store: backend, sink: hub)
+        self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: fixRules)
         self.queries = GeoQueryService(index: backend, directory: backend)
         self.logger = logger
     }
@@ -38,6 +44,7 @@ public enum API {
         for route in LocationRoutes(services: services).routes { router.add(route) }
         for route in AppIngestRoutes(services: services).routes { router.add(route) }
         for route in QueryRoutes(services: services).routes { router.add(route) }
+        for route in LiveRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
         return router
     }
@@ -62,6 +69,11 @@ struct Authentication: Sendable {
             if request.header("authorization") != nil { throw TrackingError.unauthenticated }
             return .anonymous
         }
+        return try credential(forToken: token)
+    }
+
+    /// The credential of a bearer token; 401 when it is unknown or revoked.
+    func credential(forToken token: String) throws -> Credential {
         if let userID = try services.accounts.userID(forUserToken: token) { return .user(userID: userID) }
         if let device = try services.devices.credential(forDeviceToken: token) { return device }
         throw TrackingError.unauthenticated

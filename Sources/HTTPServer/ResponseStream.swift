@@ -57,6 +57,19 @@ public final class ResponseStream: Sendable {
         return outcome.accepted
     }
 
+    /// Appends `bytes` whatever the capacity, then ends the stream (a last word such as a
+    /// `resync` event for a subscriber that fell behind). No-op when already closed or finished.
+    public func finish(with bytes: [UInt8]) {
+        let wake: Bool = state.withLock { s in
+            guard !s.closed, !s.finished else { return false }
+            s.buffer.append(contentsOf: bytes)
+            s.finished = true
+            if s.parked { s.parked = false; return true }
+            return false
+        }
+        if wake { waker.withLock { $0 }?() }
+    }
+
     /// Ends the stream after the bytes already written.
     public func finish() {
         let wake: Bool = state.withLock { s in

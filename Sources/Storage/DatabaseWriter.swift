@@ -48,6 +48,20 @@ public final class DatabaseWriter: @unchecked Sendable {
         }
     }
 
+    /// Same as `write`, and calls `onCommit` with the result on the writer thread right after the
+    /// commit, before the caller resumes: `onCommit` calls happen in commit order (for
+    /// publishing events in the order they were committed). Keep it short.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T,
+                                   onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            enqueue(ClosureJob(body: body) { result in
+                if case .success(let value) = result { onCommit(value) }
+                continuation.resume(with: result)
+            })
+        }
+    }
+
     /// Same as `write`, completing on the writer thread through `completion` (no task needed).
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T,
                                    completion: @escaping @Sendable (Result<T, Error>) -> Void) {

@@ -18,10 +18,12 @@ public final class AccountService: Sendable {
     let signInByAddress: RateLimiter
     let hashing = PasswordHashingQueue()
     let dummyHash: String
+    let sink: (any GroupEventSink)?
 
     public init(store: any AccountStore, passwordCost: PasswordHasher.Cost = .interactive,
-                signInAttemptsPerMinute: Int = 10) throws {
+                signInAttemptsPerMinute: Int = 10, sink: (any GroupEventSink)? = nil) throws {
         self.store = store
+        self.sink = sink
         self.hasher = PasswordHasher(cost: passwordCost)
         self.signInByEmail = RateLimiter(limit: signInAttemptsPerMinute)
         self.signInByAddress = RateLimiter(limit: signInAttemptsPerMinute)
@@ -106,7 +108,8 @@ public final class AccountService: Sendable {
 
     /// Deletes the account and everything it owns.
     public func deleteAccount(userID: String) async throws {
-        try await store.deleteUser(id: userID)
+        let sink = self.sink
+        try await store.deleteUser(id: userID) { events in if let sink, !events.isEmpty { sink.publish(events) } }
     }
 }
 

@@ -10,8 +10,12 @@ public final class DeviceService: Sendable {
     public static let maxDevicesPerUser = 100
 
     let store: any DirectoryStore
+    let sink: (any GroupEventSink)?
 
-    public init(store: any DirectoryStore) { self.store = store }
+    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil) {
+        self.store = store
+        self.sink = sink
+    }
 
     /// Adds a device; returns it with its token, shown this once.
     public func add(ownerID: String, name rawName: String, platformID: String?) async throws -> (Device, String) {
@@ -57,15 +61,19 @@ public final class DeviceService: Sendable {
     /// the owner's own membership in a group they own cannot go (409): hand the group over or
     /// delete it first, so a group never loses its owner's membership.
     public func remove(id: String, ownerID: String) async throws {
-        try await store.writeDirectory { tx in
+        let sink = self.sink
+        try await store.writeDirectory({ tx -> [GroupEvent] in
             _ = try Self.owned(id, by: ownerID, in: tx)
             let owned = Set(try tx.ownedGroupIDs(userID: ownerID))
-            if let blocking = try tx.memberships(deviceID: id).first(where: { owned.contains($0.groupID) }) {
+            let memberships = try tx.memberships(deviceID: id)
+            if let blocking = memberships.first(where: { owned.contains($0.groupID) }) {
                 throw TrackingError.conflict("device is your membership device in group \(blocking.groupID), which you own; hand the group over or delete it first",
                                              code: "device_in_use")
             }
+            let events = try GroupService.departureEvents(memberships, ownedBy: nil, reason: "device_removed", in: tx)
             try tx.deleteDevice(id: id)
-        }
+            return events
+        }, onCommit: { events in if let sink, !events.isEmpty { sink.publish(events) } })
     }
 
     /// A new token for the device; the old one stops working at once.

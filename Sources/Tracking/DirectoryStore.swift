@@ -1,3 +1,5 @@
+import JSONCore
+
 /// Primitive reads and writes over devices, groups, memberships and invitations, all inside
 /// one transaction. The services express the rules with these; the store only persists.
 public protocol DirectoryTransaction {
@@ -35,10 +37,18 @@ public protocol DirectoryTransaction {
     func insertInvitation(groupID: String, inviteeID: String, senderID: String, at time: Int64) throws
     func deleteInvitation(groupID: String, inviteeID: String) throws
     func invitationSummaries(inviteeID: String) throws -> [InvitationSummary]
+
+    /// Appends a membership event to the group's log (same transaction); returns it with its id.
+    func appendMembershipEvent(groupID: String, type: String, userID: String, extra: JSONObject) throws -> GroupEvent
 }
 
 /// Runs directory transactions: reads on a snapshot, writes in the next durable group commit.
 public protocol DirectoryStore: PartitionFacts {
     func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T
+    @discardableResult
     func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T
+    /// Like `writeDirectory`; `onCommit` runs right after the commit, in commit order.
+    @discardableResult
+    func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
+                                     onCommit: @escaping @Sendable (T) -> Void) async throws -> T
 }

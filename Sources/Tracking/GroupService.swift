@@ -1,8 +1,10 @@
 import Crypto
+import JSONCore
 import Timestamps
 
 /// Groups, invitations and memberships: every change is a server action checked here, inside
 /// the transaction that makes it, so two concurrent actions cannot both pass a stale check.
+/// Each change also logs its membership event in that transaction, published after the commit.
 ///
 /// Visibility: a caller who is not a member gets 404 for a group (its existence stays hidden);
 /// a member without the right gets 403. Accepting or declining without an invitation is 403.
@@ -11,20 +13,29 @@ public final class GroupService: Sendable {
     public static let maxMembersPerGroup = 1_000
 
     let store: any DirectoryStore
-    let observer: (any MembershipObserver)?
+    let sink: (any GroupEventSink)?
 
-    public init(store: any DirectoryStore, observer: (any MembershipObserver)? = nil) {
+    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil) {
         self.store = store
-        self.observer = observer
+        self.sink = sink
     }
 
     var rules: PartitionRules { PartitionRules(facts: store) }
+
+    /// Runs a directory change and publishes the events it logged right after its commit.
+    @discardableResult
+    func change<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> (T, [GroupEvent])) async throws -> T {
+        let sink = self.sink
+        return try await store.writeDirectory(body) { committed in
+            if let sink, !committed.1.isEmpty { sink.publish(committed.1) }
+        }.0
+    }
 
     /// Creates a group owned by `userID`, who joins with one of their devices.
     public func create(userID: String, name rawName: String, deviceID: String) async throws -> Group {
         let name = try Validate.name(rawName, field: "name")
         let record = GroupRecord(id: Secrets.newID(prefix: "g_"), name: name, ownerID: userID, createdAt: Timestamp.nowMilliseconds())
-        let group = try await store.writeDirectory { tx in
+        return try await change { tx in
             _ = try DeviceService.owned(deviceID, by: userID, in: tx)
             guard try tx.membershipSummaries(userID: userID).count < Self.maxGroupsPerUser else {
                 throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: "too_many_groups")
@@ -32,10 +43,10 @@ public final class GroupService: Sendable {
             try tx.insertGroup(record)
             try tx.insertMembership(Membership(groupID: record.id, userID: userID, deviceID: deviceID, shareLocation: true),
                                     at: record.createdAt)
-            return try Self.document(record.id, in: tx)
+            let event = try tx.appendMembershipEvent(groupID: record.id, type: "joined", userID: userID,
+                                                     extra: ["deviceId": .string(deviceID), "shareLocation": true])
+            return (try Self.document(record.id, in: tx), [event])
         }
-        observer?.membershipChanged(.joined(groupID: record.id, userID: userID, deviceID: deviceID))
-        return group
     }
 
     /// The group document, for members only (404 for everyone else).
@@ -46,29 +57,28 @@ public final class GroupService: Sendable {
 
     /// Deletes the group (owner only).
     public func delete(groupID: String, by userID: String) async throws {
-        let members = try await store.writeDirectory { tx -> [GroupMember] in
+        try await change { tx -> (Bool, [GroupEvent]) in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can delete group \(groupID)") }
-            let members = try tx.members(groupID: groupID)
+            let event = try tx.appendMembershipEvent(groupID: groupID, type: "deleted", userID: userID, extra: [:])
             try tx.deleteGroup(id: groupID)
-            return members
+            return (true, [event])
         }
-        observer?.membershipChanged(.groupDeleted(groupID: groupID, formerMembers: members.map(\.userID)))
     }
 
     /// Hands the group to another member; the former owner stays a member.
     public func transferOwnership(groupID: String, by userID: String, to newOwnerID: String) async throws -> Group {
-        let group = try await store.writeDirectory { tx in
+        try await change { tx in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can hand over group \(groupID)") }
             guard try tx.membership(groupID: groupID, userID: newOwnerID) != nil else {
                 throw TrackingError.conflict("the new owner must be a member of the group", code: "not_a_member")
             }
             try tx.setGroupOwner(groupID: groupID, ownerID: newOwnerID)
-            return try Self.document(groupID, in: tx)
+            let event = try tx.appendMembershipEvent(groupID: groupID, type: "owner", userID: newOwnerID,
+                                                     extra: ["formerOwnerId": .string(userID)])
+            return (try Self.document(groupID, in: tx), [event])
         }
-        observer?.membershipChanged(.ownerChanged(groupID: groupID, userID: newOwnerID))
-        return group
     }
 
     /// Invites the account with `email` (any member may invite).
@@ -93,7 +103,7 @@ public final class GroupService: Sendable {
     /// Accepts a pending invitation, joining with one of the caller's own devices. The only way
     /// into a group besides creating it.
     public func accept(groupID: String, userID: String, deviceID: String) async throws -> Group {
-        let group = try await store.writeDirectory { tx in
+        try await change { tx in
             guard try tx.hasInvitation(groupID: groupID, inviteeID: userID) else {
                 throw TrackingError.forbidden("no invitation to group \(groupID); cannot write partition group=\(groupID)")
             }
@@ -101,10 +111,10 @@ public final class GroupService: Sendable {
             try tx.deleteInvitation(groupID: groupID, inviteeID: userID)
             try tx.insertMembership(Membership(groupID: groupID, userID: userID, deviceID: deviceID, shareLocation: true),
                                     at: Timestamp.nowMilliseconds())
-            return try Self.document(groupID, in: tx)
+            let event = try tx.appendMembershipEvent(groupID: groupID, type: "joined", userID: userID,
+                                                     extra: ["deviceId": .string(deviceID), "shareLocation": true])
+            return (try Self.document(groupID, in: tx), [event])
         }
-        observer?.membershipChanged(.joined(groupID: groupID, userID: userID, deviceID: deviceID))
-        return group
     }
 
     public func decline(groupID: String, userID: String) async throws {
@@ -119,7 +129,7 @@ public final class GroupService: Sendable {
     /// A member leaves (`memberID == userID`) or the owner removes a member. The owner cannot
     /// leave (409): hand the group over or delete it.
     public func removeMember(groupID: String, memberID: String, by userID: String) async throws {
-        try await store.writeDirectory { tx in
+        try await change { tx -> (Bool, [GroupEvent]) in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             if memberID == userID {
                 guard group.ownerID != userID else {
@@ -130,20 +140,21 @@ public final class GroupService: Sendable {
                 guard try tx.membership(groupID: groupID, userID: memberID) != nil else { throw TrackingError.notFound("member") }
             }
             try tx.deleteMembership(groupID: groupID, userID: memberID)
+            let event = try tx.appendMembershipEvent(groupID: groupID, type: memberID == userID ? "left" : "removed",
+                                                     userID: memberID, extra: [:])
+            return (true, [event])
         }
-        observer?.membershipChanged(memberID == userID ? .left(groupID: groupID, userID: memberID)
-                                                       : .removed(groupID: groupID, userID: memberID))
     }
 
     /// Turns the caller's own sharing on or off; off hides their location from the group at once.
     public func setSharing(groupID: String, userID: String, share: Bool) async throws -> Group {
-        let group = try await store.writeDirectory { tx in
+        try await change { tx in
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
             try tx.setSharing(groupID: groupID, userID: userID, share: share)
-            return try Self.document(groupID, in: tx)
+            let event = try tx.appendMembershipEvent(groupID: groupID, type: "sharing", userID: userID,
+                                                     extra: ["shareLocation": .bool(share)])
+            return (try Self.document(groupID, in: tx), [event])
         }
-        observer?.membershipChanged(.sharingChanged(groupID: groupID, userID: userID, shareLocation: share))
-        return group
     }
 
     /// The caller's profile: user, devices, memberships and invitations, from one snapshot.
@@ -168,26 +179,17 @@ public final class GroupService: Sendable {
         guard let record = try tx.group(id: groupID) else { throw TrackingError.notFound("group") }
         return Group(record: record, members: try tx.members(groupID: groupID))
     }
-}
 
-/// A change of who is in a group or what they share; published after the commit.
-public enum MembershipChange: Sendable, Equatable {
-    case joined(groupID: String, userID: String, deviceID: String)
-    case left(groupID: String, userID: String)
-    case removed(groupID: String, userID: String)
-    case sharingChanged(groupID: String, userID: String, shareLocation: Bool)
-    case ownerChanged(groupID: String, userID: String)
-    case groupDeleted(groupID: String, formerMembers: [String])
-
-    public var groupID: String {
-        switch self {
-        case .joined(let g, _, _), .left(let g, _), .removed(let g, _), .sharingChanged(let g, _, _),
-             .ownerChanged(let g, _), .groupDeleted(let g, _): g
+    /// Membership events for memberships that are about to disappear with a device or an
+    /// account: `deleted` for groups `ownerID` owns, `left` (with a reason) for the others.
+    static func departureEvents(_ memberships: [Membership], ownedBy ownerID: String?, reason: String,
+                                in tx: any DirectoryTransaction) throws -> [GroupEvent] {
+        var events: [GroupEvent] = []
+        for m in memberships {
+            let owned = try ownerID.map { try tx.group(id: m.groupID)?.ownerID == $0 } ?? false
+            events.append(try tx.appendMembershipEvent(groupID: m.groupID, type: owned ? "deleted" : "left", userID: m.userID,
+                                                       extra: ["reason": .string(reason)]))
         }
+        return events
     }
-}
-
-/// Receives membership changes after they are committed (the live feed subscribes).
-public protocol MembershipObserver: Sendable {
-    func membershipChanged(_ change: MembershipChange)
 }

@@ -89,5 +89,24 @@ public enum Schema {
             CREATE UNIQUE INDEX fixes_by_client_id ON fixes(device_key, client_id) WHERE client_id IS NOT NULL;
             CREATE INDEX devices_by_last_cell ON devices(last_cell) WHERE last_cell IS NOT NULL;
             """),
+        .init(version: 4, name: "group event log", sql: """
+            -- The live feed's log: per group, ids increase by one with every event, written in the
+            -- same transaction as the change they describe. Old rows are pruned after a window;
+            -- `event_heads` remembers the last id even when every row of a group was pruned.
+            CREATE TABLE events (
+                group_id TEXT NOT NULL,
+                id INTEGER NOT NULL,
+                type TEXT NOT NULL,          -- 'location' or 'membership'
+                user_id TEXT,                -- whose location / whose membership
+                data TEXT NOT NULL,          -- the event's JSON
+                created_at INTEGER NOT NULL,
+                PRIMARY KEY (group_id, id)
+            ) WITHOUT ROWID;
+            CREATE INDEX events_by_time ON events(created_at);
+            CREATE TABLE event_heads (
+                group_id TEXT PRIMARY KEY,
+                last_id INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            """),
     ])
 }

@@ -14,6 +14,7 @@ public protocol AccountStore: Sendable {
     func userID(sessionTokenHash: String) throws -> String?
     func updateDisplayName(userID: String, displayName: String) async throws -> User?
     /// Deletes the user and everything that belongs to it (sessions, devices, locations,
-    /// memberships, invitations sent and received, owned groups).
-    func deleteUser(id: String) async throws
+    /// memberships, invitations sent and received, owned groups), logging the membership events
+    /// (`deleted` for owned groups, `left` elsewhere); `onCommit` gets them right after the commit.
+    func deleteUser(id: String, onCommit: @escaping @Sendable ([GroupEvent]) -> Void) async throws
 }

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import HTTPServer
 import LocationFormats
+import Timestamps
 import Tracking
 
 /// `fod serve`: open the data directory, start the HTTP server, run until SIGINT/SIGTERM, then
@@ -32,11 +33,14 @@ enum ServeCommand {
         raiseOpenFileLimit()
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
-        let accounts = try AccountService(store: backend, passwordCost: configuration.passwordCost,
-                                          signInAttemptsPerMinute: configuration.signInAttemptsPerMinute)
         var fixRules = FixRules.standard
         fixRules.maxFutureMilliseconds = Int64(configuration.maxFutureHours) * 3_600_000
-        let services = Services(backend: backend, accounts: accounts, fixRules: fixRules, logger: logger)
+        var live = LiveHub.Configuration()
+        live.heartbeatSeconds = configuration.heartbeatSeconds
+        let services = try Services(backend: backend, passwordCost: configuration.passwordCost,
+                                    signInAttemptsPerMinute: configuration.signInAttemptsPerMinute,
+                                    fixRules: fixRules, live: live, logger: logger)
+        let pruning = startEventPruning(backend, windowHours: configuration.eventWindowHours, logger: logger)
         let retention = configuration.retainDays.map { days in
             startRetention(RetentionJob(store: backend, retainDays: days), logger: logger)
         }
@@ -67,6 +71,7 @@ enum ServeCommand {
         stop.wait()
         extra?.cancel()
         retention?.cancel()
+        pruning.cancel()
         server.shutdown()
         backend.close()
         logger.info("database closed; bye")
@@ -82,6 +87,21 @@ enum ServeCommand {
                     if purged > 0 { logger.info("retention: deleted \(purged) expired fix(es)") }
                 } catch {
                     logger.warning("retention pass failed: \(error)")
+                }
+                try? await Task.sleep(for: .seconds(600))
+            }
+        }
+    }
+
+    /// Drops live-feed events older than the window, now and every 10 minutes.
+    static func startEventPruning(_ log: any EventLog, windowHours: Int, logger: Logger) -> Task<Void, Never> {
+        Task.detached(priority: .background) {
+            while !Task.isCancelled {
+                do {
+                    let pruned = try await log.pruneEvents(before: Timestamp.nowMilliseconds() - Int64(windowHours) * 3_600_000)
+                    if pruned > 0 { logger.info("live feed: pruned \(pruned) event(s) older than \(windowHours) h") }
+                } catch {
+                    logger.warning("event pruning failed: \(error)")
                 }
                 try? await Task.sleep(for: .seconds(600))
             }

@@ -18,10 +18,14 @@ struct ServerConfiguration {
     var retainDays: Int?
     /// How far in the future a fix's timestamp may be, in hours.
     var maxFutureHours = 24
+    /// How long live-feed events stay resumable (hours).
+    var eventWindowHours = 24
+    /// Seconds between heartbeat comments on live streams.
+    var heartbeatSeconds = 15.0
 
     static let optionNames: Set<String> = ["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
-                                           "max-body-bytes", "retain-days", "max-future-hours"]
+                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds"]
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -39,6 +43,8 @@ struct ServerConfiguration {
           --sign-in-limit <n>        sign-in attempts per minute per email and per address (default 10)
           --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
+          --event-window-hours <n>   how long live-feed events stay resumable with Last-Event-ID (default 24)
+          --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
         """
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
@@ -73,6 +79,14 @@ struct ServerConfiguration {
         if let n = try arguments.int("retain-days") {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
             retainDays = n
+        }
+        if let n = try arguments.int("event-window-hours") {
+            guard n >= 1 else { throw UsageError("--event-window-hours must be at least 1") }
+            eventWindowHours = n
+        }
+        if let text = arguments.options["heartbeat-seconds"] {
+            guard let s = Double(text), s >= 0.05, s <= 3600 else { throw UsageError("--heartbeat-seconds must be 0.05–3600") }
+            heartbeatSeconds = s
         }
         if let n = try arguments.int("max-future-hours") {
             guard (0...8760).contains(n) else { throw UsageError("--max-future-hours must be 0–8760") }

@@ -11,12 +11,13 @@ final class TestApp: @unchecked Sendable {
     let server: HTTPServer
     var port: UInt16 { server.port }
 
-    init(signInLimit: Int = 10_000) throws {
+    let services: Services
+
+    init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration()) throws {
         directory = NSTemporaryDirectory() + "fod-test-" + UUID().uuidString
         backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
         let logger = Logger(level: .error)
-        let accounts = try AccountService(store: backend, passwordCost: .minimal, signInAttemptsPerMinute: signInLimit)
-        let services = Services(backend: backend, accounts: accounts, logger: logger)
+        services = try Services(backend: backend, passwordCost: .minimal, signInAttemptsPerMinute: signInLimit, live: live, logger: logger)
         let errors = ErrorMapper(logger: logger)
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"
@@ -45,8 +46,9 @@ final class TestApp: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    static func with(signInLimit: Int = 10_000, _ body: (TestApp) throws -> Void) throws {
-        let app = try TestApp(signInLimit: signInLimit)
+    static func with(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(),
+                     _ body: (TestApp) throws -> Void) throws {
+        let app = try TestApp(signInLimit: signInLimit, live: live)
         defer { app.close() }
         try body(app)
     }

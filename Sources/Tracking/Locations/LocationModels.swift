@@ -16,6 +16,8 @@ public struct IngestOutcome: Sendable {
     public var stored: [StoredFix] = []
     /// Sequence of the fix that became the device's latest (newest by timestamp), if any did.
     public var newLatestSequence: Int64?
+    /// The group events logged for the stored fixes (groups where the device's member shares).
+    public var events: [GroupEvent] = []
 }
 
 /// A page of history, oldest first.
@@ -36,29 +38,13 @@ public struct HistoryCursor: Sendable, Equatable {
     }
 }
 
-/// A committed fix, published to observers after its commit (the live feed fans it out).
-public struct LocationEvent: Sendable {
-    public let deviceID: String
-    public let ownerID: String
-    public let sequence: Int64
-    public let longitude: Double
-    public let latitude: Double
-    public let timestamp: Int64
-    /// Whether this fix became the device's latest location.
-    public let isLatest: Bool
-}
-
-/// Receives committed fixes, in commit order, after the commit.
-public protocol LocationObserver: Sendable {
-    func locationsCommitted(_ events: [LocationEvent])
-}
-
 /// Persistence of location history.
 public protocol LocationStore: Sendable {
     /// Dedupes `fixes` (by client id, else by timestamp; against stored fixes and each other, in
     /// the given order), stores the rest keyed by leaf cell, updates the device's latest
     /// location when a newer fix arrived, and returns once durable.
-    func append(deviceID: String, fixes: [Fix]) async throws -> IngestOutcome
+    /// `onCommit` runs right after the commit, in commit order across all writers.
+    func append(deviceID: String, fixes: [Fix], onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome
     /// History of a device in [from, to], oldest first, after `cursor`, at most `limit`.
     func history(deviceID: String, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage
     /// Deletes fixes of `deviceID` older than `before` (ms); returns how many. Works in batches.

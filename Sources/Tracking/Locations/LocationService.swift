@@ -14,30 +14,26 @@ public final class LocationService: Sendable {
 
     let store: any LocationStore
     let directory: any DirectoryStore
-    let observer: (any LocationObserver)?
+    let sink: (any GroupEventSink)?
     public let rules: FixRules
 
-    public init(store: any LocationStore, directory: any DirectoryStore, observer: (any LocationObserver)? = nil,
-                rules: FixRules = .standard) {
+    public init(store: any LocationStore, directory: any DirectoryStore,
+                sink: (any GroupEventSink)? = nil, rules: FixRules = .standard) {
         self.store = store
         self.directory = directory
-        self.observer = observer
+        self.sink = sink
         self.rules = rules
     }
 
     /// Stores `fixes` for `deviceID` if `credential` is that device's token; returns the counts
-    /// once the fixes are durable, then publishes them to the observer.
+    /// once the fixes are durable. Their group events go to the sink right after the commit.
     public func ingest(_ fixes: [Fix], deviceID: String, credential: Credential) async throws -> IngestOutcome {
         try PartitionRules(facts: directory).requireWrite(credential, .device(deviceID))
-        guard case .device(_, let ownerID) = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
+        guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
         guard !fixes.isEmpty else { return IngestOutcome() }
-        let outcome = try await store.append(deviceID: deviceID, fixes: fixes)
-        if let observer, !outcome.stored.isEmpty {
-            observer.locationsCommitted(outcome.stored.map { stored in
-                LocationEvent(deviceID: deviceID, ownerID: ownerID, sequence: stored.sequence,
-                              longitude: stored.fix.longitude, latitude: stored.fix.latitude,
-                              timestamp: stored.fix.timestamp, isLatest: stored.sequence == outcome.newLatestSequence)
-            })
+        let sink = self.sink
+        let outcome = try await store.append(deviceID: deviceID, fixes: fixes) { committed in
+            if let sink, !committed.events.isEmpty { sink.publish(committed.events) }
         }
         return outcome
     }

@@ -62,11 +62,16 @@ extension SQLiteBackend: AccountStore {
         }
     }
 
-    public func deleteUser(id: String) async throws {
-        try await write { db in
+    public func deleteUser(id: String, onCommit: @escaping @Sendable ([GroupEvent]) -> Void) async throws {
+        try await write({ db -> [GroupEvent] in
+            let tx = SQLiteDirectory(db: db)
+            let memberships = try db.rows("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE user_id = ?",
+                                          [.text(id)], SQLiteDirectory.membership)
+            let events = try GroupService.departureEvents(memberships, ownedBy: id, reason: "account_deleted", in: tx)
             // Locations have no foreign key (they are keyed for speed): delete them first.
             try db.run("DELETE FROM fixes WHERE device_key IN (SELECT key FROM devices WHERE owner_id = ?)", [.text(id)])
             try db.run("DELETE FROM users WHERE id = ?", [.text(id)])
-        }
+            return events
+        }, onCommit: onCommit)
     }
 }

@@ -2,11 +2,12 @@ import GeoKit
 import LocationFormats
 import Storage
 import Synchronization
+import Timestamps
 
 extension SQLiteBackend: LocationStore {
-    public func append(deviceID: String, fixes: [Fix]) async throws -> IngestOutcome {
+    public func append(deviceID: String, fixes: [Fix], onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
         let sequences = self.sequences
-        return try await write { db in
+        return try await write({ db in
             guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.text(deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { throw TrackingError.notFound("device") }
@@ -45,8 +46,26 @@ extension SQLiteBackend: LocationStore {
                             .integer(cell), .integer(device.key)])
                 outcome.newLatestSequence = newest.sequence
             }
+            outcome.events = try Self.locationEvents(deviceID: deviceID, outcome: outcome, in: db)
             return outcome
+        }, onCommit: onCommit)
+    }
+
+    /// Location events for every group in which the device's member shares, one per stored fix
+    /// in arrival order.
+    static func locationEvents(deviceID: String, outcome: IngestOutcome, in db: Database) throws -> [GroupEvent] {
+        let shares = try db.rows("SELECT group_id, user_id FROM memberships WHERE device_id = ? AND share_location = 1",
+                                 [.text(deviceID)]) { ($0.string(0), $0.string(1)) }
+        var events: [GroupEvent] = []
+        for (groupID, userID) in shares {
+            events += try appendEvents(groupID: groupID, outcome.stored.map { stored in
+                (.location, userID, EventPayload.location(
+                    deviceID: deviceID, userID: userID, longitude: stored.fix.longitude, latitude: stored.fix.latitude,
+                    timestamp: Timestamp.rfc3339(millisecondsSince1970: stored.fix.timestamp),
+                    latest: stored.sequence == outcome.newLatestSequence))
+            }, in: db)
         }
+        return events
     }
 
     /// Drops duplicates, in submission order: a fix with a client id already stored (or earlier

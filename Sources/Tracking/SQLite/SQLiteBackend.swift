@@ -39,6 +39,13 @@ public final class SQLiteBackend: Sendable {
         try await writer.write(body)
     }
 
+    /// Like `write`; `onCommit` runs on the writer thread right after the commit, in commit order.
+    @discardableResult
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T,
+                                   onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
+        try await writer.write(body, onCommit: onCommit)
+    }
+
     /// Size of the database file in bytes.
     public func sizeBytes() -> Int64 {
         (try? read { try $0.fileSizeBytes() }) ?? 0

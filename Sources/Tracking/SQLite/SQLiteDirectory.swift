@@ -1,3 +1,4 @@
+import JSONCore
 import Storage
 
 /// `DirectoryTransaction` over one SQLite connection inside a transaction.
@@ -149,7 +150,19 @@ struct SQLiteDirectory: DirectoryTransaction {
     }
 }
 
+extension SQLiteDirectory {
+    func appendMembershipEvent(groupID: String, type: String, userID: String, extra: JSONObject) throws -> GroupEvent {
+        let data = EventPayload.membership(type, groupID: groupID, userID: userID, extra: extra)
+        return try SQLiteBackend.appendEvents(groupID: groupID, [(.membership, userID, data)], in: db)[0]
+    }
+}
+
 extension SQLiteBackend: DirectoryStore {
+    public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
+                                            onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
+        try await write({ try body(SQLiteDirectory(db: $0)) }, onCommit: onCommit)
+    }
+
     public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
         try read { try body(SQLiteDirectory(db: $0)) }
     }

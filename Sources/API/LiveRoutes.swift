@@ -1,0 +1,70 @@
+import HTTPServer
+import JSONCore
+import Tracking
+
+/// `GET /v1/groups/{id}/live` (server-sent events) and `GET /v1/groups/{id}/changes` (polling).
+struct LiveRoutes {
+    let services: Services
+    static let maxChangesPage = 1_000
+
+    var routes: [Route] {
+        let services = self.services
+        let auth = Authentication(services: services)
+        return [
+            Route("GET", "/v1/groups/{id}/live", .inline { request in
+                let groupID = request.parameter("id")
+                let userID = try Self.member(request, groupID: groupID, auth: auth, allowQueryToken: true)
+                let lastEventID = try (request.header("last-event-id") ?? request.query("lastEventId")).map { text -> Int64 in
+                    guard let id = Int64(text.trimmingCharacters(in: " ")), id >= 0 else {
+                        throw TrackingError.invalid("Last-Event-ID must be an event id", code: "invalid_event_id")
+                    }
+                    return id
+                }
+                let groups = services.groups
+                let stream = try services.live.subscribe(groupID: groupID, userID: userID, lastEventID: lastEventID) {
+                    Documents.group(try groups.group(id: groupID, for: .user(userID: userID)))
+                }
+                var response = Response(contentType: "text/event-stream; charset=utf-8", stream: stream)
+                response.setHeader("Cache-Control", "no-cache")
+                response.setHeader("X-Accel-Buffering", "no")
+                return response
+            }),
+            Route("GET", "/v1/groups/{id}/changes", .inline { request in
+                let groupID = request.parameter("id")
+                let userID = try Self.member(request, groupID: groupID, auth: auth, allowQueryToken: false)
+                let since = try QueryNumber.int(request.query("since"), name: "since").map(Int64.init) ?? 0
+                let limit = try QueryNumber.int(request.query("limit"), name: "limit") ?? Self.maxChangesPage
+                guard since >= 0, (1...Self.maxChangesPage).contains(limit) else {
+                    throw TrackingError.invalid("since must be ≥ 0 and limit 1 to \(Self.maxChangesPage)", code: "invalid_range")
+                }
+                let bounds = try services.backend.eventBounds(groupID: groupID)
+                let page = try services.backend.events(groupID: groupID, after: since, limit: limit)
+                let sharing = Set(try services.groups.group(id: groupID, for: .user(userID: userID)).members.filter(\.shareLocation).map(\.userID))
+                let visible = page.filter { $0.kind != .location || $0.userID.map(sharing.contains) == true }
+                var document: JSONObject = [
+                    "events": .array(visible.map { ["id": .number(JSONNumber($0.id)), "type": .string($0.kind.rawValue), "data": $0.data] }),
+                    "last": .number(JSONNumber(page.last?.id ?? max(since, 0))),
+                ]
+                // The client's position was pruned from the log: it must re-read the group.
+                if since + 1 < (bounds.oldest ?? bounds.last + 1) { document["truncated"] = true }
+                return .json(.object(document))
+            }),
+        ]
+    }
+
+    /// The caller's user id if they are a member (404 otherwise). EventSource cannot set
+    /// headers, so the live route also takes the user token as `?token=`.
+    static func member(_ request: Request, groupID: String, auth: Authentication, allowQueryToken: Bool) throws -> String {
+        var credential = try auth.credential(request)
+        if credential == .anonymous, allowQueryToken, let token = request.query("token") {
+            credential = try auth.credential(forToken: token)
+        }
+        switch credential {
+        case .anonymous: throw TrackingError.unauthenticated
+        case .device: throw TrackingError.cannotRead(.group(groupID))
+        case .user(let userID):
+            try PartitionRules(facts: auth.services.backend).requireRead(credential, .group(groupID), hiddenAs: "group")
+            return userID
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import JSONCore
+import Storage
+import Timestamps
+
+extension SQLiteBackend: EventLog {
+    /// Appends events to a group's log inside the current write transaction; ids are the next
+    /// ones of the group, in the order given.
+    static func appendEvents(groupID: String, _ entries: [(kind: GroupEvent.Kind, userID: String?, data: JSONValue)],
+                             in db: Database) throws -> [GroupEvent] {
+        guard !entries.isEmpty else { return [] }
+        guard let last = try db.firstRow("""
+            INSERT INTO event_heads (group_id, last_id) VALUES (?, ?)
+            ON CONFLICT (group_id) DO UPDATE SET last_id = last_id + excluded.last_id RETURNING last_id
+            """, [.text(groupID), .int(entries.count)], { $0.int64(0) }) else {
+            throw StorageError(code: 1, message: "event head not returned")
+        }
+        let now = Timestamp.nowMilliseconds()
+        let insert = try db.prepare("INSERT INTO events (group_id, id, type, user_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+        var events: [GroupEvent] = []
+        events.reserveCapacity(entries.count)
+        var id = last - Int64(entries.count)
+        for entry in entries {
+            id += 1
+            try insert.bind([.text(groupID), .integer(id), .text(entry.kind.rawValue), .optional(entry.userID),
+                             .text(entry.data.serializedString()), .integer(now)])
+            try insert.run()
+            events.append(GroupEvent(groupID: groupID, id: id, kind: entry.kind, userID: entry.userID, data: entry.data))
+        }
+        return events
+    }
+
+    public func events(groupID: String, after: Int64, limit: Int) throws -> [GroupEvent] {
+        try read { db in
+            try db.rows("SELECT id, type, user_id, data FROM events WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?",
+                        [.text(groupID), .integer(after), .int(limit)]) { row in
+                GroupEvent(groupID: groupID, id: row.int64(0), kind: GroupEvent.Kind(rawValue: row.string(1)) ?? .membership,
+                           userID: row.optionalString(2), data: (try? JSONParser.parse(Array(row.string(3).utf8))) ?? .null)
+            }
+        }
+    }
+
+    public func eventBounds(groupID: String) throws -> (last: Int64, oldest: Int64?) {
+        try read { db in
+            let last = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [.text(groupID)]) { $0.int64(0) } ?? 0
+            let oldest = try db.firstRow("SELECT min(id) FROM events WHERE group_id = ?", [.text(groupID)]) { $0.optionalInt64(0) } ?? nil
+            return (last, oldest)
+        }
+    }
+
+    public func pruneEvents(before: Int64) async throws -> Int {
+        var total = 0
+        while true {
+            let deleted = try await write { db in
+                try db.run("""
+                    DELETE FROM events WHERE (group_id, id) IN
+                      (SELECT group_id, id FROM events WHERE created_at < ? ORDER BY created_at LIMIT 5000)
+                    """, [.integer(before)])
+            }
+            total += deleted
+            if deleted < 5000 { return total }
+        }
+    }
+}
