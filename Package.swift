@@ -31,6 +31,7 @@ let package = Package(
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "JSONCore", "Timestamps"]),
 
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking"], path: "Benchmarks/ingest/Baseline"),
+        .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking"], path: "Benchmarks/geo/Bench"),
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore"]),

@@ -63,7 +63,7 @@ struct QueryRoutes {
         if query.explain {
             document["explain"] = ["scope": .string(explain.scope), "cellsInCovering": .number(JSONNumber(explain.cellsInCovering)),
                                    "ranges": .number(JSONNumber(explain.ranges)), "keysExamined": .number(JSONNumber(explain.keysExamined)),
-                                   "docsExamined": .number(JSONNumber(explain.docsExamined)), "annuli": .number(JSONNumber(explain.annuli)),
+                                   "docsExamined": .number(JSONNumber(explain.docsExamined)), "cellsProbed": .number(JSONNumber(explain.cellsProbed)),
                                    "nReturned": .number(JSONNumber(results.count)), "milliseconds": .number(JSONNumber(explain.milliseconds)),
                                    "covering": .array(explain.coveringTokens.map { .string($0) })]
         }

@@ -132,8 +132,8 @@ struct CoveringBuilder<R: Region> {
     }
 
     mutating func run() -> [CellID] {
-        for face in 0..<6 {
-            if let candidate = makeCandidate(Cell.face(face)) {
+        for cell in initialCells() {
+            if let candidate = makeCandidate(cell) {
                 add(candidate)
             }
         }
@@ -155,6 +155,22 @@ struct CoveringBuilder<R: Region> {
 
     /// A candidate for `cell`, or nil if the region cannot meet it (or, for interior coverings,
     /// it is too small and not contained).
+    /// Where the search starts. A small region lies within the 3 × 3 block of cells around the
+    /// cell of its bounding cap's centre, at the deepest level whose cells are at least as wide
+    /// as the cap: starting there skips the descent from the six faces (S2 does the same).
+    /// Large regions, or that level above `minLevel`, start from the faces.
+    private func initialCells() -> [Cell] {
+        let cap = region.capBound
+        let faces = (0..<6).map { Cell.face($0) }
+        guard !cap.isEmpty, cap.radius.radians < 0.05 else { return faces }
+        let level = Swift.min(CellID.level(forMinimumWidth: Angle(radians: 2 * cap.radius.radians)), maxLevel - 1)
+        guard level >= Swift.max(minLevel, 3) else { return faces }
+        // Stay on the level grid minLevel + k·levelMod.
+        let aligned = minLevel + ((level - minLevel) / levelMod) * levelMod
+        let center = CellID(cap.center).parent(level: aligned)
+        return ([center] + center.neighborhood()).compactMap { Cell($0) }
+    }
+
     private func makeCandidate(_ cell: Cell) -> Candidate? {
         guard region.mayIntersect(cell) else { return nil }
         var terminal = false

@@ -77,7 +77,7 @@ func haversineMeters(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Dou
             }
             let devices = Set(results.compactMap { $0["deviceId"].string })
             #expect(devices.isSubset(of: [s.world.devices["A1"]!.id, s.world.devices["B1"]!.id]))
-            #expect(reply.json["explain"]["annuli"].int ?? 0 >= 1)
+            #expect(reply.json["explain"]["cellsInCovering"].int ?? 0 >= 1)
         }
     }
 

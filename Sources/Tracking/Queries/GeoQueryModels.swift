@@ -46,9 +46,11 @@ public struct QueryExplain: Sendable {
     public var ranges = 0
     public var keysExamined = 0
     public var docsExamined = 0
-    /// For `$near`: how many annuli were scanned before the answer was known.
-    public var annuli = 0
+    /// For `$near`: coarse cells probed for entries before being split.
+    public var cellsProbed = 0
     public var milliseconds = 0.0
-    /// Tokens of the covering cells (first query region; for `$near` the last annulus).
+    /// Tokens of the scanned cells (the covering; for `$near` the cells the search scanned).
     public var coveringTokens: [String] = []
+
+    public init() {}
 }

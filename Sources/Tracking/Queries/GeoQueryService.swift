@@ -1,5 +1,6 @@
 import GeoKit
 import GeoQuery
+import Glibc
 import Timestamps
 
 /// Answers MongoDB-style geo queries over a group's shared positions with the cell index.
@@ -12,8 +13,16 @@ import Timestamps
 public final class GeoQueryService: Sendable {
     let index: any GeoIndex
     let directory: any DirectoryStore
-    /// Coverings of query regions: finer than MongoDB's stored-shape default, few cells.
-    public static let coverer = RegionCoverer(minLevel: 2, maxLevel: 22, levelMod: 1, maxCells: 16)
+    /// Coverings of query regions: MongoDB's levels, few cells (each cell is a B-tree seek;
+    /// covering time grows with the cell count). `FOD_COVER_MAX_CELLS` / `FOD_COVER_MAX_LEVEL`
+    /// override them (for tuning).
+    public static let coverer = RegionCoverer(minLevel: 2, maxLevel: environment("FOD_COVER_MAX_LEVEL") ?? 16, levelMod: 1,
+                                              maxCells: environment("FOD_COVER_MAX_CELLS") ?? 8)
+
+    static func environment(_ name: String) -> Int? {
+        guard let text = getenv(name) else { return nil }
+        return Int(String(cString: text))
+    }
     /// First `$near` annulus radius (meters) when no `$minDistance` gives a better start.
     public static let firstAnnulusMeters = 250.0
 
@@ -36,16 +45,21 @@ public final class GeoQueryService: Sendable {
             results = Self.latest(devices, request, &explain)
         case .history(let from, let to):
             if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
-            explain.scope = "history"
-            let readable = Dictionary(uniqueKeysWithValues: devices.map { ($0.key, $0) })
-            if case .near(let near) = request.filter {
-                results = try nearHistory(near, readable: readable, from: from, to: to, limit: request.limit, &explain)
-            } else {
-                results = try withinHistory(request.filter, readable: readable, from: from, to: to, limit: request.limit, &explain)
-            }
+            results = try queryHistory(request.filter, readable: Dictionary(uniqueKeysWithValues: devices.map { ($0.key, $0) }),
+                                       from: from, to: to, limit: request.limit, &explain)
         }
         explain.milliseconds = Double(Timestamp.monotonicNanoseconds() - started) / 1e6
         return (results, explain)
+    }
+
+    /// The history path on an already-known set of readable devices (by device key).
+    public func queryHistory(_ filter: GeoFilter, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
+                             _ explain: inout QueryExplain) throws -> [GeoQueryResult] {
+        explain.scope = "history"
+        if case .near(let near) = filter {
+            return try nearHistory(near, readable: readable, from: from, to: to, limit: limit, &explain)
+        }
+        return try withinHistory(filter, readable: readable, from: from, to: to, limit: limit, &explain)
     }
 
     /// Latest positions: a group has at most a thousand members, so every shared device's
@@ -79,7 +93,9 @@ public final class GeoQueryService: Sendable {
         explain.ranges = ranges.count
         explain.coveringTokens = covering.map(\.token)
         var results: [GeoQueryResult] = []
-        try index.scan(ranges: ranges, from: from, to: to) { entry in
+        try index.withReader { reader in
+            for range in ranges {
+                guard try reader.scan(range, from: from, to: to, { entry in
             guard let device = readable[entry.deviceKey] else { return true }
             explain.keysExamined += 1
             explain.docsExamined += 1
@@ -88,53 +104,87 @@ public final class GeoQueryService: Sendable {
                 results.append(device.result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
             }
             return results.count < limit
+                }) else { return }
+            }
         }
         return results
     }
 
-    /// Expanding annuli: ring k covers [r_k, r_{k+1}) with r doubling. After scanning ring k,
-    /// every position closer than r_{k+1} is known, so once `limit` of them are, the answer is
-    /// complete. A position found in an earlier ring's overlap is kept once (by sequence).
+    /// Best-first search over the cell hierarchy (no "fetch everything within the maximum
+    /// distance and sort"): cells wait in a min-heap keyed by a lower bound of their distance to
+    /// the centre; a coarse cell is split into its children only if the index holds any entry
+    /// in its range (one B-tree probe), a cell at `scanLevel` is range-scanned. The search stops
+    /// as soon as the `limit` best results are all closer than the next cell's lower bound, or
+    /// the bound passes `$maxDistance`. Cells entirely inside `$minDistance` are skipped.
     func nearHistory(_ near: NearQuery, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
                      _ explain: inout QueryExplain) throws -> [GeoQueryResult] {
         guard !readable.isEmpty else { return [] }
+        let center = near.center
         let minAngle = near.minAngle?.radians ?? 0
         let maxAngle = min(near.maxAngle?.radians ?? Double.pi, Double.pi)
-        var inner = minAngle
-        var outer = max(minAngle * 2, Earth.angle(for: Distance(meters: Self.firstAnnulusMeters)).radians)
-        var found: [(distance: Double, sequence: Int64, result: GeoQueryResult)] = []
-        var seen = Set<Int64>()
-        while inner <= maxAngle {
-            outer = min(outer, maxAngle)
-            explain.annuli += 1
-            // The scan region is padded slightly so positions exactly on a boundary are never missed.
-            let ring = Annulus(center: near.center, inner: Angle(radians: max(0, inner - 1e-12)), outer: Angle(radians: min(Double.pi, outer + 1e-12)))
-            let covering = Self.coverer.covering(of: ring)
-            let ranges = RegionCoverer.ranges(of: covering)
-            explain.cellsInCovering += covering.count
-            explain.ranges += ranges.count
-            explain.coveringTokens = covering.map(\.token)
-            try index.scan(ranges: ranges, from: from, to: to) { entry in
-                guard let device = readable[entry.deviceKey] else { return true }
-                explain.keysExamined += 1
-                guard !seen.contains(entry.sequence) else { return true }
-                let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
-                let angle = near.center.angle(to: point).radians
-                guard angle >= inner - 1e-15, angle <= outer + 1e-15 || outer >= maxAngle else { return true }
-                explain.docsExamined += 1
-                seen.insert(entry.sequence)
-                guard near.matches(point) else { return true }
-                found.append((near.distance(to: point), entry.sequence,
-                              device.result(entry.longitude, entry.latitude, entry.timestamp, distance: near.distance(to: point))))
-                return true
-            }
-            let closerThanOuter = found.filter { $0.distance <= near.units.value(of: Angle(radians: outer)) }.count
-            if closerThanOuter >= limit || outer >= maxAngle { break }
-            inner = outer
-            outer *= 2
+        /// Slack for the bounds' rounding (radians, ~1 µm on Earth).
+        let slack = 1e-13
+        var scanLevel = Self.nearScanLevel(limit: limit)
+        // Entries are compared by squared chord length (monotonic in the angle, no trig).
+        let minChord = ChordAngle(Angle(radians: max(0, minAngle - slack))).length2
+        let maxChord = ChordAngle(Angle(radians: min(Double.pi, maxAngle + slack))).length2
+        typealias Candidate = (lower: Double, upper: Double, id: CellID)
+        var queue = BinaryHeap<Candidate> { $0.lower < $1.lower }
+        for face in 0..<6 {
+            let cell = Cell.face(face)
+            queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id))
         }
-        found.sort { ($0.distance, $0.sequence) < ($1.distance, $1.sequence) }
-        return found.prefix(limit).map(\.result)
+        typealias Found = (chord: Double, sequence: Int64, result: GeoQueryResult)
+        var best = BinaryHeap<Found> { ($0.chord, $0.sequence) > ($1.chord, $1.sequence) }  // worst on top
+        try index.withReader { reader in
+            while let next = queue.popFirst() {
+                if next.lower > maxAngle + slack { break }
+                if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
+                if next.upper < minAngle - slack { continue }
+                let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
+                if next.id.level < scanLevel {
+                    if next.id.level >= 4 {
+                        explain.cellsProbed += 1
+                        guard try reader.hasEntries(in: range, from: from, to: to) else { continue }
+                    }
+                    for child in next.id.children {
+                        guard let cell = Cell(child) else { continue }
+                        queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child))
+                    }
+                    continue
+                }
+                explain.cellsInCovering += 1
+                explain.ranges += 1
+                explain.coveringTokens.append(next.id.token)
+                var scanned = 0
+                _ = try reader.scan(range, from: from, to: to) { entry in
+                    scanned += 1
+                    guard let device = readable[entry.deviceKey] else { return true }
+                    explain.keysExamined += 1
+                    let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
+                    let chord = ChordAngle(between: center, point).length2
+                    guard chord >= minChord, chord <= maxChord else { return true }
+                    explain.docsExamined += 1
+                    if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return true }
+                    guard near.matches(point) else { return true }
+                    best.push((chord, entry.sequence, device.result(entry.longitude, entry.latitude, entry.timestamp,
+                                                                    distance: near.distance(to: point))))
+                    if best.count > limit { _ = best.popFirst() }
+                    return true
+                }
+                // Dense data: a cell held far more than needed, so scan finer cells from now on.
+                if scanned > 16 * max(limit, 8) && scanLevel < 24 { scanLevel += 2 }
+            }
+        }
+        return best.elements.sorted { ($0.chord, $0.sequence) < ($1.chord, $1.sequence) }.map(\.result)
+    }
+
+    /// The level at which `$near` starts scanning: cells of about 5 km for small limits,
+    /// coarser for large ones; the search goes finer by itself where data is dense.
+    /// `FOD_NEAR_SCAN_LEVEL` overrides the start (for tuning).
+    static func nearScanLevel(limit: Int) -> Int {
+        if let text = getenv("FOD_NEAR_SCAN_LEVEL"), let level = Int(String(cString: text)), (4...24).contains(level) { return level }
+        return limit <= 100 ? 11 : (limit <= 1_000 ? 10 : 9)
     }
 }
 
@@ -179,7 +229,22 @@ public struct IndexEntry: Sendable {
 public protocol GeoIndex: Sendable {
     /// Devices of members sharing with `groupID`, with their latest positions.
     func sharedDevices(groupID: String) throws -> [SharedDevice]
-    /// Calls `body` for each entry in the signed-key `ranges` (ascending) within [from, to],
-    /// on one snapshot, until it returns false.
-    func scan(ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws
+    /// Runs `body` with a reader on one consistent snapshot of the index.
+    func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T
+}
+
+/// Reads the cell index inside one snapshot.
+public protocol GeoIndexReader {
+    /// Calls `body` for each entry whose signed cell key is in `range` and time in [from, to],
+    /// in key order; returns false if `body` stopped the scan by returning false.
+    func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
+    /// Whether any entry lies in `range` (and [from, to]): one B-tree probe.
+    func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool
+}
+
+extension GeoFilter {
+    /// Exact test for a stored `[lon, lat]` (public for benchmarks and tools).
+    public func matchesStored(longitude: Double, latitude: Double) -> Bool {
+        matches(longitude: longitude, latitude: latitude, point: LatLng(degreesLatitude: latitude, longitude: longitude).toPoint())
+    }
 }

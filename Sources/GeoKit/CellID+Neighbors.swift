@@ -1,0 +1,35 @@
+import Glibc
+
+extension CellID {
+    /// The cells of the same level around this one: up to 8 (fewer near a cube corner, where
+    /// three faces meet), in no particular order.
+    ///
+    /// Found by stepping one cell in the face's (i, j) grid and, beyond the face edge, mapping the
+    /// stepped cell's centre through (u, v) → xyz onto the adjacent face, so it is exact at face
+    /// boundaries without per-face rotation tables. Meant for levels ≥ 2.
+    public func neighborhood() -> [CellID] {
+        let (face, iLo, jLo, size) = ijBounds()
+        let cellLevel = level
+        var out: [CellID] = []
+        out.reserveCapacity(8)
+        for di in -1...1 {
+            for dj in -1...1 where di != 0 || dj != 0 {
+                let s = (Double(iLo + di * size) + Double(size) / 2) / FaceProjection.maxSizeDouble
+                let t = (Double(jLo + dj * size) + Double(size) / 2) / FaceProjection.maxSizeDouble
+                let point = FaceProjection.faceUVToXYZ(face, FaceProjection.stToUV(s), FaceProjection.stToUV(t)).normalized
+                let neighbor = CellID(point).parent(level: cellLevel)
+                if neighbor != self && !out.contains(neighbor) { out.append(neighbor) }
+            }
+        }
+        return out
+    }
+
+    /// The deepest level whose cells are at least `width` wide everywhere (S2's minimum cell
+    /// width for the quadratic projection: 2√2/3 · 2⁻ˡᵉᵛᵉˡ radians), clamped to 0…30.
+    public static func level(forMinimumWidth width: Angle) -> Int {
+        let derivative = 2 * 2.0.squareRoot() / 3
+        guard width.radians > 0 else { return maxLevel }
+        let level = Int(floor(log2(derivative / width.radians)))
+        return Swift.max(0, Swift.min(maxLevel, level))
+    }
+}
