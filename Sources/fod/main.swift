@@ -10,6 +10,10 @@ let usage = """
                                    AIS, Data/) replayed live, x times faster (default 10)
       fod import --device <id> <file> [--data <dir>]
                                    import GeoJSON, GPX or CSV history into a device
+      fod geo cell <lon> <lat> [--level N]
+                                   the S2 cell id of a point: hex, token, signed Int64 key
+      fod geo cover '<GeoJSON>' [--max-cells N] [--max-level N]
+                                   the covering the index scans for a shape (or a geo operator)
       fod db check [--data <dir>]  verify the database (PRAGMA integrity_check)
       fod db backup <file> [--data <dir>]
                                    copy the database with SQLite's online backup
@@ -49,6 +53,8 @@ func runMain() -> Int32 {
                 }
             }
             return 0
+        case "geo":
+            return try GeoCommand.run(arguments)
         case "import":
             return try runAsync { try await ImportCommand.run(arguments, environment: environment) }
         case "db":

@@ -92,3 +92,24 @@ import HTTPTestSupport
         #expect(status == 0 && help.contains("fod serve"))
     }
 }
+
+@Suite struct GeoCommandTests {
+    @Test func cellPrintsHexTokenAndSignedKey() throws {
+        let (status, text) = try FodProcess.run(["geo", "cell", "11.770681595", "49.703498679"])
+        #expect(status == 0)
+        #expect(text.contains("hex 47a1cbd595522b39") && text.contains("token 47a1cbd595522b39") && text.contains("int64 5161630766136961849"))
+        let (_, south) = try FodProcess.run(["geo", "cell", "0.000000133", "-75.000000031"])
+        #expect(south.contains("hex b09dff882a7809e1") && south.contains("int64 -"))
+        let (_, parent) = try FodProcess.run(["geo", "cell", "11.770681595", "49.703498679", "--level", "10"])
+        #expect(parent.contains("level 10") && parent.contains("token 47a1cb"))
+        #expect(try FodProcess.run(["geo", "cell", "200", "0"]).0 == 2)
+    }
+
+    @Test func coverPrintsCellsAndRanges() throws {
+        let (status, text) = try FodProcess.run(["geo", "cover", #"{"type":"Polygon","coordinates":[[[2.2,48.7],[2.5,48.7],[2.35,49.0],[2.2,48.7]]]}"#, "--max-cells", "4"])
+        #expect(status == 0)
+        #expect(text.contains("4 cells") && text.contains("signed Int64 key ranges"))
+        let (bad, message) = try FodProcess.run(["geo", "cover", #"{"type":"Polygon","coordinates":[[[0,0],[1,0],[1,1],[0,1]]]}"#])
+        #expect(bad != 0 && message.contains("Loop is not closed"))
+    }
+}
