@@ -3,10 +3,11 @@
 # everything is present it does nothing (and needs no network). Run as root or with sudo.
 set -euo pipefail
 
-packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev)
-# Extra tools for tests, checks and benchmarks (curl for the walk-through, wrk for load).
+packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev libjs-leaflet)
+# Extra tools for tests, checks and benchmarks: curl, wrk (load), GDAL and xmllint (export
+# checks), Chromium + python3-websocket (browser test of the web map).
 if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
-  packages+=(curl wrk gdal-bin libxml2-utils)
+  packages+=(curl wrk gdal-bin libxml2-utils chromium python3-websocket)
 fi
 
 missing=()

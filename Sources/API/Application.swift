@@ -36,8 +36,9 @@ public struct Services: Sendable {
 
 /// Builds the router of the public API (API.md) over `services`.
 public enum API {
-    public static func router(_ services: Services, metrics: @escaping @Sendable () -> String) -> Router {
+    public static func router(_ services: Services, web: WebAssets? = nil, metrics: @escaping @Sendable () -> String) -> Router {
         var router = Router()
+        for route in web?.routes ?? [] { router.add(route) }
         for route in AccountRoutes(services: services).routes { router.add(route) }
         for route in DeviceRoutes(services: services).routes { router.add(route) }
         for route in GroupRoutes(services: services).routes { router.add(route) }

@@ -1,18 +1,18 @@
 import Foundation
 
-/// Where the shipped data (`Data/`: basemap, demo AIS hour) is: `$FOD_SHIPPED_DATA`, else
-/// `Data/` next to the package the binary was built in, else `./Data`.
-enum DataFiles {
-    static func directory() -> String {
-        if let explicit = ProcessInfo.processInfo.environment["FOD_SHIPPED_DATA"] { return explicit }
+/// Where the files shipped with the project are (`Data/`, `Web/`): `$FOD_SHIPPED_DATA` /
+/// `$FOD_WEB`, else the folder of that name next to the package the binary was built in (found
+/// by walking up from the binary), else `./<name>`.
+enum ShippedFiles {
+    static func directory(_ name: String, marker: String) -> String {
+        let variable = name == "Data" ? "FOD_SHIPPED_DATA" : "FOD_WEB"
+        if let explicit = ProcessInfo.processInfo.environment[variable] { return explicit }
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<6 {
-            let candidate = url.appendingPathComponent("Data")
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("countries-110m.geojson").path) {
-                return candidate.path
-            }
+            let candidate = url.appendingPathComponent(name)
+            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent(marker).path) { return candidate.path }
             url = url.deletingLastPathComponent()
         }
-        return "./Data"
+        return "./" + name
     }
 }

@@ -46,7 +46,13 @@ enum ServeCommand {
         }
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()
-        let router = API.router(services) {
+        var webConfiguration = WebAssets.Configuration(webDirectory: ShippedFiles.directory("Web", marker: "index.html"),
+                                                       dataDirectory: ShippedFiles.directory("Data", marker: "countries-110m.geojson"))
+        webConfiguration.tileURL = configuration.tileURL
+        webConfiguration.tileAttribution = configuration.tileAttribution
+        let web = WebAssets(webConfiguration)
+        logger.info("web map: \(web.hasPage ? "served at /" : "not found (Web/ missing)"); Leaflet \(web.hasLeaflet ? "from libjs-leaflet" : "not installed: built-in SVG map")")
+        let router = API.router(services, web: web) {
             guard let server = serverBox.server else { return "" }
             return server.metrics.render(gauges: [
                 ("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),

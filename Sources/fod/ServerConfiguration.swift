@@ -22,10 +22,13 @@ struct ServerConfiguration {
     var eventWindowHours = 24
     /// Seconds between heartbeat comments on live streams.
     var heartbeatSeconds = 15.0
+    /// Optional map tiles for the web map (`https://…/{z}/{x}/{y}.png`) and their attribution.
+    var tileURL: String?
+    var tileAttribution = ""
 
     static let optionNames: Set<String> = ["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
-                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds"]
+                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution"]
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -45,6 +48,8 @@ struct ServerConfiguration {
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
           --event-window-hours <n>   how long live-feed events stay resumable with Last-Event-ID (default 24)
           --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
+          --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
+          --tile-attribution <text>  attribution shown with those tiles
         """
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
@@ -80,6 +85,8 @@ struct ServerConfiguration {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
             retainDays = n
         }
+        tileURL = arguments.options["tile-url"] ?? environment["FOD_TILE_URL"]
+        tileAttribution = arguments.options["tile-attribution"] ?? environment["FOD_TILE_ATTRIBUTION"] ?? ""
         if let n = try arguments.int("event-window-hours") {
             guard n >= 1 else { throw UsageError("--event-window-hours must be at least 1") }
             eventWindowHours = n

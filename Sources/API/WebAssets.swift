@@ -1,0 +1,105 @@
+import Foundation
+import HTTPServer
+import JSONCore
+
+/// The web map's files, read once at start-up and served from memory: `Web/` (page, scripts,
+/// styles), the countries basemap from `Data/`, Leaflet from Debian's `libjs-leaflet` when it
+/// is installed, and a `config.json` saying which map to use. Only names found at start-up are
+/// served, so a request path can never reach another file.
+public struct WebAssets: Sendable {
+    public struct Configuration: Sendable {
+        /// Directory with index.html and the scripts (the repository's `Web/`).
+        public var webDirectory: String
+        /// Directory with the shipped data (`Data/`), for the basemap.
+        public var dataDirectory: String
+        /// Where Debian installs Leaflet (`libjs-leaflet`).
+        public var leafletDirectory = "/usr/share/javascript/leaflet"
+        /// A tile URL template (`https://tile.example/{z}/{x}/{y}.png`), nil for no tiles.
+        public var tileURL: String?
+        public var tileAttribution = ""
+
+        public init(webDirectory: String, dataDirectory: String) {
+            self.webDirectory = webDirectory
+            self.dataDirectory = dataDirectory
+        }
+    }
+
+    struct Asset: Sendable { let contentType: String; let bytes: [UInt8] }
+
+    let index: Asset?
+    let files: [String: Asset]
+    let vendor: [String: Asset]
+
+    public init(_ configuration: Configuration) {
+        func load(_ path: String) -> Asset? {
+            guard let data = FileManager.default.contents(atPath: path) else { return nil }
+            return Asset(contentType: Self.contentType(of: path), bytes: Array(data))
+        }
+        index = load(configuration.webDirectory + "/index.html")
+        var files: [String: Asset] = [:]
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: configuration.webDirectory)) ?? []
+        where name != "index.html" && !name.hasPrefix(".") {
+            files[name] = load(configuration.webDirectory + "/" + name)
+        }
+        files["countries-110m.geojson"] = load(configuration.dataDirectory + "/countries-110m.geojson")
+        var vendor: [String: Asset] = [:]
+        for name in ["leaflet.js", "leaflet.css"] {
+            vendor[name] = load(configuration.leafletDirectory + "/" + name)
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: configuration.leafletDirectory + "/images")) ?? [] {
+            vendor["images/" + name] = load(configuration.leafletDirectory + "/images/" + name)
+        }
+        let leaflet = vendor["leaflet.js"] != nil && vendor["leaflet.css"] != nil
+        let config: JSONValue = ["leaflet": .bool(leaflet), "tileURL": configuration.tileURL.map { .string($0) } ?? .null,
+                                 "tileAttribution": .string(configuration.tileAttribution)]
+        files["config.json"] = Asset(contentType: "application/json; charset=utf-8", bytes: config.serialized())
+        self.files = files
+        self.vendor = leaflet ? vendor : [:]
+    }
+
+    /// Whether the page itself was found (the server still runs without it).
+    public var hasPage: Bool { index != nil }
+    public var hasLeaflet: Bool { !vendor.isEmpty }
+
+    var routes: [Route] {
+        let assets = self
+        return [
+            Route("GET", "/", .inline { _ in
+                guard let index = assets.index else { throw HTTPError(status: 404, code: "not_found", message: "the web map is not installed (Web/ missing)") }
+                return assets.response(index)
+            }),
+            Route("GET", "/static/{file}", .inline { request in
+                guard let asset = assets.files[request.parameter("file")] else { throw HTTPError.notFound(request.path) }
+                return assets.response(asset)
+            }),
+            Route("GET", "/vendor/leaflet/{file}", .inline { request in
+                guard let asset = assets.vendor[request.parameter("file")] else { throw HTTPError.notFound(request.path) }
+                return assets.response(asset)
+            }),
+            Route("GET", "/vendor/leaflet/images/{file}", .inline { request in
+                guard let asset = assets.vendor["images/" + request.parameter("file")] else { throw HTTPError.notFound(request.path) }
+                return assets.response(asset)
+            }),
+        ]
+    }
+
+    func response(_ asset: Asset) -> Response {
+        var response = Response(status: 200, contentType: asset.contentType, bytes: asset.bytes)
+        response.setHeader("Cache-Control", "no-cache")
+        response.setHeader("X-Content-Type-Options", "nosniff")
+        return response
+    }
+
+    static func contentType(of path: String) -> String {
+        switch path.split(separator: ".").last.map(String.init) ?? "" {
+        case "html": "text/html; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"
+        case "css": "text/css; charset=utf-8"
+        case "geojson": "application/geo+json"
+        case "json": "application/json; charset=utf-8"
+        case "png": "image/png"
+        case "svg": "image/svg+xml"
+        default: "application/octet-stream"
+        }
+    }
+}
