@@ -1,4 +1,5 @@
 import Crypto
+import Exports
 import HTTPServer
 import JSONCore
 import LocationFormats
@@ -14,6 +15,7 @@ public struct Services: Sendable {
     public let locations: LocationService
     public let queries: GeoQueryService
     public let live: LiveHub
+    public let exports: ExportService
     public let logger: Logger
 
     /// Everything wired to one backend; every service publishes its group events to `live`.
@@ -28,6 +30,7 @@ public struct Services: Sendable {
         self.groups = GroupService(store: backend, sink: hub)
         self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: fixRules)
         self.queries = GeoQueryService(index: backend, directory: backend)
+        self.exports = ExportService(store: backend, directory: backend)
         self.logger = logger
     }
 
@@ -36,8 +39,10 @@ public struct Services: Sendable {
 
 /// Builds the router of the public API (API.md) over `services`.
 public enum API {
-    public static func router(_ services: Services, web: WebAssets? = nil, metrics: @escaping @Sendable () -> String) -> Router {
+    public static func router(_ services: Services, web: WebAssets? = nil, basemap: Basemap? = nil,
+                              metrics: @escaping @Sendable () -> String) -> Router {
         var router = Router()
+        for route in ExportRoutes(services: services, basemap: basemap).routes { router.add(route) }
         for route in web?.routes ?? [] { router.add(route) }
         for route in AccountRoutes(services: services).routes { router.add(route) }
         for route in DeviceRoutes(services: services).routes { router.add(route) }

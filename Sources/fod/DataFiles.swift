@@ -1,4 +1,6 @@
+import Exports
 import Foundation
+import HTTPServer
 
 /// Where the files shipped with the project are (`Data/`, `Web/`): `$FOD_SHIPPED_DATA` /
 /// `$FOD_WEB`, else the folder of that name next to the package the binary was built in (found
@@ -14,5 +16,19 @@ enum ShippedFiles {
             url = url.deletingLastPathComponent()
         }
         return "./" + name
+    }
+}
+
+/// The countries basemap for scatter maps (`Data/countries-110m.geojson`).
+enum BasemapFile {
+    static func load(from dataDirectory: String, logger: Logger) -> Basemap? {
+        guard let data = FileManager.default.contents(atPath: dataDirectory + "/countries-110m.geojson") else {
+            logger.warning("no basemap at \(dataDirectory)/countries-110m.geojson: exports draw no countries")
+            return nil
+        }
+        do { return try Basemap.parse(Array(data)) } catch {
+            logger.warning("basemap unreadable: \(error)")
+            return nil
+        }
     }
 }

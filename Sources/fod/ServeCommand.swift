@@ -52,7 +52,8 @@ enum ServeCommand {
         webConfiguration.tileAttribution = configuration.tileAttribution
         let web = WebAssets(webConfiguration)
         logger.info("web map: \(web.hasPage ? "served at /" : "not found (Web/ missing)"); Leaflet \(web.hasLeaflet ? "from libjs-leaflet" : "not installed: built-in SVG map")")
-        let router = API.router(services, web: web) {
+        let basemap = BasemapFile.load(from: webConfiguration.dataDirectory, logger: logger)
+        let router = API.router(services, web: web, basemap: basemap) {
             guard let server = serverBox.server else { return "" }
             return server.metrics.render(gauges: [
                 ("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),

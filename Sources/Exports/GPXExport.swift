@@ -1,0 +1,141 @@
+import Timestamps
+
+/// Streams a GPX 1.1 document (`xmlns="http://www.topografix.com/GPX/1/1"`,
+/// `creator="Find Our Devices"`): one `<trk>` per device, named after the device, split into
+/// `<trkseg>`s where consecutive fixes are more than `gapMilliseconds` apart.
+///
+/// Feed fixes with ``add(_:into:)`` grouped by device (each device's fixes contiguous) in
+/// ascending timestamp order, then call ``finish(into:)`` once. Each call appends the bytes it
+/// can already write to `out`; memory does not grow with the number of points.
+///
+/// - `<trkpt lat lon>` carries up to 7 decimals of degrees, then `<ele>` (meters, 2 decimals)
+///   when the altitude is known, and `<time>` (RFC 3339 UTC with milliseconds). GPX longitudes
+///   lie in [-180, 180), so 180 is written as the same meridian -180.
+/// - Metadata precedes the tracks in GPX, so the caller supplies it up front; `<bounds>` is
+///   written only when given (compute it with ``GeoBoundsAccumulator`` if needed). A box crossing
+///   the antimeridian is written with `minlon > maxlon`; an east edge of 180 is written as
+///   179.9999999 to stay inside the schema's longitude range.
+/// - Names and text are XML-escaped (`&`, `<`, `>`, quotes, and characters XML cannot carry are
+///   replaced by U+FFFD).
+/// - Points with invalid coordinates are skipped and counted in ``skippedPointCount``.
+public struct GPXExport: Sendable {
+    /// The optional `<metadata>` content.
+    public struct Metadata: Sendable, Hashable {
+        /// The document name, e.g. the group or device.
+        public var name: String?
+        /// The creation time, in ms since 1970.
+        public var timeMilliseconds: Int64?
+        /// The bounds of the data (degrees).
+        public var bounds: GeoBounds?
+
+        public init(name: String? = nil, timeMilliseconds: Int64? = nil, bounds: GeoBounds? = nil) {
+            self.name = name
+            self.timeMilliseconds = timeMilliseconds
+            self.bounds = bounds
+        }
+    }
+
+    /// Fixes further apart than this start a new `<trkseg>`; nil never splits.
+    public let gapMilliseconds: Int64?
+    /// Tracks (devices) started so far.
+    public private(set) var trackCount = 0
+    /// Track points written so far.
+    public private(set) var pointCount = 0
+    /// Points ignored because their coordinates were invalid.
+    public private(set) var skippedPointCount = 0
+
+    private let metadata: Metadata
+    private var started = false
+    private var finished = false
+    private var currentDeviceID: String?
+    private var lastTimestamp: Int64 = 0
+    private var numbers = DecimalFormatter()
+
+    /// A writer with the given metadata and segment gap.
+    public init(metadata: Metadata = Metadata(),
+                gapMilliseconds: Int64? = GeoJSONExport.defaultGapMilliseconds) {
+        self.metadata = metadata
+        self.gapMilliseconds = gapMilliseconds
+    }
+
+    /// Writes one fix, opening a new track on a device change or a new segment after a gap.
+    public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
+        guard !finished else { return }
+        guard point.hasValidCoordinates else {
+            skippedPointCount += 1
+            return
+        }
+        beginIfNeeded(into: &out)
+        if point.deviceID != currentDeviceID {
+            if currentDeviceID != nil { out.append(ascii: "    </trkseg>\n  </trk>\n") }
+            out.append(ascii: "  <trk>\n    <name>")
+            XMLText.appendEscaped(point.deviceName, to: &out)
+            out.append(ascii: "</name>\n    <trkseg>\n")
+            currentDeviceID = point.deviceID
+            trackCount += 1
+        } else if let gapMilliseconds {
+            let (elapsed, overflow) = point.timestamp.subtractingReportingOverflow(lastTimestamp)
+            if overflow || elapsed > gapMilliseconds {
+                out.append(ascii: "    </trkseg>\n    <trkseg>\n")
+            }
+        }
+        lastTimestamp = point.timestamp
+        out.append(ascii: "      <trkpt lat=\"")
+        numbers.append(point.latitude, fractionDigits: 7, to: &out)
+        out.append(ascii: "\" lon=\"")
+        numbers.append(point.longitude == 180 ? -180 : point.longitude, fractionDigits: 7, to: &out)
+        out.append(ascii: "\">")
+        if let altitude = point.knownAltitude {
+            out.append(ascii: "<ele>")
+            numbers.append(altitude, fractionDigits: 2, to: &out)
+            out.append(ascii: "</ele>")
+        }
+        out.append(ascii: "<time>")
+        out.append(ascii: Timestamp.rfc3339(millisecondsSince1970: point.timestamp))
+        out.append(ascii: "</time></trkpt>\n")
+        pointCount += 1
+    }
+
+    /// Closes the open track and the document. Later calls write nothing.
+    public mutating func finish(into out: inout [UInt8]) {
+        guard !finished else { return }
+        beginIfNeeded(into: &out)
+        if currentDeviceID != nil { out.append(ascii: "    </trkseg>\n  </trk>\n") }
+        out.append(ascii: "</gpx>\n")
+        finished = true
+    }
+
+    private mutating func beginIfNeeded(into out: inout [UInt8]) {
+        guard !started else { return }
+        started = true
+        out.append(ascii: """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <gpx version="1.1" creator="Find Our Devices" xmlns="http://www.topografix.com/GPX/1/1" \
+            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+            xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
+
+            """)
+        guard metadata.name != nil || metadata.timeMilliseconds != nil || metadata.bounds != nil else { return }
+        out.append(ascii: "  <metadata>\n")
+        if let name = metadata.name {
+            out.append(ascii: "    <name>")
+            XMLText.appendEscaped(name, to: &out)
+            out.append(ascii: "</name>\n")
+        }
+        if let time = metadata.timeMilliseconds {
+            out.append(ascii: "    <time>\(Timestamp.rfc3339(millisecondsSince1970: time))</time>\n")
+        }
+        if let bounds = metadata.bounds {
+            out.append(ascii: "    <bounds minlat=\"")
+            numbers.append(bounds.southDegrees, fractionDigits: 7, to: &out)
+            out.append(ascii: "\" minlon=\"")
+            numbers.append(Swift.min(bounds.westDegrees, 179.9999999), fractionDigits: 7, to: &out)
+            out.append(ascii: "\" maxlat=\"")
+            numbers.append(bounds.northDegrees, fractionDigits: 7, to: &out)
+            out.append(ascii: "\" maxlon=\"")
+            numbers.append(Swift.min(bounds.eastDegrees, 179.9999999), fractionDigits: 7, to: &out)
+            out.append(ascii: "\"/>\n")
+        }
+        out.append(ascii: "  </metadata>\n")
+    }
+}

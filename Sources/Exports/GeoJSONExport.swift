@@ -1,0 +1,188 @@
+import JSONCore
+import Timestamps
+
+/// Streams an RFC 7946 GeoJSON FeatureCollection: devices' latest positions as `Point`
+/// features and, optionally, each device's track as a `LineString` or `MultiLineString` feature.
+///
+/// Feed it with ``addPosition(_:into:)`` (one `Point` feature each) and ``addTrackPoint(_:into:)``
+/// (track fixes), then call ``finish(into:)`` once. Every call appends the bytes it can already
+/// write to `out`; the caller may send and clear `out` between calls. Memory is bounded by the
+/// current track's few fields and a fixed 5.6 KiB bounding-box accumulator, whatever the number
+/// of points (see ``retainedByteCount``).
+///
+/// Output (member order is free in JSON; `bbox` comes last because it is known last):
+///
+///     {"type":"FeatureCollection","features":[
+///       {"type":"Feature","geometry":{"type":"Point","coordinates":[lon,lat(,alt)]},
+///        "properties":{"kind":"position","deviceId","deviceName","userId","displayName",
+///                      "timestamp":"2026-11-30T08:15:00.000Z"}},
+///       {"type":"Feature","geometry":{"type":"MultiLineString","coordinates":[[[lon,lat],...],...]},
+///        "properties":{"kind":"track","deviceId","deviceName","userId","displayName",
+///                      "start","end","pointCount"}}
+///     ],"bbox":[w,s,e,n]}
+///
+/// - Positions are `[longitude, latitude]`, with `altitude` in meters as a third element when
+///   known; degrees have at most 7 decimals (~1 cm), altitudes 2. No `crs` member.
+/// - `bbox` covers every position written (see ``GeoBoundsAccumulator``); it has
+///   `west > east` when the data straddles the antimeridian, and is absent when nothing was
+///   written (an empty FeatureCollection is still valid).
+/// - Points with invalid coordinates are skipped and counted in ``skippedPointCount``.
+///
+/// Tracks:
+/// - Track fixes must arrive grouped by device (all of one device's fixes contiguous), each
+///   device's fixes in ascending timestamp order. A track ends when a fix of another device
+///   arrives, when ``addPosition(_:into:)`` is called, or at ``finish(into:)``; a device whose
+///   fixes are not contiguous therefore gets several track features. Out-of-order timestamps are
+///   drawn in arrival order and never count as a gap.
+/// - The geometry type must be written before the first coordinate, and with bounded memory the
+///   writer cannot look ahead for gaps, so the layout is fixed up front (``TrackLayout``):
+///   `.lineString` never splits; `.multiLineString` always writes a `MultiLineString`, with one
+///   part per gap-free run, even when there is only one part.
+/// - RFC 7946 requires ≥ 2 positions per line: a run with a single fix (isolated by gaps on both
+///   sides) is not drawn, and a device with no drawable run gets no track feature (its latest
+///   position, if added, is still a `Point`). `start`, `end` and `pointCount` describe the fixes
+///   drawn.
+public struct GeoJSONExport: Sendable {
+    /// How a device's track is written.
+    public enum TrackLayout: Sendable, Hashable {
+        /// One `LineString` over all the device's fixes; never split (a track crossing ±180 is
+        /// drawn as given, which most clients show as a line around the world).
+        case lineString
+        /// One `MultiLineString` per device, split into parts where consecutive fixes are more
+        /// than `gapMilliseconds` apart (nil: no time split) and where the track crosses the
+        /// antimeridian (RFC 7946 §3.1.9: the part ends at ±180 at the linearly interpolated
+        /// latitude and the next part starts at ∓180).
+        case multiLineString(gapMilliseconds: Int64?)
+    }
+
+    /// The default split: 30 minutes without a fix starts a new part.
+    public static let defaultGapMilliseconds: Int64 = 30 * 60 * 1000
+
+    /// The layout of track features.
+    public let trackLayout: TrackLayout
+    /// Features written so far (points and tracks).
+    public internal(set) var featureCount = 0
+    /// Points ignored because their coordinates were invalid.
+    public private(set) var skippedPointCount = 0
+
+    enum Phase: Sendable { case notStarted, writing, finished }
+
+    var json = JSONWriter(capacity: 0)
+    var phase = Phase.notStarted
+    var boundsAccumulator = GeoBoundsAccumulator()
+    var track: TrackState?
+
+    /// A writer; `trackLayout` matters only when track points are added.
+    public init(trackLayout: TrackLayout = .multiLineString(gapMilliseconds: GeoJSONExport.defaultGapMilliseconds)) {
+        self.trackLayout = trackLayout
+    }
+
+    /// The bounding box of every position written so far, or nil.
+    public var bounds: GeoBounds? { boundsAccumulator.bounds }
+
+    /// Approximate heap bytes the writer itself keeps between calls (its buffer capacity, the
+    /// bounding-box bins and the open track's strings). Independent of the number of points.
+    public var retainedByteCount: Int {
+        var total = json.bytes.capacity + boundsAccumulator.retainedByteCount
+        if let track {
+            total += track.deviceID.utf8.count + track.deviceName.utf8.count
+                + track.userID.utf8.count + track.displayName.utf8.count
+        }
+        return total
+    }
+
+    /// Writes one `Point` feature (typically a device's latest position). Closes an open track.
+    public mutating func addPosition(_ point: ExportPoint, into out: inout [UInt8]) {
+        guard phase != .finished else { return }
+        guard point.hasValidCoordinates else {
+            skippedPointCount += 1
+            return
+        }
+        swap(&json.bytes, &out)
+        defer { swap(&json.bytes, &out) }
+        beginIfNeeded()
+        closeTrack()
+        json.beginObject()
+        json.key("type"); json.string("Feature")
+        json.key("geometry")
+        json.beginObject()
+        json.key("type"); json.string("Point")
+        json.key("coordinates")
+        writePosition(TrackPosition(point))
+        json.endObject()
+        json.key("properties")
+        json.beginObject()
+        json.key("kind"); json.string("position")
+        writeIdentity(deviceID: point.deviceID, deviceName: point.deviceName,
+                      userID: point.userID, displayName: point.displayName)
+        json.key("timestamp"); json.string(Timestamp.rfc3339(millisecondsSince1970: point.timestamp))
+        json.endObject()
+        json.endObject()
+        featureCount += 1
+    }
+
+    /// Adds one fix to its device's track (see the type documentation for the required order).
+    public mutating func addTrackPoint(_ point: ExportPoint, into out: inout [UInt8]) {
+        guard phase != .finished else { return }
+        guard point.hasValidCoordinates else {
+            skippedPointCount += 1
+            return
+        }
+        swap(&json.bytes, &out)
+        defer { swap(&json.bytes, &out) }
+        beginIfNeeded()
+        appendTrackFix(point)
+    }
+
+    /// Closes the open track, the feature array and the object (with `bbox` when anything was
+    /// written). Later calls to any method write nothing.
+    public mutating func finish(into out: inout [UInt8]) {
+        guard phase != .finished else { return }
+        swap(&json.bytes, &out)
+        defer { swap(&json.bytes, &out) }
+        beginIfNeeded()
+        closeTrack()
+        json.endArray()
+        if let bounds = boundsAccumulator.bounds {
+            json.key("bbox")
+            json.beginArray()
+            json.number(bounds.westDegrees, fractionDigits: 7)
+            json.number(bounds.southDegrees, fractionDigits: 7)
+            json.number(bounds.eastDegrees, fractionDigits: 7)
+            json.number(bounds.northDegrees, fractionDigits: 7)
+            json.endArray()
+        }
+        json.endObject()
+        phase = .finished
+    }
+
+    // MARK: - Shared pieces
+
+    private mutating func beginIfNeeded() {
+        guard phase == .notStarted else { return }
+        json.beginObject()
+        json.key("type"); json.string("FeatureCollection")
+        json.key("features")
+        json.beginArray()
+        phase = .writing
+    }
+
+    /// Writes `[lon, lat]` or `[lon, lat, alt]` and extends the bounding box.
+    mutating func writePosition(_ position: TrackPosition) {
+        json.beginArray()
+        json.number(position.longitude, fractionDigits: 7)
+        json.number(position.latitude, fractionDigits: 7)
+        if let altitude = position.altitude {
+            json.number(altitude, fractionDigits: 2)
+        }
+        json.endArray()
+        boundsAccumulator.add(longitudeDegrees: position.longitude, latitudeDegrees: position.latitude)
+    }
+
+    mutating func writeIdentity(deviceID: String, deviceName: String, userID: String, displayName: String) {
+        json.key("deviceId"); json.string(deviceID)
+        json.key("deviceName"); json.string(deviceName)
+        json.key("userId"); json.string(userID)
+        json.key("displayName"); json.string(displayName)
+    }
+}

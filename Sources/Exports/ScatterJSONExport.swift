@@ -1,0 +1,113 @@
+import JSONCore
+import Timestamps
+
+/// Streams the JSON form of a geospatial scatter chart, one series per device or user:
+///
+///     {"colorField":"device",
+///      "series":[{"key":"d_1","name":"Pixel","label":"Pixel","color":"#e6194b",
+///                 "points":[[lon,lat,"2026-11-30T08:15:00.000Z"],...]},...],
+///      "bbox":[w,s,e,n]}
+///
+/// Points must arrive sorted by (series key, timestamp): all points of a series contiguous,
+/// series in ascending key order (that order makes the colours those of
+/// ``ScatterPalette/assignColors(toKeys:)`` for the same keys). A series whose points are not
+/// contiguous appears once per run, with the same key, label and colour.
+///
+/// Degrees have at most 7 decimals. `bbox` (see ``GeoBoundsAccumulator``; `west > east` across
+/// the antimeridian) comes last because it is known last, and is `null` when there are no
+/// points. Points with invalid coordinates are skipped and counted. Memory grows with the
+/// number of series, not points.
+public struct ScatterJSONExport: Sendable {
+    /// The field that defines series.
+    public let colorField: ScatterColorField
+    /// Points ignored because their coordinates were invalid.
+    public private(set) var skippedPointCount = 0
+
+    private var tracker: ScatterSeriesTracker
+    private var json = JSONWriter(capacity: 0)
+    private var boundsAccumulator = GeoBoundsAccumulator()
+    private var started = false
+    private var seriesOpen = false
+    private var finished = false
+
+    public init(colorField: ScatterColorField) {
+        self.colorField = colorField
+        tracker = ScatterSeriesTracker(field: colorField)
+    }
+
+    /// The series seen so far, in order of first appearance.
+    public var series: [ScatterSeries] { tracker.series }
+
+    /// The bounding box of the points written so far, or nil.
+    public var bounds: GeoBounds? { boundsAccumulator.bounds }
+
+    /// Writes one point, opening its series when a new run starts.
+    public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
+        guard !finished else { return }
+        guard point.hasValidCoordinates else {
+            skippedPointCount += 1
+            return
+        }
+        swap(&json.bytes, &out)
+        defer { swap(&json.bytes, &out) }
+        beginIfNeeded()
+        let (index, startsRun) = tracker.observe(point)
+        if startsRun {
+            closeSeries()
+            let series = tracker.series[index]
+            json.beginObject()
+            json.key("key"); json.string(series.key)
+            json.key("name"); json.string(series.name)
+            json.key("label"); json.string(series.label)
+            json.key("color"); json.string(series.color.hex)
+            json.key("points")
+            json.beginArray()
+            seriesOpen = true
+        }
+        json.beginArray()
+        json.number(point.longitude, fractionDigits: 7)
+        json.number(point.latitude, fractionDigits: 7)
+        json.string(Timestamp.rfc3339(millisecondsSince1970: point.timestamp))
+        json.endArray()
+        boundsAccumulator.add(longitudeDegrees: point.longitude, latitudeDegrees: point.latitude)
+    }
+
+    /// Closes the document. Later calls write nothing.
+    public mutating func finish(into out: inout [UInt8]) {
+        guard !finished else { return }
+        swap(&json.bytes, &out)
+        defer { swap(&json.bytes, &out) }
+        beginIfNeeded()
+        closeSeries()
+        json.endArray()
+        json.key("bbox")
+        if let bounds = boundsAccumulator.bounds {
+            json.beginArray()
+            json.number(bounds.westDegrees, fractionDigits: 7)
+            json.number(bounds.southDegrees, fractionDigits: 7)
+            json.number(bounds.eastDegrees, fractionDigits: 7)
+            json.number(bounds.northDegrees, fractionDigits: 7)
+            json.endArray()
+        } else {
+            json.null()
+        }
+        json.endObject()
+        finished = true
+    }
+
+    private mutating func beginIfNeeded() {
+        guard !started else { return }
+        started = true
+        json.beginObject()
+        json.key("colorField"); json.string(colorField.rawValue)
+        json.key("series")
+        json.beginArray()
+    }
+
+    private mutating func closeSeries() {
+        guard seriesOpen else { return }
+        json.endArray()
+        json.endObject()
+        seriesOpen = false
+    }
+}

@@ -1,0 +1,43 @@
+import Storage
+
+extension SQLiteBackend: ExportStore {
+    static let subjectColumns = """
+        d.key, d.id, d.name, u.id, u.display_name, d.last_lon, d.last_lat, d.last_ts
+        """
+
+    static func subject(_ row: Statement) -> ExportSubject {
+        ExportSubject(deviceKey: row.int64(0), deviceID: row.string(1), deviceName: row.string(2), userID: row.string(3),
+                      displayName: row.string(4),
+                      last: row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7)))
+    }
+
+    public func exportSubjects(groupID: String) throws -> [ExportSubject] {
+        try read { db in
+            try db.rows("""
+                SELECT \(Self.subjectColumns) FROM memberships m JOIN devices d ON d.id = m.device_id JOIN users u ON u.id = m.user_id
+                WHERE m.group_id = ? AND m.share_location = 1 ORDER BY d.id
+                """, [.text(groupID)], Self.subject)
+        }
+    }
+
+    public func exportSubject(deviceID: String) throws -> ExportSubject? {
+        try read { db in
+            try db.firstRow("SELECT \(Self.subjectColumns) FROM devices d JOIN users u ON u.id = d.owner_id WHERE d.id = ?",
+                            [.text(deviceID)], Self.subject)
+        }
+    }
+
+    public func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
+        try read { db in
+            let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
+            return try db.rows("""
+                SELECT ts, seq, lon, lat, altitude FROM fixes
+                WHERE device_key = ? AND ts >= ? AND ts <= ? AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?
+                """, [.integer(deviceKey), .integer(max(start.timestamp, from ?? Int64.min)), .integer(to ?? Int64.max),
+                      .integer(start.timestamp), .integer(start.sequence), .int(limit)]) { row in
+                ExportRow(timestamp: row.int64(0), sequence: row.int64(1), longitude: row.double(2), latitude: row.double(3),
+                          altitude: row.optionalDouble(4))
+            }
+        }
+    }
+}
