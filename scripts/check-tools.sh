@@ -13,6 +13,9 @@ echo "== fod serve: usage errors exit 2"
 set +e; "$fod" serve --port nope >/dev/null 2>&1; rc=$?; set -e
 [ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; exit 1; }
 
+echo "== exports checked with ogrinfo, xmllint and vl-convert"
+./scripts/export-check.sh "$fod"
+
 echo "== web map in headless Chromium against fod demo (sign in, live pins, a posted fix moves its pin)"
 ./scripts/browser-check.sh "$fod"
 

@@ -59,6 +59,8 @@ final class ExportProducer: @unchecked Sendable {
     var writer: ExportWriter
     private var cursor: ExportRowCursor?
     private var positionsDone = false
+    /// Positions read so far (for progress).
+    private(set) var rowsRead = 0
     private var finished = false
     /// Output stops growing a chunk past this many bytes (the stream sends it, then asks again).
     static let chunkBytes = 64 * 1024
@@ -92,6 +94,7 @@ final class ExportProducer: @unchecked Sendable {
             }
             while let cursor, out.count < Self.chunkBytes {
                 guard let (subject, rows) = try nextRows(cursor) else { self.cursor = nil; break }
+                rowsRead += rows.count
                 for r in rows where accepts(r.longitude, r.latitude) {
                     writer.row(point(subject, r.longitude, r.latitude, r.timestamp, r.altitude), into: &out)
                 }

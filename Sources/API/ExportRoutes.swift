@@ -7,79 +7,106 @@ import Tracking
 /// Exports (API.md): GeoJSON (group latest positions, optional tracks; a device's history),
 /// GPX, and scatter-chart data (json, csv, vega-lite, svg). All stream with bounded memory and
 /// contain only what the caller may read.
-struct ExportRoutes {
+public struct ExportRoutes: Sendable {
     let services: Services
     let basemap: Basemap?
 
+    public init(services: Services, basemap: Basemap?) {
+        self.services = services
+        self.basemap = basemap
+    }
+
+    /// The four export endpoints.
+    public enum Endpoint: String, Sendable, CaseIterable {
+        case groupGeoJSON = "/v1/groups/{id}/export.geojson"
+        case deviceGeoJSON = "/v1/devices/{id}/export.geojson"
+        case deviceGPX = "/v1/devices/{id}/export.gpx"
+        case groupScatter = "/v1/groups/{id}/export/scatter"
+    }
+
+    /// A prepared export: what to send and how to label it.
+    public struct Prepared: Sendable {
+        public let contentType: String
+        public let filename: String
+        let producer: ExportProducer
+        /// Positions the export will read at most (for progress bars).
+        public let expectedRows: Int
+        public var stream: ResponseStream { producer.stream }
+        /// Positions read so far.
+        public var rowsRead: Int { producer.rowsRead }
+    }
+
     var routes: [Route] {
-        let services = self.services
-        let basemap = self.basemap
-        let auth = Authentication(services: services)
-        return [
-            Route("GET", "/v1/groups/{id}/export.geojson", .inline { request in
-                let credential = try Self.userCredential(request, auth: auth)
-                let subjects = try services.exports.groupSubjects(groupID: request.parameter("id"), credential: credential)
-                let options = try ExportOptions(request)
-                let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: options.tracks)
-                return Self.respond(services, subjects, options, writer, contentType: "application/geo+json",
-                                    filename: "group-\(request.parameter("id")).geojson")
-            }),
-            Route("GET", "/v1/devices/{id}/export.geojson", .inline { request in
-                let credential = try Self.userCredential(request, auth: auth)
-                let subject = try services.exports.deviceSubject(deviceID: request.parameter("id"), credential: credential)
-                var options = try ExportOptions(request)
-                options.tracks = true
-                let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: true)
-                return Self.respond(services, [subject], options, writer, contentType: "application/geo+json",
-                                    filename: "device-\(subject.deviceID).geojson")
-            }),
-            Route("GET", "/v1/devices/{id}/export.gpx", .inline { request in
-                let credential = try Self.userCredential(request, auth: auth)
-                let subject = try services.exports.deviceSubject(deviceID: request.parameter("id"), credential: credential)
-                let options = try ExportOptions(request)
-                let writer = ExportWriter.gpx(GPXExport(metadata: GPXExport.Metadata(name: subject.deviceName, timeMilliseconds: Time.now()),
-                                                        gapMilliseconds: options.gapMilliseconds))
-                return Self.respond(services, [subject], options, writer, contentType: "application/gpx+xml",
-                                    filename: "device-\(subject.deviceID).gpx")
-            }),
-            Route("GET", "/v1/groups/{id}/export/scatter", .inline { request in
-                let credential = try Self.userCredential(request, auth: auth)
-                let groupID = request.parameter("id")
-                var subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
-                let options = try ExportOptions(request)
-                let field: ScatterColorField
-                switch request.query("color") ?? "device" {
-                case "device": field = .device
-                case "user": field = .user
-                default: throw TrackingError.invalid("color must be device or user", code: "invalid_color")
+        Endpoint.allCases.map { endpoint in
+            let routes = self
+            return Route("GET", endpoint.rawValue, .inline { request in
+                let credential = try Self.userCredential(request, auth: Authentication(services: routes.services))
+                let prepared = try routes.prepare(endpoint, id: request.parameter("id"), query: request, credential: credential)
+                var response = Response(contentType: prepared.contentType, stream: prepared.stream)
+                response.setHeader("Content-Disposition", "inline; filename=\"\(prepared.filename)\"")
+                return response
+            })
+        }
+    }
+
+    /// Checks rights and options and builds the export; shared by the routes and `fod export`.
+    public func prepare(_ endpoint: Endpoint, id: String, query request: Request, credential: Credential) throws -> Prepared {
+        let options = try ExportOptions(request)
+        switch endpoint {
+        case .groupGeoJSON:
+            let subjects = try services.exports.groupSubjects(groupID: id, credential: credential)
+            let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: options.tracks)
+            return try make(subjects, options, writer, "application/geo+json", "group-\(id).geojson", rows: options.tracks)
+        case .deviceGeoJSON:
+            let subject = try services.exports.deviceSubject(deviceID: id, credential: credential)
+            let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: true)
+            return try make([subject], options, writer, "application/geo+json", "device-\(id).geojson", rows: true)
+        case .deviceGPX:
+            let subject = try services.exports.deviceSubject(deviceID: id, credential: credential)
+            let writer = ExportWriter.gpx(GPXExport(metadata: GPXExport.Metadata(name: subject.deviceName, timeMilliseconds: Time.now()),
+                                                    gapMilliseconds: options.gapMilliseconds))
+            return try make([subject], options, writer, "application/gpx+xml", "device-\(id).gpx", rows: true)
+        case .groupScatter:
+            var subjects = try services.exports.groupSubjects(groupID: id, credential: credential)
+            let field: ScatterColorField
+            switch request.query("color") ?? "device" {
+            case "device": field = .device
+            case "user": field = .user
+            default: throw TrackingError.invalid("color must be device or user", code: "invalid_color")
+            }
+            // Scatter writers need points grouped by series key, oldest first within a series.
+            subjects.sort { field == .device ? $0.deviceID < $1.deviceID : ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) }
+            let groupName = try services.groups.group(id: id, for: credential).record.name
+            let title = "\(groupName): positions by \(field.rawValue)"
+            let basemap = self.basemap
+            switch request.query("format") ?? "json" {
+            case "json":
+                return try make(subjects, options, .scatterJSON(ScatterJSONExport(colorField: field)), "application/json; charset=utf-8", "scatter-\(id).json", rows: true)
+            case "csv":
+                return try make(subjects, options, .scatterCSV(ScatterCSVExport(colorField: field)), "text/csv; charset=utf-8", "scatter-\(id).csv", rows: true)
+            case "vega-lite":
+                let writer = VegaLiteExport(colorField: field, basemap: basemap, options: VegaLiteExport.Options(title: title))
+                return try make(subjects, options, .vegaLite(writer), "application/json; charset=utf-8", "scatter-\(id).vl.json", rows: true)
+            case "svg":
+                let pending: (GeoBounds?) -> SVGScatterMap = { bounds in
+                    SVGScatterMap(bounds: bounds, colorField: field, basemap: basemap,
+                                  options: SVGScatterMap.Options(title: title, attribution: "Countries: Natural Earth (public domain)"))
                 }
-                // Scatter writers need points grouped by series key, oldest first within a series.
-                subjects.sort { field == .device ? $0.deviceID < $1.deviceID : ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) }
-                let groupName = try services.groups.group(id: groupID, for: credential).record.name
-                let title = "\(groupName): positions by \(field.rawValue)"
-                switch request.query("format") ?? "json" {
-                case "json":
-                    return Self.respond(services, subjects, options, .scatterJSON(ScatterJSONExport(colorField: field)),
-                                        contentType: "application/json; charset=utf-8", filename: "scatter-\(groupID).json")
-                case "csv":
-                    return Self.respond(services, subjects, options, .scatterCSV(ScatterCSVExport(colorField: field)),
-                                        contentType: "text/csv; charset=utf-8", filename: "scatter-\(groupID).csv")
-                case "vega-lite":
-                    let writer = VegaLiteExport(colorField: field, basemap: basemap, options: VegaLiteExport.Options(title: title))
-                    return Self.respond(services, subjects, options, .vegaLite(writer),
-                                        contentType: "application/json; charset=utf-8", filename: "scatter-\(groupID).vl.json")
-                case "svg":
-                    let pending: (GeoBounds?) -> SVGScatterMap = { bounds in
-                        SVGScatterMap(bounds: bounds, colorField: field, basemap: basemap,
-                                      options: SVGScatterMap.Options(title: title, attribution: "Countries: Natural Earth (public domain)"))
-                    }
-                    return Self.respond(services, subjects, options, .svg(pending: pending, map: nil),
-                                        contentType: "image/svg+xml", filename: "scatter-\(groupID).svg")
-                default:
-                    throw TrackingError.invalid("format must be json, csv, vega-lite or svg", code: "invalid_format")
-                }
-            }),
-        ]
+                return try make(subjects, options, .svg(pending: pending, map: nil), "image/svg+xml", "scatter-\(id).svg", rows: true)
+            default:
+                throw TrackingError.invalid("format must be json, csv, vega-lite or svg", code: "invalid_format")
+            }
+        }
+    }
+
+    func make(_ subjects: [ExportSubject], _ options: ExportOptions, _ writer: ExportWriter, _ contentType: String,
+              _ filename: String, rows: Bool) throws -> Prepared {
+        let exports = services.exports
+        let producer = ExportProducer(subjects: subjects,
+                                      makeCursor: { exports.rows(of: subjects, from: options.from, to: options.to) },
+                                      within: options.within, simplifyMeters: options.simplifyMeters, writer: writer, logger: services.logger)
+        let expected = rows ? try exports.countRows(of: subjects, from: options.from, to: options.to) : subjects.count
+        return Prepared(contentType: contentType, filename: filename, producer: producer, expectedRows: expected)
     }
 
     static func userCredential(_ request: Request, auth: Authentication) throws -> Credential {
@@ -89,16 +116,6 @@ struct ExportRoutes {
         return credential
     }
 
-    static func respond(_ services: Services, _ subjects: [ExportSubject], _ options: ExportOptions, _ writer: ExportWriter,
-                        contentType: String, filename: String) -> Response {
-        let exports = services.exports
-        let producer = ExportProducer(subjects: subjects,
-                                      makeCursor: { exports.rows(of: subjects, from: options.from, to: options.to) },
-                                      within: options.within, simplifyMeters: options.simplifyMeters, writer: writer, logger: services.logger)
-        var response = Response(contentType: contentType, stream: producer.stream)
-        response.setHeader("Content-Disposition", "inline; filename=\"\(filename)\"")
-        return response
-    }
 }
 
 /// Query options shared by exports: `from`, `to`, `tracks`, `gap` (minutes), `within`

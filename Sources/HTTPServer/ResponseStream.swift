@@ -97,6 +97,18 @@ public final class ResponseStream: Sendable {
         if state.withLock({ $0.closed }) { runCloseHandlers() }
     }
 
+    /// Pulls a pull stream to its end outside a server (command-line exports), handing each
+    /// chunk to `body`. A push stream returns at once.
+    public func drain(_ body: ([UInt8]) throws -> Void) rethrows {
+        guard let refill else { return }
+        var more = true
+        while more {
+            var chunk: [UInt8] = []
+            more = refill(&chunk)
+            if !chunk.isEmpty { try body(chunk) }
+        }
+    }
+
     // MARK: Server side
 
     enum ReadResult { case bytes(Int), park, end }

@@ -83,7 +83,8 @@ final class ProgressBar {
 
     func update(_ done: Int) {
         let percent = total == 0 ? 100 : done * 100 / total
-        guard percent != lastPercent else { return }
+        // On a terminal redraw every percent; in a log, a line every 10 %.
+        guard percent != lastPercent, interactive || percent / 10 != lastPercent / 10 || percent == 100 else { return }
         lastPercent = percent
         let width = 30
         let filled = percent * width / 100

@@ -10,6 +10,9 @@ let usage = """
                                    AIS, Data/) replayed live, x times faster (default 10)
       fod import --device <id> <file> [--data <dir>]
                                    import GeoJSON, GPX or CSV history into a device
+      fod export group-geojson|scatter <groupId> | device-geojson|device-gpx <deviceId> --as <email>
+                 [--out <file>] [--tracks] [--from T] [--to T] [--format json|csv|vega-lite|svg] …
+                                   the export endpoints offline, with that user's rights
       fod geo cell <lon> <lat> [--level N]
                                    the S2 cell id of a point: hex, token, signed Int64 key
       fod geo cover '<GeoJSON>' [--max-cells N] [--max-level N]
@@ -53,6 +56,8 @@ func runMain() -> Int32 {
                 }
             }
             return 0
+        case "export":
+            return try runAsync { try await ExportCommand.run(arguments, environment: environment) }
         case "geo":
             return try GeoCommand.run(arguments)
         case "import":

@@ -24,6 +24,7 @@ public protocol ExportStore: Sendable {
     /// Devices of members sharing with the group, in device-id order.
     func exportSubjects(groupID: String) throws -> [ExportSubject]
     func exportSubject(deviceID: String) throws -> ExportSubject?
+    func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int
     /// Up to `limit` positions of a device in [from, to] after `cursor`, oldest first.
     func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
 }
@@ -49,6 +50,11 @@ public final class ExportService: Sendable {
         try PartitionRules(facts: directory).requireRead(credential, .device(deviceID), hiddenAs: "device")
         guard let subject = try store.exportSubject(deviceID: deviceID) else { throw TrackingError.notFound("device") }
         return subject
+    }
+
+    /// How many positions of `subjects` lie in [from, to] (for progress bars).
+    public func countRows(of subjects: [ExportSubject], from: Int64?, to: Int64?) throws -> Int {
+        try subjects.reduce(0) { $0 + (try store.countRows(deviceKey: $1.deviceKey, from: from, to: to)) }
     }
 
     /// A cursor over the positions of `subjects` in [from, to], device after device, each in

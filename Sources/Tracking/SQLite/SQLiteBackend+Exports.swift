@@ -27,6 +27,13 @@ extension SQLiteBackend: ExportStore {
         }
     }
 
+    public func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int {
+        try read { db in
+            try db.firstRow("SELECT count(*) FROM fixes WHERE device_key = ? AND ts BETWEEN ? AND ?",
+                            [.integer(deviceKey), .integer(from ?? Int64.min), .integer(to ?? Int64.max)]) { $0.int(0) } ?? 0
+        }
+    }
+
     public func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
         try read { db in
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
