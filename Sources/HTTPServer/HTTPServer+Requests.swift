@@ -175,8 +175,10 @@ extension HTTPServer {
         let status = context.queued ? context.status : 499
         metrics.record(method: context.method, route: context.routeLabel, status: status, seconds: seconds)
         if logger.isEnabled(.info) {
-            let ms = (seconds * 1000 * 1000).rounded() / 1000
-            var line = "\(context.method) \(context.path) \(status) \(bytes)B \(ms)ms id=\(context.requestID)"
+            let micros = Int(seconds * 1e6)
+            let fraction = String(micros % 1000)
+            var line = "\(context.method) \(context.path) \(status) \(bytes)B \(micros / 1000)."
+            line += String(repeating: "0", count: 3 - fraction.count) + fraction + "ms id=" + context.requestID
             if termination != .REQUEST_TERMINATED_COMPLETED_OK { line += " terminated=\(termination.rawValue)" }
             logger.info(line)
         }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Timestamps
 
 /// A minimal leveled logger writing one line per call to standard error.
@@ -26,6 +27,9 @@ public final class Logger: Sendable {
 
     public let level: Level
     private let fileDescriptor: Int32
+    /// `2026-11-30T08:15:00.` for the current second, rebuilt once a second (log lines are
+    /// written per request; formatting the date each time was a measurable cost).
+    private let secondPrefix = Mutex<(second: Int64, text: [UInt8])>((-1, []))
 
     public init(level: Level = .info, fileDescriptor: Int32 = 2) {
         self.level = level
@@ -36,15 +40,30 @@ public final class Logger: Sendable {
 
     public func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard isEnabled(level) else { return }
-        var line = Timestamp.rfc3339(millisecondsSince1970: Timestamp.nowMilliseconds())
-        line += " "
-        line += level.name
-        line += " "
-        line += message()
-        line += "\n"
-        var bytes = Array(line.utf8)
+        let now = Timestamp.nowMilliseconds()
+        var bytes = timestampPrefix(now)
+        let millis = Int(now % 1000)
+        bytes.append(UInt8(48 + millis / 100))
+        bytes.append(UInt8(48 + millis / 10 % 10))
+        bytes.append(UInt8(48 + millis % 10))
+        bytes.append(contentsOf: "Z ".utf8)
+        bytes.append(contentsOf: level.name.utf8)
+        bytes.append(32)
+        bytes.append(contentsOf: message().utf8)
+        bytes.append(10)
         bytes.withUnsafeMutableBytes { raw in
             _ = Foundation.write(fileDescriptor, raw.baseAddress, raw.count)
+        }
+    }
+
+    private func timestampPrefix(_ milliseconds: Int64) -> [UInt8] {
+        let second = milliseconds / 1000
+        return secondPrefix.withLock { cached in
+            if cached.second != second {
+                let full = Timestamp.rfc3339(millisecondsSince1970: second * 1000)
+                cached = (second, Array(full.utf8.prefix(20)))  // through the "."
+            }
+            return cached.text
         }
     }
 

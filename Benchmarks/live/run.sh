@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Live feed benchmark. Ingest → delivery latency (the fix's own send time, stamped by the
+# poster, to the subscriber's receipt of the event) with a steady 2,000 fixes/s:
+#  (A) 1,000 subscribers on one group: 100 of the 2,000 fixes/s come from that group's 10
+#      devices (100,000 deliveries/s), the rest from 190 devices outside any watched group;
+#  (B) 100 groups × 10 subscribers: all 2,000 fixes/s from the groups' 200 devices
+#      (20,000 deliveries/s);
+#  (C) memory per idle stream: server RSS before and after opening 10,000 idle streams.
+# Every stream checks its event ids are contiguous (nothing missed).
+#   Benchmarks/live/run.sh [--duration S] [--quick]
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
+duration=15; config=release; scale=1
+while [ $# -gt 0 ]; do case "$1" in --duration) duration="$2"; shift ;; --quick) duration=2; config=debug; scale=10 ;; *) exit 2 ;; esac; shift; done
+ulimit -n 65536 2>/dev/null || ulimit -n 16384
+work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+gcc -O2 -o "$work/sselab" "$here/sselab.c"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$root/.build/$config/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --password-cost minimal --log-level warning \
+  --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 >/dev/null 2>"$work/fod.err" &
+pid=$!
+for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+rss() { awk '/VmRSS/ {print $2}' /proc/$pid/status; }
+
+# setup.py <port> <groups> <devices per group> <subscribers per group> <outside devices> <out prefix>
+cat > "$work/setup.py" <<'PY'
+import json, sys, urllib.request
+port, groups, per, subs, outside, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
+base = f"http://127.0.0.1:{port}"
+def call(method, path, body=None, token=None):
+    req = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Content-Type": "application/json", **({"Authorization": "Bearer " + token} if token else {})})
+    return json.load(urllib.request.urlopen(req))
+n = [0]
+def user():
+    n[0] += 1
+    return call("POST", "/v1/users", {"email": f"{out.split('/')[-1]}-{n[0]}@bench.org", "password": "bench-password", "displayName": f"U{n[0]}"})["token"]
+devices, subscribers = [], []
+for g in range(groups):
+    tokens, gid = [], None
+    for k in range(per):
+        t = user(); d = call("POST", "/v1/devices", {"name": f"d{g}-{k}"}, t)
+        if gid is None:
+            gid = call("POST", "/v1/groups", {"name": f"g{g}", "deviceId": d["device"]["id"]}, t)["id"]; owner = t
+        else:
+            me = call("GET", "/v1/me", token=t)
+            call("POST", f"/v1/groups/{gid}/invitations", {"email": me["email"]}, owner)
+            call("POST", f"/v1/invitations/{gid}/accept", {"deviceId": d["device"]["id"]}, t)
+        tokens.append(t); devices.append((d["device"]["id"], d["deviceToken"]))
+    subscribers += [(gid, tokens[i % len(tokens)]) for i in range(subs)]
+t = user() if outside else None
+for k in range(outside):
+    d = call("POST", "/v1/devices", {"name": f"o{k}"}, t); devices.append((d["device"]["id"], d["deviceToken"]))
+open(out + ".subs", "w").write("".join(f"{g} {t}\n" for g, t in subscribers))
+open(out + ".devices", "w").write("".join(f"{d} {t}\n" for d, t in devices))
+PY
+echo "== (A) 1,000 subscribers on one group; 2,000 fixes/s in all, 100/s from the group"
+python3 "$work/setup.py" "$port" 1 10 $((1000 / scale)) 190 "$work/a"
+"$work/sselab" --port "$port" --subscribers "$work/a.subs" --devices "$work/a.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
+echo "== (B) 100 groups x 10 subscribers; 2,000 fixes/s from the groups' 200 devices"
+python3 "$work/setup.py" "$port" $((100 / scale)) 2 10 0 "$work/b"
+"$work/sselab" --port "$port" --subscribers "$work/b.subs" --devices "$work/b.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
+echo "== (C) memory per idle stream: 10,000 idle streams"
+python3 "$work/setup.py" "$port" 1 10 $((10000 / scale)) 0 "$work/c"
+before=$(rss)
+"$work/sselab" --port "$port" --subscribers "$work/c.subs" --duration 30 --warmup 0 > "$work/c.out" 2> "$work/c.err" &
+lab=$!
+# Measure once every stream has its snapshot (sselab says so), then stop the streams.
+for _ in $(seq 1 600); do grep -q "streams open" "$work/c.err" && break; sleep 0.05; done
+grep "streams open" "$work/c.err"
+after=$(rss)
+kill $lab 2>/dev/null || true
+wait $lab || true
+python3 -c "print(f'server RSS {$before/1024:.1f} MiB -> {$after/1024:.1f} MiB with $((10000 / scale)) idle streams: {($after-$before)/$((10000 / scale)):.1f} KiB per stream')"
