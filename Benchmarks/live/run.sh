@@ -48,9 +48,8 @@ for g in range(groups):
             call("POST", f"/v1/invitations/{gid}/accept", {"deviceId": d["device"]["id"]}, t)
         tokens.append(t); devices.append((d["device"]["id"], d["deviceToken"]))
     subscribers += [(gid, tokens[i % len(tokens)]) for i in range(subs)]
-t = user() if outside else None
-for k in range(outside):
-    d = call("POST", "/v1/devices", {"name": f"o{k}"}, t); devices.append((d["device"]["id"], d["deviceToken"]))
+for k in range(outside):  # each outside device has its own owner (at most 100 devices a user)
+    d = call("POST", "/v1/devices", {"name": f"o{k}"}, user()); devices.append((d["device"]["id"], d["deviceToken"]))
 open(out + ".subs", "w").write("".join(f"{g} {t}\n" for g, t in subscribers))
 open(out + ".devices", "w").write("".join(f"{d} {t}\n" for d, t in devices))
 PY

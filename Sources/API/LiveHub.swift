@@ -28,6 +28,8 @@ public final class LiveHub: GroupEventSink, Sendable {
     let directory: any DirectoryStore
     let fanOut = DispatchQueue(label: "fod.live.fanout", qos: .userInitiated)
     let groups = Mutex<[String: GroupChannel]>([:])
+    /// Events published but not yet fanned out, and whether a drain is scheduled.
+    let pending = Mutex<(events: [GroupEvent], scheduled: Bool)>(([], false))
     let nextSubscriberID = Atomic<Int>(0)
     let heartbeat: HeartbeatTimer
 
@@ -44,55 +46,88 @@ public final class LiveHub: GroupEventSink, Sendable {
 
     // MARK: Publishing
 
+    /// Queues committed events; the fan-out queue drains everything queued so far in one
+    /// pass, so under load each stream gets one write (and one wake-up) per batch, not per event.
     public func publish(_ events: [GroupEvent]) {
-        fanOut.async { [self] in
-            for event in events { deliver(event) }
+        let schedule = pending.withLock { state -> Bool in
+            state.events.append(contentsOf: events)
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        if schedule { fanOut.async { [self] in drain() } }
+    }
+
+    func drain() {
+        let batch = pending.withLock { state -> [GroupEvent] in
+            let events = state.events
+            state.events = []
+            state.scheduled = false
+            return events
+        }
+        var start = 0
+        while start < batch.count {
+            var end = start
+            while end < batch.count && batch[end].groupID == batch[start].groupID { end += 1 }
+            deliver(batch[start..<end])
+            start = end
         }
     }
 
-    func deliver(_ event: GroupEvent) {
-        let bytes = SSE.event(event)
+    /// Delivers consecutive events of one group: bytes are gathered into a segment and
+    /// written to each live stream once; an event that ends some streams (a member left or
+    /// was removed, the group was deleted) closes the segment so those streams end right after it.
+    func deliver(_ events: ArraySlice<GroupEvent>) {
+        guard let groupID = events.first?.groupID else { return }
         groups.withLock { all in
-            guard var channel = all[event.groupID] else { return }
-            channel.apply(event)
-            if event.kind == .location, let user = event.userID, !channel.sharing.contains(user) {
-                all[event.groupID] = channel
-                return
-            }
-            for (id, var subscriber) in channel.subscribers {
-                if case .replaying(var pending) = subscriber.mode {
-                    pending.append(event)
-                    subscriber.mode = .replaying(pending)
-                    channel.subscribers[id] = subscriber
-                    continue
+            guard let channel = all[groupID] else { return }
+            var segment = Segment()
+            for event in events {
+                channel.apply(event)
+                for subscriber in channel.subscribers.values {
+                    if case .replaying(var waiting) = subscriber.mode {
+                        waiting.append(event)
+                        subscriber.mode = .replaying(waiting)
+                    }
                 }
-                guard event.id > subscriber.lastSent else { continue }
-                if event.endsStream(for: subscriber.userID) {
-                    subscriber.stream.finish(with: bytes)
-                    channel.subscribers[id] = nil
-                    continue
-                }
-                if subscriber.stream.write(bytes) {
-                    subscriber.lastSent = event.id
-                    channel.subscribers[id] = subscriber
-                } else {
-                    subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent))
-                    channel.subscribers[id] = nil
+                if event.kind == .location, let user = event.userID, !channel.sharing.contains(user) { continue }
+                segment.append(event)
+                if event.membershipType == "left" || event.membershipType == "removed" || event.membershipType == "deleted" {
+                    flush(segment, channel, ending: event)
+                    segment = Segment()
                 }
             }
-            all[event.groupID] = channel.subscribers.isEmpty ? nil : channel
+            if !segment.bytes.isEmpty { flush(segment, channel, ending: nil) }
+            if channel.subscribers.isEmpty { all[groupID] = nil }
+        }
+    }
+
+    /// Writes a segment to every live stream of the channel (streams that already have these
+    /// ids are skipped); streams that `ending` ends get it as their last word.
+    private func flush(_ segment: Segment, _ channel: GroupChannel, ending: GroupEvent?) {
+        for (id, subscriber) in channel.subscribers where subscriber.isLive && subscriber.lastSent < segment.lastID {
+            let bytes = segment.bytes(after: subscriber.lastSent)
+            if let ending, ending.endsStream(for: subscriber.userID) {
+                subscriber.stream.finish(with: bytes)
+                channel.subscribers[id] = nil
+            } else if subscriber.stream.write(bytes) {
+                subscriber.lastSent = segment.lastID
+            } else {
+                subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent))
+                channel.subscribers[id] = nil
+            }
         }
     }
 
     func sendHeartbeats() {
         let comment = Array(": heartbeat\n\n".utf8)
         groups.withLock { all in
-            for (groupID, var channel) in all {
+            for (groupID, channel) in all {
                 for (id, subscriber) in channel.subscribers where subscriber.isLive && !subscriber.stream.write(comment) {
                     subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent))
                     channel.subscribers[id] = nil
                 }
-                all[groupID] = channel.subscribers.isEmpty ? nil : channel
+                if channel.subscribers.isEmpty { all[groupID] = nil }
             }
         }
     }
@@ -110,7 +145,7 @@ public final class LiveHub: GroupEventSink, Sendable {
             try tx.members(groupID: groupID).filter(\.shareLocation).map(\.userID)
         })
         groups.withLock { all in
-            var channel = all[groupID] ?? GroupChannel(sharing: sharing)
+            let channel = all[groupID] ?? GroupChannel(sharing: sharing)
             channel.subscribers[id] = Subscriber(userID: userID, stream: stream, mode: .replaying([]), lastSent: 0)
             all[groupID] = channel
         }
@@ -136,7 +171,7 @@ public final class LiveHub: GroupEventSink, Sendable {
         // Hand over to live on the fan-out queue, after everything published so far.
         fanOut.sync {
             groups.withLock { all in
-                guard var channel = all[groupID], var subscriber = channel.subscribers[id],
+                guard let channel = all[groupID], let subscriber = channel.subscribers[id],
                       case .replaying(let pending) = subscriber.mode else { return }
                 var bytes = opening
                 var last = lastWritten
@@ -154,9 +189,8 @@ public final class LiveHub: GroupEventSink, Sendable {
                     _ = stream.write(bytes)
                     subscriber.mode = .live
                     subscriber.lastSent = last
-                    channel.subscribers[id] = subscriber
                 }
-                all[groupID] = channel.subscribers.isEmpty ? nil : channel
+                if channel.subscribers.isEmpty { all[groupID] = nil }
             }
         }
         return stream
@@ -164,19 +198,22 @@ public final class LiveHub: GroupEventSink, Sendable {
 
     func unsubscribe(groupID: String, id: Int) {
         groups.withLock { all in
-            guard var channel = all[groupID] else { return }
+            guard let channel = all[groupID] else { return }
             channel.subscribers[id] = nil
-            all[groupID] = channel.subscribers.isEmpty ? nil : channel
+            if channel.subscribers.isEmpty { all[groupID] = nil }
         }
     }
 }
 
-/// The subscribers of one group and who shares there now.
-struct GroupChannel {
+/// The subscribers of one group and who shares there now. A reference type so fan-out
+/// mutates it in place; touched only under the hub's `groups` lock.
+final class GroupChannel {
     var subscribers: [Int: Subscriber] = [:]
     var sharing: Set<String>
 
-    mutating func apply(_ event: GroupEvent) {
+    init(sharing: Set<String>) { self.sharing = sharing }
+
+    func apply(_ event: GroupEvent) {
         guard let user = event.userID, let type = event.membershipType else { return }
         switch type {
         case "joined": if event.data["shareLocation"]?.boolValue ?? true { sharing.insert(user) }
@@ -188,13 +225,21 @@ struct GroupChannel {
     }
 }
 
-struct Subscriber {
+/// One open stream. Touched only under the hub's `groups` lock.
+final class Subscriber {
     enum Mode { case replaying([GroupEvent]), live }
     let userID: String
     let stream: ResponseStream
     var mode: Mode
     var lastSent: Int64
     var isLive: Bool { if case .live = mode { return true } else { return false } }
+
+    init(userID: String, stream: ResponseStream, mode: Mode, lastSent: Int64) {
+        self.userID = userID
+        self.stream = stream
+        self.mode = mode
+        self.lastSent = lastSent
+    }
 }
 
 extension GroupEvent {
@@ -206,6 +251,26 @@ extension GroupEvent {
         case "left", "removed": self.userID == userID
         default: false
         }
+    }
+}
+
+/// Consecutive framed events of one group, with where each starts, so a stream that already
+/// has some of them gets only the rest.
+struct Segment {
+    var bytes: [UInt8] = []
+    var starts: [(id: Int64, offset: Int)] = []
+    var lastID: Int64 { starts.last?.id ?? 0 }
+
+    mutating func append(_ event: GroupEvent) {
+        starts.append((event.id, bytes.count))
+        bytes += SSE.event(event)
+    }
+
+    /// The bytes of the events with ids greater than `id`.
+    func bytes(after id: Int64) -> [UInt8] {
+        guard let first = starts.first, id >= first.id else { return bytes }
+        guard let next = starts.first(where: { $0.id > id }) else { return [] }
+        return Array(bytes[next.offset...])
     }
 }
 
