@@ -10,6 +10,7 @@ public final class SQLiteBackend: Sendable {
     public let path: String
     public let writer: DatabaseWriter
     public let readers: ReaderPool
+    let checkpointer: Checkpointer
     let sequences = SequenceAllocator()
 
     /// Opens (creating) `fod.sqlite` in `directory` and applies pending migrations.
@@ -24,8 +25,11 @@ public final class SQLiteBackend: Sendable {
 
     init(path: String, writerDatabase: Database, readerCount: Int) throws {
         self.path = path
+        // Checkpoints run beside the writer (see `Checkpointer`), never inside a commit.
+        try writerDatabase.execute("PRAGMA wal_autocheckpoint = 0")
         self.writer = DatabaseWriter(database: writerDatabase)
         self.readers = try ReaderPool(path: path, size: readerCount)
+        self.checkpointer = try Checkpointer(path: path)
     }
 
     /// Runs `body` with a read-only connection (one consistent snapshot).
@@ -52,6 +56,7 @@ public final class SQLiteBackend: Sendable {
     }
 
     public func close() {
+        checkpointer.close()
         writer.close()
         readers.close()
         if let database = try? Database(path: path) {
