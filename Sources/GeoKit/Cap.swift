@@ -115,23 +115,99 @@ public struct Cap: Sendable, Hashable, Region, CustomStringConvertible {
         return LatLngRect(latLo: lo, latHi: hi, lng: lng).withRoundingMargin()
     }
 
-    /// Conservative: true only if the farthest point of the cell (an upper bound) is within the
-    /// radius.
+    /// Conservative: true only if every point of the cell is within the radius.
+    ///
+    /// For caps smaller than a hemisphere (chord² < 2) the cap is convex and the cell is the
+    /// convex hull of its vertices, so it suffices that all four vertices are within the chord
+    /// radius shortened by ``Cell/chordErrorBound`` (squared chords, no trigonometry). Larger
+    /// caps compare the cell's farthest point (an upper bound) with the radius.
     public func contains(_ cell: Cell) -> Bool {
-        if isEmpty { return false }
-        if isFull { return true }
-        return cell.maxDistance(to: center) <= radius
+        CapCellTest(self).contains(cell)
     }
 
     /// Conservative: false only if the nearest point of the cell (a lower bound) is beyond the
     /// radius.
+    ///
+    /// For caps smaller than a hemisphere: true if the centre is in the cell or a vertex is within
+    /// the chord radius (plus ``Cell/chordErrorBound``); otherwise the nearest point of the cell
+    /// is inside an edge, and the sine of the centre's distance to that edge's great circle is
+    /// compared with sin(radius) + slack. Larger caps compare the cell's nearest distance with the
+    /// radius.
     public func mayIntersect(_ cell: Cell) -> Bool {
-        if isEmpty { return false }
-        if isFull { return true }
-        return cell.distance(to: center) <= radius
+        CapCellTest(self).mayIntersect(cell)
     }
 
     public var description: String {
         "Cap(center: \(LatLng(center)), radius: \(radius))"
+    }
+}
+
+/// The cell predicates of a ``Cap``, with the squared-chord limits computed once.
+///
+/// Small caps (chord² < 2, i.e. radius < π/2) use squared chords only: `reach2` =
+/// (chord + δ)² for a vertex to count as inside for intersection, `inside2` = (chord − δ)² for
+/// containment, `sin2Reach` = (sin r + δ)² for the distance to an edge's great circle, with
+/// δ = ``Cell/chordErrorBound``. Larger caps use the conservative angle distances of ``Cell``.
+struct CapCellTest {
+    let cap: Cap
+    /// Whether the trig-free small-cap path applies (the cap is neither empty nor full).
+    let small: Bool
+    let reach2: Double
+    let sin2Reach: Double
+    /// Negative when no cell can be contained (the radius is within the slack of zero).
+    let inside2: Double
+
+    init(_ cap: Cap) {
+        self.cap = cap
+        let c2 = cap.chordRadius.length2
+        small = !cap.isEmpty && !cap.isFull && c2 < 2
+        let chord = Swift.max(0, c2).squareRoot()
+        let reach = chord + Cell.chordErrorBound
+        reach2 = reach * reach
+        let sinReach = (Swift.max(0, c2) * (1 - 0.25 * c2)).squareRoot() + Cell.chordErrorBound
+        sin2Reach = sinReach * sinReach
+        let inner = chord - Cell.chordErrorBound
+        inside2 = inner > 0 ? inner * inner : -1
+    }
+
+    func contains(_ cell: Cell) -> Bool {
+        guard small else { return largeContains(cell) }
+        return cell.verticesWithin(chord2: inside2, of: cap.center)
+    }
+
+    func mayIntersect(_ cell: Cell) -> Bool {
+        guard small else { return largeMayIntersect(cell) }
+        return cell.mayIntersectSmallCap(center: cap.center, reach2: reach2, sin2Reach: sin2Reach)
+    }
+
+    /// `(mayIntersect(cell), needContains && contains(cell))`, sharing the vertex computations.
+    func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
+        guard small else {
+            guard largeMayIntersect(cell) else { return (false, false) }
+            return (true, needContains && largeContains(cell))
+        }
+        let q = cell.toLocal(cap.center)
+        var anyIn = false
+        var allIn = needContains
+        for k in 0..<4 {
+            let d2 = cell.chord2(q, toVertex: k)
+            if d2 <= reach2 { anyIn = true }
+            if !(d2 <= inside2) { allIn = false }
+        }
+        // allIn implies anyIn (inside2 < reach2), so contains implies mayIntersect.
+        if anyIn { return (true, allIn) }
+        return (cell.mayIntersectSmallCapBeyondVertices(q, sin2Reach: sin2Reach), false)
+    }
+
+    private func largeContains(_ cell: Cell) -> Bool {
+        if cap.isEmpty { return false }
+        if cap.isFull { return true }
+        return cell.maxDistance(to: cap.center) <= cap.radius
+    }
+
+    private func largeMayIntersect(_ cell: Cell) -> Bool {
+        if cap.isEmpty { return false }
+        if cap.isFull { return true }
+        return cell.distance(to: cap.center) <= cap.radius
     }
 }

@@ -26,16 +26,15 @@ extension CellID {
         let face = Swift.max(0, Swift.min(5, face))
         let i = Swift.max(0, Swift.min(FaceProjection.maxSize - 1, i))
         let j = Swift.max(0, Swift.min(FaceProjection.maxSize - 1, j))
-        let lookup = HilbertCurve.lookupPos
-        let mask = (1 << HilbertCurve.lookupBits) - 1
+        let table = HilbertCurve.tablePointer
         var n = UInt64(face) << UInt64(Self.positionBits - 1)
         var bits = face & HilbertCurve.swapMask
         for k in stride(from: 7, through: 0, by: -1) {
-            let shift = k * HilbertCurve.lookupBits
-            bits += ((i >> shift) & mask) << (HilbertCurve.lookupBits + 2)
-            bits += ((j >> shift) & mask) << 2
-            bits = Int(lookup[bits])
-            n |= UInt64(bits >> 2) << UInt64(2 * shift)
+            let shift = k &* 4
+            bits &+= ((i &>> shift) & 15) &<< 6
+            bits &+= ((j &>> shift) & 15) &<< 2
+            bits = Int(table[bits])
+            n |= UInt64(truncatingIfNeeded: bits &>> 2) &<< UInt64(truncatingIfNeeded: 2 &* shift)
             bits &= HilbertCurve.swapMask | HilbertCurve.invertMask
         }
         self.init(id: (n << 1) | 1)
@@ -54,17 +53,18 @@ extension CellID {
     /// Face, leaf coordinates and the Hilbert orientation of this cell.
     func decodeFaceIJ() -> (face: Int, i: Int, j: Int, orientation: Int) {
         let face = self.face
-        let lookup = HilbertCurve.lookupIJ
+        let table = HilbertCurve.tablePointer + HilbertCurve.ijTableOffset
         var bits = face & HilbertCurve.swapMask
         var i = 0
         var j = 0
         for k in stride(from: 7, through: 0, by: -1) {
+            // The top chunk holds maxLevel − 7·4 = 2 levels, the others 4.
             let levels = k == 7 ? Self.maxLevel - 7 * HilbertCurve.lookupBits : HilbertCurve.lookupBits
-            let chunk = (id >> UInt64(2 * k * HilbertCurve.lookupBits + 1)) & ((UInt64(1) << UInt64(2 * levels)) - 1)
-            bits += Int(chunk) << 2
-            bits = Int(lookup[bits])
-            i += (bits >> (HilbertCurve.lookupBits + 2)) << (k * HilbertCurve.lookupBits)
-            j += ((bits >> 2) & ((1 << HilbertCurve.lookupBits) - 1)) << (k * HilbertCurve.lookupBits)
+            let chunk = (id &>> UInt64(truncatingIfNeeded: 8 &* k &+ 1)) & ((UInt64(1) &<< UInt64(truncatingIfNeeded: 2 &* levels)) &- 1)
+            bits &+= Int(truncatingIfNeeded: chunk) &<< 2
+            bits = Int(table[bits])
+            i &+= (bits &>> 6) &<< (k &* 4)
+            j &+= ((bits &>> 2) & 15) &<< (k &* 4)
             bits &= HilbertCurve.swapMask | HilbertCurve.invertMask
         }
         // The decoded path continues below the cell along child 2 then children 0; every child 0

@@ -6,7 +6,8 @@ extension CellID {
     ///
     /// Found by stepping one cell in the face's (i, j) grid and, beyond the face edge, mapping the
     /// stepped cell's centre through (u, v) → xyz onto the adjacent face, so it is exact at face
-    /// boundaries without per-face rotation tables. Meant for levels ≥ 2.
+    /// boundaries without per-face rotation tables. Meant for levels ≥ 2. (Within the face the
+    /// stepped cell is taken directly from its leaf coordinates, which is the same cell.)
     public func neighborhood() -> [CellID] {
         let (face, iLo, jLo, size) = ijBounds()
         let cellLevel = level
@@ -14,10 +15,17 @@ extension CellID {
         out.reserveCapacity(8)
         for di in -1...1 {
             for dj in -1...1 where di != 0 || dj != 0 {
-                let s = (Double(iLo + di * size) + Double(size) / 2) / FaceProjection.maxSizeDouble
-                let t = (Double(jLo + dj * size) + Double(size) / 2) / FaceProjection.maxSizeDouble
-                let point = FaceProjection.faceUVToXYZ(face, FaceProjection.stToUV(s), FaceProjection.stToUV(t)).normalized
-                let neighbor = CellID(point).parent(level: cellLevel)
+                let i = iLo + di * size, j = jLo + dj * size
+                let neighbor: CellID
+                if i >= 0 && i < FaceProjection.maxSize && j >= 0 && j < FaceProjection.maxSize {
+                    // Within the face: the cell at the stepped corner.
+                    neighbor = CellID(face: face, i: i, j: j).parent(level: cellLevel)
+                } else {
+                    let s = (Double(i) + Double(size) / 2) / FaceProjection.maxSizeDouble
+                    let t = (Double(j) + Double(size) / 2) / FaceProjection.maxSizeDouble
+                    let point = FaceProjection.faceUVToXYZ(face, FaceProjection.stToUV(s), FaceProjection.stToUV(t)).normalized
+                    neighbor = CellID(point).parent(level: cellLevel)
+                }
                 if neighbor != self && !out.contains(neighbor) { out.append(neighbor) }
             }
         }

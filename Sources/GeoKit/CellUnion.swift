@@ -3,7 +3,8 @@ enum CellUnion {
     /// Sorted, without cells contained in others, complete sibling sets merged into their parent
     /// (repeatedly). The union of the cells is unchanged. Invalid ids are dropped.
     static func normalized(_ cells: [CellID]) -> [CellID] {
-        let sorted = cells.filter(\.isValid).sorted()
+        var sorted = cells.allSatisfy(\.isValid) ? cells : cells.filter(\.isValid)
+        sortByID(&sorted)
         var output: [CellID] = []
         output.reserveCapacity(sorted.count)
         for original in sorted {
@@ -23,6 +24,27 @@ enum CellUnion {
             output.append(id)
         }
         return output
+    }
+
+    /// Sorts ids in increasing order: insertion sort for the short lists coverings produce, the
+    /// standard sort otherwise.
+    static func sortByID(_ ids: inout [CellID]) {
+        guard ids.count > 24 else {
+            ids.withUnsafeMutableBufferPointer { buffer in
+                guard buffer.count > 1 else { return }
+                for k in 1..<buffer.count {
+                    let value = buffer[k]
+                    var i = k
+                    while i > 0 && buffer[i - 1].id > value.id {
+                        buffer[i] = buffer[i - 1]
+                        i -= 1
+                    }
+                    buffer[i] = value
+                }
+            }
+            return
+        }
+        ids.sort { $0.id < $1.id }
     }
 
     /// Replaces cells above `minLevel`, or at levels not of the form `minLevel + k·levelMod`, by

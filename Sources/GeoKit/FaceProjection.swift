@@ -124,6 +124,20 @@ enum HilbertCurve {
     static var lookupPos: [UInt16] { tables.pos }
     static var lookupIJ: [UInt16] { tables.ij }
 
+    /// Both tables in one buffer that is never freed (`lookupPos` at 0, `lookupIJ` at
+    /// ``ijTableOffset``), so the id encoding and decoding loops read raw memory instead of
+    /// retaining arrays. Written once, at first use, and read-only afterwards.
+    nonisolated(unsafe) static let tablePointer: UnsafePointer<UInt16> = {
+        let (pos, ij) = tables
+        let buffer = UnsafeMutablePointer<UInt16>.allocate(capacity: pos.count + ij.count)
+        for k in pos.indices { buffer[k] = pos[k] }
+        for k in ij.indices { buffer[pos.count + k] = ij[k] }
+        return UnsafePointer(buffer)
+    }()
+
+    /// Where `lookupIJ` starts in ``tablePointer``.
+    static let ijTableOffset = 1 << (2 * lookupBits + 2)
+
     private static func buildTables() -> (pos: [UInt16], ij: [UInt16]) {
         var pos = [UInt16](repeating: 0, count: 1 << (2 * lookupBits + 2))
         var ij = [UInt16](repeating: 0, count: 1 << (2 * lookupBits + 2))

@@ -175,18 +175,191 @@ public struct LatLngRect: Sendable, Hashable, Region, CustomStringConvertible {
 
     public var rectBound: LatLngRect { self }
 
-    /// Conservative: true only if the cell's (conservative) bounding rectangle is inside.
+    /// Conservative: true only if every point of the cell is inside.
+    ///
+    /// Decided without trigonometry on the cell (see ``RectCellTest``): the cell's z range and
+    /// longitude extremes against sin(latitude bounds) and the boundary meridians, with slack.
     public func contains(_ cell: Cell) -> Bool {
-        contains(cell.rectBound)
+        RectCellTest(self).contains(cell)
     }
 
-    /// Conservative: false only if the cell's bounding rectangle misses this rectangle.
+    /// Conservative: false only if the cell's bounding rectangle (from its vertices, plus slack)
+    /// misses this rectangle.
     public func mayIntersect(_ cell: Cell) -> Bool {
-        intersects(cell.rectBound)
+        RectCellTest(self).mayIntersect(cell)
     }
 
     public var description: String {
         if isEmpty { return "LatLngRect(empty)" }
         return "LatLngRect(lat \(latLo.degrees)…\(latHi.degrees), lng \(lngLo.degrees)…\(lngHi.degrees))"
+    }
+}
+
+/// The cell predicates of a ``LatLngRect`` with the rectangle's trigonometry done once.
+///
+/// A cell at level ≥ 1 never straddles a face's u = 0 or v = 0 line, so its latitude and
+/// longitude extremes are at its vertices (on the equatorial faces latitude is monotone in |u|
+/// or |v| and longitude depends on one coordinate only; on the polar faces both depend on
+/// u² + v² and the angle around the pole, extreme at a corner of a rectangle inside one
+/// quadrant). The exceptions are handled explicitly: a level-1+ cell of a polar face with a corner
+/// at (0, 0) touches the pole (all longitudes); a polar face cell contains its pole; an
+/// equatorial face cell reaches latitude ±45° inside its edges.
+///
+/// The tests then compare, with slack, the vertices' z (= sin latitude) with sin(latLo) and
+/// sin(latHi), and the vertices' (x, y) with the unit directions of the boundary meridians by
+/// 2-D cross products (the signed distance from the meridian plane). `zSlack` (3e-14) and
+/// `crossSlack` (1e-13, an angle of at least 1e-13 / cos(latitude)) exceed the rounding of the
+/// vertices and of the rectangle's bounds and the ~1.2e-14 rad by which a point may lie outside
+/// the cell its leaf id names (``Cell/uvTolerance``); the cross slack allows for the cos(latitude)
+/// of a vertex differing from that of nearby cell points by up to a factor of ~2.3. Slack
+/// makes `mayIntersect` answer true and `contains` answer false more often, never the reverse.
+struct RectCellTest {
+    let rect: LatLngRect
+    let sinLo: Double
+    let sinHi: Double
+    let reachesNorth: Bool
+    let reachesSouth: Bool
+    let fullLng: Bool
+    /// Longitude intervals longer than π are tested through their complement.
+    let wideLng: Bool
+    let loX: Double, loY: Double
+    let hiX: Double, hiY: Double
+
+    static let zSlack = 3e-14
+    static let crossSlack = 1e-13
+
+    init(_ rect: LatLngRect) {
+        self.rect = rect
+        let lo = rect.latLoRadians, hi = rect.latHiRadians
+        reachesSouth = lo <= -Double.pi / 2
+        reachesNorth = hi >= Double.pi / 2
+        sinLo = reachesSouth ? -1 : sin(lo)
+        sinHi = reachesNorth ? 1 : sin(hi)
+        let lng = rect.lng
+        fullLng = lng.isFull
+        wideLng = lng.length > Double.pi
+        loX = cos(lng.lo)
+        loY = sin(lng.lo)
+        hiX = cos(lng.hi)
+        hiY = sin(lng.hi)
+    }
+
+    /// The latitude and longitude extent of a cell.
+    struct CellBound {
+        var zMin: Double
+        var zMax: Double
+        /// All longitudes (the cell contains or touches a pole).
+        var fullLng = false
+        /// (x, y) of the westmost and eastmost vertices (not unit).
+        var westX = 0.0, westY = 0.0
+        var eastX = 0.0, eastY = 0.0
+    }
+
+    @inline(__always)
+    static func cross(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double) -> Double {
+        ax * by - ay * bx
+    }
+
+    static func bound(of cell: Cell) -> CellBound {
+        let v0 = cell.vertex(0), v1 = cell.vertex(1), v2 = cell.vertex(2), v3 = cell.vertex(3)
+        var b = CellBound(zMin: Swift.min(Swift.min(v0.z, v1.z), Swift.min(v2.z, v3.z)),
+                          zMax: Swift.max(Swift.max(v0.z, v1.z), Swift.max(v2.z, v3.z)))
+        let polar = cell.face == 2 || cell.face == 5
+        if cell.level == 0 {
+            if !polar {
+                let peak = 0.5.squareRoot()  // latitude 45° at u = 0 (or v = 0), v = ±1
+                b.zMin = Swift.min(b.zMin, -peak)
+                b.zMax = Swift.max(b.zMax, peak)
+            }
+        }
+        let uv = cell.uvBounds
+        let touchesPole = polar && (cell.level == 0
+            || ((uv.uLo == 0 || uv.uHi == 0) && (uv.vLo == 0 || uv.vHi == 0)))
+        if touchesPole {
+            b.fullLng = true
+            if cell.face == 2 { b.zMax = 1 } else { b.zMin = -1 }
+            return b
+        }
+        // The vertices span less than π of longitude: the westmost has every other to its east.
+        var west = v0, east = v0
+        for k in 1..<4 {
+            let w = k == 1 ? v1 : (k == 2 ? v2 : v3)
+            if cross(w.x, w.y, west.x, west.y) > 0 { west = w }
+            if cross(east.x, east.y, w.x, w.y) > 0 { east = w }
+        }
+        b.westX = west.x
+        b.westY = west.y
+        b.eastX = east.x
+        b.eastY = east.y
+        return b
+    }
+
+    /// Whether the direction (x, y) is in the longitude interval, widened (`slack` > 0) or
+    /// narrowed (`slack` < 0) by |slack| in cross-product units.
+    @inline(__always)
+    func lngContains(_ x: Double, _ y: Double, slack: Double) -> Bool {
+        if !wideLng {
+            return Self.cross(loX, loY, x, y) >= -slack && Self.cross(x, y, hiX, hiY) >= -slack
+        }
+        // Outside the gap (hi, lo), which is shorter than π.
+        return !(Self.cross(hiX, hiY, x, y) > slack && Self.cross(x, y, loX, loY) > slack)
+    }
+
+    /// Whether the direction (x, y) is on the arc from the cell's west to east vertex (less than
+    /// π long), widened by `slack`.
+    @inline(__always)
+    static func arcContains(_ b: CellBound, _ x: Double, _ y: Double, slack: Double) -> Bool {
+        cross(b.westX, b.westY, x, y) >= -slack && cross(x, y, b.eastX, b.eastY) >= -slack
+    }
+
+    /// A quick, permissive point test: false only if `point` is surely outside the rectangle
+    /// (z against sin(latitude bounds), (x, y) against the boundary meridians, with the slacks).
+    /// Costs a few multiplications instead of the two `atan2` of ``LatLngRect/contains(_:)-(S2Point)``.
+    func mayContain(_ point: S2Point) -> Bool {
+        if rect.isEmpty { return false }
+        if rect.isFull { return true }
+        let p = Cell.unit(point)
+        if p.z < sinLo - Self.zSlack || p.z > sinHi + Self.zSlack { return false }
+        return fullLng || lngContains(p.x, p.y, slack: Self.crossSlack)
+    }
+
+    func mayIntersect(_ cell: Cell) -> Bool {
+        if rect.isEmpty { return false }
+        if rect.isFull { return true }
+        return mayIntersect(Self.bound(of: cell))
+    }
+
+    func contains(_ cell: Cell) -> Bool {
+        if rect.isEmpty { return false }
+        if rect.isFull { return true }
+        return contains(Self.bound(of: cell))
+    }
+
+    /// `(mayIntersect(cell), needContains && contains(cell))` from one bound.
+    func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
+        if rect.isEmpty { return (false, false) }
+        if rect.isFull { return (true, true) }
+        let b = Self.bound(of: cell)
+        guard mayIntersect(b) else { return (false, false) }
+        return (true, needContains && contains(b))
+    }
+
+    private func mayIntersect(_ b: CellBound) -> Bool {
+        if b.zMax < sinLo - Self.zSlack || b.zMin > sinHi + Self.zSlack { return false }
+        if fullLng || b.fullLng { return true }
+        let e = Self.crossSlack
+        // Two arcs meet iff one contains the other's start.
+        return Self.arcContains(b, loX, loY, slack: e) || lngContains(b.westX, b.westY, slack: e)
+    }
+
+    private func contains(_ b: CellBound) -> Bool {
+        if !reachesSouth && b.zMin < sinLo + Self.zSlack { return false }
+        if !reachesNorth && b.zMax > sinHi - Self.zSlack { return false }
+        if fullLng { return true }
+        if b.fullLng { return false }
+        let e = Self.crossSlack
+        guard lngContains(b.westX, b.westY, slack: -e), lngContains(b.eastX, b.eastY, slack: -e) else { return false }
+        // With both ends inside, the cell's arc leaves the interval only if it spans its gap.
+        return !wideLng || !Self.arcContains(b, hiX, hiY, slack: e)
     }
 }

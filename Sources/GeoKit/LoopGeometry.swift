@@ -7,7 +7,10 @@ import Darwin
 #endif
 
 /// Precomputed edge data and reference points of a loop.
-struct LoopGeometry: Sendable {
+///
+/// Immutable, and a class so that copying a ``Loop`` (or a ``Polygon``) retains one reference
+/// instead of every array below.
+final class LoopGeometry: Sendable {
     /// The loop's vertices (unit vectors).
     let vertices: [S2Point]
     /// The boundary tolerance in radians.
@@ -19,48 +22,106 @@ struct LoopGeometry: Sendable {
     /// Centre (normalised midpoint) and half-length (radians) of each edge, for quick rejection.
     let edgeCenters: [S2Point]
     let edgeRadii: [Double]
+    /// cos and sin of each edge's half-length (``edgeRadii``), for trig-free cap tests.
+    let edgeRadiusCosSin: [(cos: Double, sin: Double)]
+    /// `vᵢ × vᵢ₊₁` computed plainly: `plainNormals[i] · y` is det(vᵢ, vᵢ₊₁, y) within
+    /// ``signFilterBound``, for the filtered orientation signs of the crossing test.
+    let plainNormals: [S2Point]
     /// Reference points with known containment and their edge signs sign(vᵢ, vᵢ₊₁, ref).
     let references: [LoopReference]
+    /// A reference point near the loop (its vertices' normalised sum), when that point is on no
+    /// edge's great circle: arcs from it to nearby query points are short, so
+    /// ``crossingParityFast(from:to:screenBoundary:)`` can skip the runs of edges far from them.
+    let localReference: LoopReference?
     let turningSum: Double
     /// Padded bounds (include the tolerance band and rounding margins).
-    private(set) var rectBound: LatLngRect = .full
-    private(set) var capBound: Cap = .full
+    let rectBound: LatLngRect
+    let capBound: Cap
+    /// ``rectBound``'s trig-free tests.
+    let rectTest: RectCellTest
     /// sin(tolerance), for the quick distance-to-great-circle test.
     let sinTolerance: Double
+    /// Bounding caps of runs of ``EdgeChunk/size`` consecutive edges.
+    let chunks: [EdgeChunk]
 
     init(vertices v: [S2Point], tolerance: Double) {
         let n = v.count
         var normals: [S2Point] = [], unitNormals: [S2Point] = []
         var centers: [S2Point] = [], radii: [Double] = []
+        var radiusCosSin: [(cos: Double, sin: Double)] = [], plain: [S2Point] = []
         normals.reserveCapacity(n)
         for i in 0..<n {
             let a = v[i], b = v[(i + 1) % n]
             let normal = S2Point.robustCross(a, b)
             normals.append(normal)
             unitNormals.append(normal.normalized)
+            plain.append(a.cross(b))
             let mid = (a + b).normalized
             centers.append(mid.norm2 > 0 ? mid : a)
-            radii.append(0.5 * a.angle(to: b).radians + 1e-15)
+            let radius = 0.5 * a.angle(to: b).radians + 1e-15
+            radii.append(radius)
+            radiusCosSin.append((cos(radius), sin(radius)))
         }
         self.normals = normals
+        self.plainNormals = plain
+        self.edgeRadiusCosSin = radiusCosSin
         self.unitNormals = unitNormals
         self.edgeCenters = centers
         self.edgeRadii = radii
         self.vertices = v
         self.tolerance = tolerance
-        self.sinTolerance = sin(Swift.min(tolerance, Double.pi / 2))
+        let sinTolerance = sin(Swift.min(tolerance, Double.pi / 2))
+        self.sinTolerance = sinTolerance
+        self.chunks = EdgeChunk.chunks(v, tolerance: tolerance)
         self.turningSum = Self.turningSum(v, normals: normals)
-        self.references = Self.makeReferences(v)
+        let references = Self.makeReferences(v)
+        self.references = references
+        self.localReference = Self.makeLocalReference(v, references: references)
         // Bounds: every edge, the poles if contained, then the tolerance band and margins.
         var bounder = RectBounder()
         for i in 0..<n {
             bounder.addEdge(v[i], v[(i + 1) % n])
         }
-        let raw = bounder.finish(containsNorthPole: containsUnfiltered(.northPole),
-                                 containsSouthPole: containsUnfiltered(.southPole))
+        func containsPole(_ pole: S2Point) -> Bool {
+            Self.parityContains(pole, vertices: v, references: references)
+                || Self.isOnBoundary(pole, vertices: v, normals: normals, unitNormals: unitNormals,
+                                     tolerance: tolerance, sinTolerance: sinTolerance)
+        }
+        let raw = bounder.finish(containsNorthPole: containsPole(.northPole),
+                                 containsSouthPole: containsPole(.southPole))
         let padded = raw.expanded(by: Angle(radians: tolerance + 1e-14))
         self.rectBound = padded
+        self.rectTest = RectCellTest(padded)
         self.capBound = padded.capBound
+    }
+
+    /// Crossing parity from the first usable reference point, with the exact predicates
+    /// (used while the geometry is being built; ``parityContains(_:)`` is the fast equivalent).
+    static func parityContains(_ point: S2Point, vertices: [S2Point], references: [LoopReference]) -> Bool {
+        guard let first = references.first else { return false }
+        var reference = first
+        if point == -first.point, references.count > 1 {
+            reference = references[1]
+        }
+        let odd = crossingParity(vertices: vertices, from: reference.point, fromSigns: reference.edgeSigns,
+                                 to: point, skippingVertex: nil)
+        return reference.inside != odd
+    }
+
+    /// Whether `point` is within `tolerance` of an edge (the quick test compares |p · n̂| with
+    /// sin(tolerance)).
+    static func isOnBoundary(_ point: S2Point, vertices v: [S2Point], normals: [S2Point], unitNormals: [S2Point],
+                             tolerance: Double, sinTolerance: Double) -> Bool {
+        let n = v.count
+        let quickLimit = sinTolerance + 1e-15
+        for i in 0..<n {
+            let unit = unitNormals[i]
+            if unit.norm2 > 0 && Swift.abs(point.dot(unit)) > quickLimit { continue }
+            if EdgeMath.distance(point, toEdge: v[i], v[(i + 1) % n], normal: normals[i]) <= tolerance {
+                return true
+            }
+        }
+        return false
     }
 
     private static func turningSum(_ v: [S2Point], normals: [S2Point]) -> Double {
@@ -110,6 +171,27 @@ struct LoopGeometry: Sendable {
             result.append(LoopReference(point: candidate, inside: inside, edgeSigns: signs))
         }
         return result
+    }
+
+    /// The normalised sum of the vertices as a reference point, with its edge signs and its
+    /// containment (by exact parity from ``references``), or nil when it lies on some edge's
+    /// great circle (or the sum vanishes).
+    private static func makeLocalReference(_ v: [S2Point], references: [LoopReference]) -> LoopReference? {
+        let n = v.count
+        guard n >= 3, !references.isEmpty else { return nil }
+        var sum = S2Point.zero
+        for p in v { sum = sum + p }
+        guard sum.norm2 > 1e-6 else { return nil }
+        let candidate = sum.normalized
+        var signs: [Int8] = []
+        signs.reserveCapacity(n)
+        for i in 0..<n {
+            let s = Predicates.sign(v[i], v[(i + 1) % n], candidate)
+            if s == 0 { return nil }
+            signs.append(Int8(s))
+        }
+        let inside = parityContains(candidate, vertices: v, references: references)
+        return LoopReference(point: candidate, inside: inside, edgeSigns: signs)
     }
 
     /// Containment of a reference point `r` (not on any edge's great circle): decided at a
@@ -168,6 +250,60 @@ struct LoopGeometry: Sendable {
             if Predicates.sign(a, b, y) == s3 { odd.toggle() }
         }
         return odd
+    }
+}
+
+/// A bounding cap of the edges `size·k ..< size·(k + 1)` of a loop (their vertices, including
+/// the end of the last edge), so that scans can skip whole runs of edges.
+///
+/// When the radius is below π/2 the cap is convex and contains the edges (arcs between points of
+/// the cap). Larger runs get an infinite `sinRadius` and a `cosReach` of −∞, so no test skips
+/// them.
+struct EdgeChunk: Sendable {
+    static let size = 8
+
+    /// The normalised sum of the run's vertices.
+    let center: S2Point
+    /// The largest angle from `center` to a vertex, plus 1e-14 rad.
+    let radius: Double
+    let sinRadius: Double
+    let cosRadius: Double
+    /// cos(radius + tolerance + 1e-13) − 1e-15: a unit point whose dot product with `center` is
+    /// below it is farther than the tolerance from every edge of the run.
+    let cosReach: Double
+
+    static func chunks(_ v: [S2Point], tolerance: Double) -> [EdgeChunk] {
+        let n = v.count
+        guard n > 0 else { return [] }
+        var result: [EdgeChunk] = []
+        result.reserveCapacity((n + size - 1) / size)
+        var start = 0
+        while start < n {
+            let end = Swift.min(start + size, n)
+            var sum = S2Point.zero
+            for k in start...end {
+                sum = sum + v[k == n ? 0 : k]
+            }
+            let center = sum.normalized
+            var radius = Double.pi
+            if center.norm2 > 0.5 {
+                var largest = 0.0
+                for k in start...end {
+                    largest = Swift.max(largest, center.angle(to: v[k == n ? 0 : k]).radians)
+                }
+                radius = largest + 1e-14
+            }
+            if radius < Double.pi / 2 {
+                let reach = radius + tolerance + 1e-13
+                result.append(EdgeChunk(center: center, radius: radius, sinRadius: sin(radius), cosRadius: cos(radius),
+                                        cosReach: reach < Double.pi ? cos(reach) - 1e-15 : -Double.infinity))
+            } else {
+                result.append(EdgeChunk(center: center, radius: Double.pi, sinRadius: Double.infinity, cosRadius: -1,
+                                        cosReach: -Double.infinity))
+            }
+            start = end
+        }
+        return result
     }
 }
 

@@ -80,7 +80,7 @@ public struct Polygon: Sendable, Region, CustomStringConvertible {
 
     public func contains(_ point: S2Point) -> Bool {
         guard shell.contains(point) else { return false }
-        for hole in holes where hole.containsStrictly(point) {
+        for index in holes.indices where holes[index].containsStrictly(point) {
             return false
         }
         return true
@@ -129,7 +129,10 @@ public struct MultiPolygon: Sendable, Region {
     }
 
     public func contains(_ point: S2Point) -> Bool {
-        polygons.contains { $0.contains(point) }
+        for index in polygons.indices where polygons[index].contains(point) {
+            return true
+        }
+        return false
     }
 
     public var rectBound: LatLngRect {

@@ -52,9 +52,7 @@ public struct RegionCoverer: Sendable, Hashable, CustomStringConvertible {
     /// A normalised covering of `region`: every point the region contains lies in some cell.
     public func covering(of region: some Region) -> [CellID] {
         let p = effective
-        var builder = CoveringBuilder(region: region, minLevel: p.minLevel, maxLevel: p.maxLevel,
-                                      levelMod: p.levelMod, maxCells: p.maxCells, interior: false)
-        let raw = builder.run()
+        let raw = search(region, interior: false)
         var cells = CellUnion.denormalized(CellUnion.normalized(raw), minLevel: p.minLevel, levelMod: p.levelMod)
         if cells.count > p.maxCells {
             cells = CellUnion.coarsened(cells, toAtMost: p.maxCells, minLevel: p.minLevel, levelMod: p.levelMod)
@@ -68,9 +66,7 @@ public struct RegionCoverer: Sendable, Hashable, CustomStringConvertible {
     /// empty for small or thin regions.
     public func interiorCovering(of region: some Region) -> [CellID] {
         let p = effective
-        var builder = CoveringBuilder(region: region, minLevel: p.minLevel, maxLevel: p.maxLevel,
-                                      levelMod: p.levelMod, maxCells: p.maxCells, interior: true)
-        let raw = builder.run()
+        let raw = search(region, interior: true)
         return CellUnion.denormalized(CellUnion.normalized(raw), minLevel: p.minLevel, levelMod: p.levelMod)
     }
 
@@ -112,8 +108,12 @@ public struct RegionCoverer: Sendable, Hashable, CustomStringConvertible {
 /// contained children) while the cells already chosen, the pending candidates and the new
 /// children still fit in `maxCells`; otherwise the candidate itself is emitted. Cells below
 /// `minLevel` are always expanded; cells at `maxLevel` or contained in the region are terminal.
-struct CoveringBuilder<R: Region> {
-    let region: R
+///
+/// Storage is flat: children of queued candidates live in one append-only `arena` (a queued
+/// candidate refers to its range), and the priority queue orders packed integer keys, so the
+/// search copies no arrays and retains nothing per candidate.
+struct CoveringBuilder<P: CoveringPredicates> {
+    let predicates: P
     let minLevel: Int
     let maxLevel: Int
     let levelMod: Int
@@ -121,14 +121,17 @@ struct CoveringBuilder<R: Region> {
     let interior: Bool
     private var result: [CellID] = []
     private var queue = CandidateQueue()
+    private var arena: [Candidate] = []
 
-    init(region: R, minLevel: Int, maxLevel: Int, levelMod: Int, maxCells: Int, interior: Bool) {
-        self.region = region
+    init(predicates: P, minLevel: Int, maxLevel: Int, levelMod: Int, maxCells: Int, interior: Bool) {
+        self.predicates = predicates
         self.minLevel = minLevel
         self.maxLevel = maxLevel
         self.levelMod = levelMod
         self.maxCells = maxCells
         self.interior = interior
+        result.reserveCapacity(Swift.min(maxCells, 256) + 8)
+        arena.reserveCapacity(64)
     }
 
     mutating func run() -> [CellID] {
@@ -137,51 +140,64 @@ struct CoveringBuilder<R: Region> {
                 add(candidate)
             }
         }
-        while let candidate = queue.pop() {
+        while let entry = queue.pop() {
             if interior && result.count >= maxCells { break }
             let pending = interior ? 0 : queue.count
-            if candidate.cell.level < minLevel || candidate.children.count == 1
-                || result.count + pending + candidate.children.count <= maxCells {
-                for child in candidate.children {
+            let count = entry.childCount
+            if entry.cell.level < minLevel || count == 1 || result.count + pending + count <= maxCells {
+                for index in entry.childStart..<(entry.childStart + count) {
                     if interior && result.count >= maxCells { break }
-                    add(child)
+                    add(arena[index])
                 }
             } else if !interior {
-                result.append(candidate.cell.id)
+                result.append(entry.cell.id)
             }
         }
         return result
     }
 
-    /// A candidate for `cell`, or nil if the region cannot meet it (or, for interior coverings,
-    /// it is too small and not contained).
     /// Where the search starts. A small region lies within the 3 × 3 block of cells around the
     /// cell of its bounding cap's centre, at the deepest level whose cells are at least as wide
     /// as the cap: starting there skips the descent from the six faces (S2 does the same).
     /// Large regions, or that level above `minLevel`, start from the faces.
     private func initialCells() -> [Cell] {
-        let cap = region.capBound
-        let faces = (0..<6).map { Cell.face($0) }
-        guard !cap.isEmpty, cap.radius.radians < 0.05 else { return faces }
+        let cap = predicates.capBound
+        guard !cap.isEmpty, cap.radius.radians < 0.05 else { return Self.faceCells }
         let level = Swift.min(CellID.level(forMinimumWidth: Angle(radians: 2 * cap.radius.radians)), maxLevel - 1)
-        guard level >= Swift.max(minLevel, 3) else { return faces }
+        guard level >= Swift.max(minLevel, 3) else { return Self.faceCells }
         // Stay on the level grid minLevel + k·levelMod.
         let aligned = minLevel + ((level - minLevel) / levelMod) * levelMod
         let center = CellID(cap.center).parent(level: aligned)
-        return ([center] + center.neighborhood()).compactMap { Cell($0) }
+        var cells = [Cell(unchecked: center)]
+        cells.reserveCapacity(9)
+        for id in center.neighborhood() {
+            cells.append(Cell(unchecked: id))
+        }
+        return cells
     }
 
+    /// The six face cells.
+    private static var faceCells: [Cell] {
+        (0..<6).map { Cell.face($0) }
+    }
+
+    /// A candidate for `cell`, or nil if the region cannot meet it (or, for interior coverings,
+    /// it is too small and not contained).
     private func makeCandidate(_ cell: Cell) -> Candidate? {
-        guard region.mayIntersect(cell) else { return nil }
+        // contains(cell) matters only for cells at minLevel or below that may still be split
+        // (and for every such cell of an interior covering).
+        let needContains = cell.level >= minLevel && (interior || cell.level + levelMod <= maxLevel)
+        let (intersects, contains) = predicates.relate(cell, needContains: needContains)
+        guard intersects else { return nil }
         var terminal = false
         if cell.level >= minLevel {
             if interior {
-                if region.contains(cell) {
+                if contains {
                     terminal = true
                 } else if cell.level + levelMod > maxLevel {
                     return nil
                 }
-            } else if cell.level + levelMod > maxLevel || region.contains(cell) {
+            } else if cell.level + levelMod > maxLevel || contains {
                 terminal = true
             }
         }
@@ -194,28 +210,35 @@ struct CoveringBuilder<R: Region> {
             result.append(candidate.cell.id)
             return
         }
-        var expanded = candidate
-        let levels = candidate.cell.level < minLevel ? 1 : levelMod
-        let terminals = expandChildren(of: candidate.cell, levels: levels, into: &expanded.children)
-        if expanded.children.isEmpty { return }
-        if !interior && terminals == 1 << (2 * levels) && candidate.cell.level >= minLevel {
+        let cell = candidate.cell
+        let levels = cell.level < minLevel ? 1 : levelMod
+        let start = arena.count
+        let terminals = expandChildren(of: cell, levels: levels)
+        let count = arena.count - start
+        if count == 0 { return }
+        if !interior && terminals == 1 << (2 * levels) && cell.level >= minLevel {
             // Every descendant is fully covered: keep the cell itself.
-            result.append(candidate.cell.id)
+            arena.removeLast(count)
+            result.append(cell.id)
             return
         }
-        queue.push(expanded, terminals: terminals)
+        queue.push(QueuedCandidate(cell: cell, childStart: start, childCount: count), terminals: terminals)
     }
 
-    /// Appends the candidates `levels` levels below `cell`; returns how many are terminal.
-    private func expandChildren(of cell: Cell, levels: Int, into children: inout [Candidate]) -> Int {
+    /// Appends to the arena the candidates `levels` levels below `cell`; returns how many are
+    /// terminal.
+    private mutating func expandChildren(of cell: Cell, levels: Int) -> Int {
+        guard cell.level < CellID.maxLevel else { return 0 }
         var terminals = 0
-        for child in cell.children {
+        let split = cell.childSplit
+        for k in 0..<4 {
+            let child = cell.child(k, split: split)
             if levels > 1 {
-                if region.mayIntersect(child) {
-                    terminals += expandChildren(of: child, levels: levels - 1, into: &children)
+                if predicates.mayIntersect(child) {
+                    terminals += expandChildren(of: child, levels: levels - 1)
                 }
             } else if let candidate = makeCandidate(child) {
-                children.append(candidate)
+                arena.append(candidate)
                 if candidate.isTerminal { terminals += 1 }
             }
         }
@@ -227,21 +250,36 @@ struct CoveringBuilder<R: Region> {
 struct Candidate {
     let cell: Cell
     let isTerminal: Bool
-    var children: [Candidate] = []
 }
 
-/// A binary min-heap of candidates keyed by (level, children, terminals, insertion order).
+/// A candidate waiting in the queue, with its children at `arena[childStart ..< childStart + childCount]`.
+struct QueuedCandidate {
+    let cell: Cell
+    let childStart: Int
+    let childCount: Int
+}
+
+/// A binary min-heap of candidates keyed by (level, children, terminals, insertion order),
+/// packed into one integer: level in bits 58…63, children in 51…57, terminals in 44…50 (both at
+/// most 64), insertion order below.
 struct CandidateQueue {
-    private typealias Key = (level: Int, children: Int, terminals: Int, order: Int)
-    private var heap: [(key: Key, candidate: Candidate)] = []
-    private var counter = 0
+    private var heap: [(key: UInt64, slot: Int)] = []
+    private var slots: [QueuedCandidate] = []
+    private var counter: UInt64 = 0
+
+    init() {
+        heap.reserveCapacity(32)
+        slots.reserveCapacity(32)
+    }
 
     var count: Int { heap.count }
 
-    mutating func push(_ candidate: Candidate, terminals: Int) {
-        let key: Key = (candidate.cell.level, candidate.children.count, terminals, counter)
+    mutating func push(_ candidate: QueuedCandidate, terminals: Int) {
+        let key = UInt64(candidate.cell.level) << 58 | UInt64(candidate.childCount) << 51
+            | UInt64(terminals) << 44 | counter
         counter += 1
-        heap.append((key, candidate))
+        slots.append(candidate)
+        heap.append((key, slots.count - 1))
         var i = heap.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
@@ -251,7 +289,7 @@ struct CandidateQueue {
         }
     }
 
-    mutating func pop() -> Candidate? {
+    mutating func pop() -> QueuedCandidate? {
         guard !heap.isEmpty else { return nil }
         heap.swapAt(0, heap.count - 1)
         let top = heap.removeLast()
@@ -265,6 +303,6 @@ struct CandidateQueue {
             heap.swapAt(i, smallest)
             i = smallest
         }
-        return top.candidate
+        return slots[top.slot]
     }
 }

@@ -15,6 +15,7 @@ import Tracking
 struct Options {
     var fixes = 1_000_000, queries = 300, radius = 2_500.0, scans = 5
     var places = "", countries = "", keep: String?
+    var compareLayouts = false
 }
 var options = Options()
 var argv = Array(CommandLine.arguments.dropFirst())
@@ -26,6 +27,7 @@ while !argv.isEmpty {
     case "--radius-m": options.radius = Double(argv.removeFirst()) ?? options.radius
     case "--scans": options.scans = Int(argv.removeFirst()) ?? options.scans
     case "--keep": options.keep = argv.removeFirst()
+    case "--compare-layouts": options.compareLayouts = true
     default: if options.places.isEmpty { options.places = a } else { options.countries = a }
     }
 }
@@ -126,9 +128,6 @@ let countryFilters: [(String, GeoFilter)] = (countriesJSON["features"]?.arrayVal
 }
 
 struct Measure { var ms: [Double] = []; var keys = 0; var results = 0 }
-func percentile(_ values: [Double], _ p: Double) -> Double {
-    let s = values.sorted(); return s.isEmpty ? 0 : s[min(s.count - 1, Int(Double(s.count - 1) * p))]
-}
 func time(_ body: () throws -> (keys: Int, results: Int)) rethrows -> (Double, Int, Int) {
     let t = DispatchTime.now().uptimeNanoseconds
     let (k, r) = try body()
@@ -211,6 +210,50 @@ func report(_ name: String, _ rows: [(String, Measure)]) {
     }
 }
 
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let s = values.sorted(); return s.isEmpty ? 0 : s[min(s.count - 1, Int(Double(s.count - 1) * p))]
+}
+
+// Table layout: the clustered WITHOUT ROWID table (what the server uses) vs a rowid table with a
+// secondary B-tree index on cell, same rows, same coverings, same exact filter.
+if options.compareLayouts {
+    let hasRowid = try db.firstRow("SELECT count(*) FROM sqlite_master WHERE name = 'fixes_rowid'") { $0.int(0) } ?? 0
+    if hasRowid == 0 {
+        let t = Date()
+        try db.execute("CREATE TABLE fixes_rowid (cell INTEGER NOT NULL, device_key INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER NOT NULL, lon REAL NOT NULL, lat REAL NOT NULL)")
+        try db.execute("INSERT INTO fixes_rowid SELECT cell, device_key, ts, seq, lon, lat FROM fixes ORDER BY seq")
+        try db.execute("CREATE INDEX fixes_rowid_by_cell ON fixes_rowid(cell)")
+        print(String(format: "built the rowid + B-tree index layout in %.1f s", Date().timeIntervalSince(t)))
+    }
+    func scanLayout(_ table: String, _ filter: GeoFilter) throws -> (Double, Int, Int) {
+        let ranges = RegionCoverer.ranges(of: GeoQueryService.coverer.covering(of: filter.region))
+        let t = DispatchTime.now().uptimeNanoseconds
+        var keys = 0, hits = 0
+        try backend.read { db in
+            let q = try db.prepare("SELECT lon, lat, device_key FROM \(table) WHERE cell BETWEEN ? AND ?")
+            for range in ranges {
+                try q.bind([.integer(range.lowerBound), .integer(range.upperBound)])
+                while try q.step() {
+                    guard readable[q.int64(2)] != nil else { continue }
+                    keys += 1
+                    if filter.matchesStored(longitude: q.double(0), latitude: q.double(1)) { hits += 1 }
+                }
+                q.reset()
+            }
+        }
+        return (Double(DispatchTime.now().uptimeNanoseconds - t) / 1e6, keys, hits)
+    }
+    var clustered: [Double] = [], secondary: [Double] = []
+    for (lon, lat) in radiusCenters {
+        let filter = try GeoFilter.parse(["$geoWithin": ["$centerSphere": [.array([.number(JSONNumber(lon)), .number(JSONNumber(lat))]), .number(JSONNumber(options.radius / 6_378_100.0))]]])
+        let a = try scanLayout("fixes", filter), b = try scanLayout("fixes_rowid", filter)
+        precondition(a.2 == b.2, "layouts disagree")
+        clustered.append(a.0); secondary.append(b.0)
+    }
+    print(String(format: "\n== table layout, radius %d m range scans: clustered WITHOUT ROWID p50 %.3f ms p99 %.3f ms | rowid + index on cell p50 %.3f ms p99 %.3f ms",
+                 Int(options.radius), percentile(clustered, 0.5), percentile(clustered, 0.99), percentile(secondary, 0.5), percentile(secondary, 0.99)))
+}
+
 // Where the time goes: coverings alone.
 if ProcessInfo.processInfo.environment["FOD_BENCH_PROFILE"] != nil {
     for (levels, cells) in [(22, 16), (16, 8), (18, 8), (20, 12), (16, 4)] {
@@ -260,7 +303,7 @@ for (i, (lon, lat)) in nearCenters.enumerated() {
         (ms, k, r) = try time {
             var best: [Double] = []
             let (keys, _) = try fullScan({ lon, lat in
-                best.append(GeoDistance.meters(from: center, to: LatLng(degreesLatitude: lat, longitude: lon).toPoint())); return false }, limit: 0)
+                best.append(GeoDistance.meters(from: center, to: LatLng(degreesLatitude: lat, longitude: lon).toPoint())); return false }, limit: Int.max)
             best.sort()
             return (keys, min(10, best.count))
         }
