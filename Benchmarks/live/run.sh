@@ -17,7 +17,7 @@ work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' 
 gcc -O2 -o "$work/sselab" "$here/sselab.c"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$root/.build/$config/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --password-cost minimal --log-level warning \
-  --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 >/dev/null 2>"$work/fod.err" &
+  --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 --sync "${FOD_SYNC:-full}" ${FOD_SERVE_ARGS:-} >/dev/null 2>"$work/fod.err" &
 pid=$!
 for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 rss() { awk '/VmRSS/ {print $2}' /proc/$pid/status; }
@@ -54,7 +54,7 @@ open(out + ".subs", "w").write("".join(f"{g} {t}\n" for g, t in subscribers))
 open(out + ".devices", "w").write("".join(f"{d} {t}\n" for d, t in devices))
 PY
 echo "== (A) 1,000 subscribers on one group; 2,000 fixes/s in all, 100/s from the group"
-python3 "$work/setup.py" "$port" 1 10 $((1000 / scale)) 190 "$work/a"
+python3 "$work/setup.py" "$port" 1 10 $((${FOD_LIVE_SUBSCRIBERS:-1000} / scale)) 190 "$work/a"
 "$work/sselab" --port "$port" --subscribers "$work/a.subs" --devices "$work/a.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
 echo "== (B) 100 groups x 10 subscribers; 2,000 fixes/s from the groups' 200 devices"
 python3 "$work/setup.py" "$port" $((100 / scale)) 2 10 0 "$work/b"

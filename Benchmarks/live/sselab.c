@@ -29,6 +29,7 @@ typedef struct {
     char *ev; size_t evlen, evcap;       /* de-chunked event text */
     long long last_id; long long events; long long gaps; int got_first;
     int inflight;                        /* poster: requests awaiting a reply */
+    double sent_at[256]; int head, tail; /* poster: send times of requests in flight (FIFO) */
 } conn_t;
 
 static double now_ms(void) { struct timespec t; clock_gettime(CLOCK_REALTIME, &t); return t.tv_sec * 1e3 + t.tv_nsec / 1e6; }
@@ -96,11 +97,14 @@ static void sub_read(conn_t *c) {
 
 /* Poster: count complete replies (head + Content-Length body). */
 static long long replies_ok, replies_bad;
+static double *plat; static size_t nplat, capplat;
 static void post_read(conn_t *c) {
     for (;;) { char *h = strstr(c->buf, "\r\n\r\n"); if (!h) return;
         char *cl = strcasestr(c->buf, "Content-Length: "); long body = cl && cl < h ? atol(cl + 16) : 0;
         size_t need = h + 4 - c->buf + body; if (c->len < need) return;
         if (strncmp(c->buf, "HTTP/1.1 200", 12) == 0) replies_ok++; else replies_bad++;
+        double t = c->sent_at[c->tail]; c->tail = (c->tail + 1) % 256;
+        if (measuring) { if (nplat == capplat) { capplat = capplat ? capplat * 2 : 1 << 16; plat = realloc(plat, capplat * sizeof *plat); } plat[nplat++] = now_ms() - t; }
         memmove(c->buf, c->buf + need, c->len - need); c->len -= need; c->buf[c->len] = 0; c->inflight--; }
 }
 
@@ -154,7 +158,8 @@ int main(int argc, char **argv) {
                     -74.0 + (sent % 1000) * 1e-4, 40.7 + (sent % 997) * 1e-4, (long long)now_ms());
                 char req[800]; int n = snprintf(req, sizeof req, "POST /v1/devices/%s/locations HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s",
                     dev_id[next_dev], dev_tok[next_dev], bl, body);
-                next_dev = (next_dev + 1) % ndev; send_all(c->fd, req, n); c->inflight++; sent++;
+                next_dev = (next_dev + 1) % ndev; c->sent_at[c->head] = now_ms(); c->head = (c->head + 1) % 256;
+                send_all(c->fd, req, n); c->inflight++; sent++;
             }
         }
         int n = epoll_wait(ep, evs, 1024, 1);
@@ -176,5 +181,7 @@ int main(int argc, char **argv) {
     printf("streams %d, fixes posted %lld (%.0f/s measured window), replies ok %lld bad %lld\n", nsub, sent, (sent - sent_measured) / duration, replies_ok, replies_bad);
     printf("location events received %lld (per stream min %lld max %lld), id gaps (missed) %lld\n", events, mn, mx, gaps);
     printf("delivery latency (ms) over %zu events: p50 %.2f  p99 %.2f  max %.2f\n", nlat, p50, p99, pmax);
+    if (nplat) { qsort(plat, nplat, sizeof *plat, cmp);
+        printf("POST reply latency (ms) over %zu fixes: p50 %.2f  p99 %.2f  max %.2f\n", nplat, plat[nplat / 2], plat[(size_t)(nplat * 0.99)], plat[nplat - 1]); }
     return gaps > 0 || replies_bad > 0;
 }
