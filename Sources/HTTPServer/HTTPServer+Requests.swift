@@ -107,7 +107,7 @@ extension HTTPServer {
             context.stream = stream
             let pointer = ConnectionPointer(pointer: connection)
             let reader = StreamReaderContext(stream: stream, connection: pointer)
-            stream.install(waker: { MHD_resume_connection(pointer.pointer) })
+            stream.install(connection: pointer)
             openStreams.withLock { $0[ObjectIdentifier(stream)] = StreamRegistration(stream: stream, connection: pointer) }
             stream.onClose { [weak self] in
                 _ = self?.openStreams.withLock { $0.removeValue(forKey: ObjectIdentifier(stream)) }

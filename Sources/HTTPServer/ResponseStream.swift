@@ -1,3 +1,4 @@
+import CMicroHTTPD
 import Synchronization
 
 /// A response body produced over time (server-sent events, large exports).
@@ -20,11 +21,11 @@ public final class ResponseStream: Sendable {
         var closed = false
         var parked = false
         var bytesSent = 0
+        /// The connection to resume when a parked reader gets bytes (set when served).
+        var connection: ConnectionPointer?
     }
 
     private let state = Mutex(State())
-    /// Called (without the lock held) to resume a parked reader; installed by the server.
-    private let waker = Mutex<(@Sendable () -> Void)?>(nil)
     private let closeHandlers = Mutex<[@Sendable () -> Void]>([])
     private let refill: (@Sendable (inout [UInt8]) -> Bool)?
     /// Most bytes buffered at once for a push stream.
@@ -46,39 +47,39 @@ public final class ResponseStream: Sendable {
     /// Appends bytes for the client; `false` when closed or over `capacity` (nothing appended).
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
-        let outcome: (accepted: Bool, wake: Bool) = state.withLock { s in
-            guard !s.closed, !s.finished else { return (false, false) }
-            if s.buffer.count - s.readOffset + bytes.count > capacity { return (false, false) }
+        let outcome: (accepted: Bool, wake: ConnectionPointer?) = state.withLock { s in
+            guard !s.closed, !s.finished else { return (false, nil) }
+            if s.buffer.count - s.readOffset + bytes.count > capacity { return (false, nil) }
             s.buffer.append(contentsOf: bytes)
-            if s.parked { s.parked = false; return (true, true) }
-            return (true, false)
+            if s.parked { s.parked = false; return (true, s.connection) }
+            return (true, nil)
         }
-        if outcome.wake { waker.withLock { $0 }?() }
+        if let connection = outcome.wake { MHD_resume_connection(connection.pointer) }
         return outcome.accepted
     }
 
     /// Appends `bytes` whatever the capacity, then ends the stream (a last word such as a
     /// `resync` event for a subscriber that fell behind). No-op when already closed or finished.
     public func finish(with bytes: [UInt8]) {
-        let wake: Bool = state.withLock { s in
-            guard !s.closed, !s.finished else { return false }
+        let wake: ConnectionPointer? = state.withLock { s in
+            guard !s.closed, !s.finished else { return nil }
             s.buffer.append(contentsOf: bytes)
             s.finished = true
-            if s.parked { s.parked = false; return true }
-            return false
+            if s.parked { s.parked = false; return s.connection }
+            return nil
         }
-        if wake { waker.withLock { $0 }?() }
+        if let wake { MHD_resume_connection(wake.pointer) }
     }
 
     /// Ends the stream after the bytes already written.
     public func finish() {
-        let wake: Bool = state.withLock { s in
-            guard !s.finished else { return false }
+        let wake: ConnectionPointer? = state.withLock { s in
+            guard !s.finished else { return nil }
             s.finished = true
-            if s.parked { s.parked = false; return true }
-            return false
+            if s.parked { s.parked = false; return s.connection }
+            return nil
         }
-        if wake { waker.withLock { $0 }?() }
+        if let wake { MHD_resume_connection(wake.pointer) }
     }
 
     /// Bytes written but not yet handed to the connection.
@@ -113,7 +114,8 @@ public final class ResponseStream: Sendable {
 
     enum ReadResult { case bytes(Int), park, end }
 
-    func install(waker: @escaping @Sendable () -> Void) { self.waker.withLock { $0 = waker } }
+    /// Binds the stream to the connection serving it (resumed when a parked reader gets bytes).
+    func install(connection: ConnectionPointer) { state.withLock { $0.connection = connection } }
 
     /// Copies up to `max` bytes into `destination`. When nothing is buffered: a pull stream
     /// refills; a push stream reports `.park` after setting the parked mark and calling
