@@ -46,6 +46,7 @@ print(f"{rps:.0f} {p99:.3f} {errors.group(1) if errors else 0}")
 PY
 }
 
+[ "$quick" = 1 ] && echo "(--quick: a smoke run on the debug build; the figures mean nothing)"
 echo "GET /healthz, wrk -t$threads -c$connections -d${duration}s, $rounds round(s), $(nproc) cores"
 : > "$work/results"
 for r in $(seq 1 "$rounds"); do

@@ -50,6 +50,7 @@ print(f"{rps:.0f} {p99:.2f} {e.group(1) if e else 0}")
 PY
 }
 
+[ "$quick" = 1 ] && echo "(--quick: a smoke run on the debug build; the figures mean nothing)"
 echo "== (a) batched: 100 fixes/request, wrk -t2 -c64 -d${duration}s, synchronous=$sync"
 read -r a_rps a_p99 a_err <<<"$(run_wrk 100)"
 stored=$(python3 -c "import sqlite3; print(sqlite3.connect('$work/data/fod.sqlite').execute('select count(*) from fixes').fetchone()[0])")

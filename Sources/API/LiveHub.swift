@@ -170,23 +170,13 @@ public final class LiveHub: GroupEventSink, Sendable {
             all[groupID] = channel
         }
         stream.onClose { [weak self] in self?.unsubscribe(groupID: groupID, id: id) }
-        var opening = Array("retry: 2000\n\n".utf8)
-        var lastWritten: Int64
-        let bounds = try log.eventBounds(groupID: groupID)
-        if let lastEventID, lastEventID >= 0, lastEventID <= bounds.last, lastEventID + 1 >= (bounds.oldest ?? bounds.last + 1) {
-            lastWritten = lastEventID
-            while true {
-                let page = try log.events(groupID: groupID, after: lastWritten, limit: configuration.replayPageSize)
-                guard !page.isEmpty else { break }
-                let visible = groups.withLock { $0[groupID]?.sharing } ?? sharing
-                for event in page where event.kind != .location || event.userID.map(visible.contains) == true {
-                    opening += SSE.event(event)
-                }
-                lastWritten = page[page.count - 1].id
-            }
-        } else {
-            lastWritten = bounds.last
-            opening += SSE.snapshot(try snapshot(), id: bounds.last)
+        let opening: [UInt8]
+        let lastWritten: Int64
+        do {
+            (opening, lastWritten) = try openingBytes(groupID: groupID, lastEventID: lastEventID, sharing: sharing, snapshot: snapshot)
+        } catch {
+            unsubscribe(groupID: groupID, id: id)
+            throw error
         }
         // Hand over to live on the fan-out queue, after everything published so far.
         fanOut.sync {
@@ -205,15 +195,47 @@ public final class LiveHub: GroupEventSink, Sendable {
                 if ended {
                     stream.finish(with: bytes)
                     channel.subscribers[id] = nil
-                } else {
-                    _ = stream.write(bytes)
+                } else if stream.write(bytes) {
                     subscriber.mode = .live
                     subscriber.lastSent = last
+                } else {
+                    stream.finish(with: SSE.resync(lastEventID: lastWritten))
+                    channel.subscribers[id] = nil
                 }
                 if channel.subscribers.isEmpty { all[groupID] = nil }
             }
         }
         return stream
+    }
+
+    /// What a new stream starts with: the missed events when `lastEventID` is still in the log,
+    /// else a snapshot; and the id it ends at.
+    private func openingBytes(groupID: String, lastEventID: Int64?, sharing: Set<String>,
+                              snapshot: () throws -> JSONValue) throws -> ([UInt8], Int64) {
+        var opening = Array("retry: 2000\n\n".utf8)
+        var lastWritten: Int64
+        let bounds = try log.eventBounds(groupID: groupID)
+        if let lastEventID, lastEventID >= 0, lastEventID <= bounds.last, lastEventID + 1 >= (bounds.oldest ?? bounds.last + 1) {
+            lastWritten = lastEventID
+            while true {
+                // Too far behind to replay within the stream's buffer: a snapshot instead.
+                if opening.count > configuration.streamCapacity / 2 {
+                    let fresh = try log.eventBounds(groupID: groupID)
+                    return (Array("retry: 2000\n\n".utf8) + SSE.snapshot(try snapshot(), id: fresh.last), fresh.last)
+                }
+                let page = try log.events(groupID: groupID, after: lastWritten, limit: configuration.replayPageSize)
+                guard !page.isEmpty else { break }
+                let visible = groups.withLock { $0[groupID]?.sharing } ?? sharing
+                for event in page where event.kind != .location || event.userID.map(visible.contains) == true {
+                    opening += SSE.event(event)
+                }
+                lastWritten = page[page.count - 1].id
+            }
+        } else {
+            lastWritten = bounds.last
+            opening += SSE.snapshot(try snapshot(), id: bounds.last)
+        }
+        return (opening, lastWritten)
     }
 
     func unsubscribe(groupID: String, id: Int) {

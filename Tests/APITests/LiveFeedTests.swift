@@ -175,3 +175,23 @@ import API
         }
     }
 }
+
+@Suite struct LiveFeedBacklogTests {
+    @Test func aBacklogLargerThanTheStreamBufferGetsASnapshotInsteadOfLosingEvents() throws {
+        var live = LiveHub.Configuration()
+        live.streamCapacity = 16 * 1024
+        try TestApp.with(live: live) { app in
+            let w = try PermissionWorld(app: app)
+            let start = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+            try LiveFeedTests.post(app, w, device: "B1", (0..<400).map { (Double($0) / 1000, 1.0) }, from: start)
+            let (_, events) = try LiveFeedTests.open(app, w, lastEventID: "1")
+            let first = try #require(try events.nextEvent())
+            #expect(first.name == "snapshot")
+            #expect(first.json["members"].array.first { $0["deviceId"].string == w.devices["B1"]!.id }?["location"]["coordinates"][0].double == 0.399)
+            // Live events continue after the snapshot's id.
+            try LiveFeedTests.post(app, w, device: "A1", [(7, 7)], from: start + 900_000)
+            let next = try #require(try events.nextEvent())
+            #expect(next.name == "location" && Int(next.id ?? "") == Int(first.id ?? "")! + 1)
+        }
+    }
+}
