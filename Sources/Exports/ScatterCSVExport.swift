@@ -12,8 +12,9 @@ import Timestamps
 ///   the series colour (`#rrggbb`) for the chosen ``ScatterColorField``.
 /// - Points must arrive sorted by (series key, timestamp), as for ``ScatterJSONExport``, for
 ///   the colours to match the other scatter formats. Rows keep the input order.
-/// - Fields are not altered to defuse spreadsheet formulas (a name starting with `=` stays as
-///   it is); consumers that open CSV in a spreadsheet should treat the data as untrusted text.
+/// - Text fields that a spreadsheet would run as a formula (starting with `=`, `+`, `-`, `@`,
+///   tab or CR) get a leading `'`: names are chosen by other group members, so an export opened
+///   in a spreadsheet must not execute them.
 /// - Points with invalid coordinates are skipped and counted.
 public struct ScatterCSVExport: Sendable {
     /// The header line's fields.
@@ -75,8 +76,11 @@ public struct ScatterCSVExport: Sendable {
         out.append(ascii: "\r\n")
     }
 
-    /// Appends one field, quoted per RFC 4180 when it contains `,` `"` CR or LF.
-    static func appendField(_ field: String, to out: inout [UInt8]) {
+    /// Appends one text field: defused if a spreadsheet would read it as a formula, then quoted
+    /// per RFC 4180 when it contains `,` `"` CR or LF.
+    static func appendField(_ rawField: String, to out: inout [UInt8]) {
+        let formulaStarts: Set<UInt8> = [UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "@"), 0x09, 0x0D]
+        let field = rawField.utf8.first.map(formulaStarts.contains) == true ? "'" + rawField : rawField
         let needsQuotes = field.utf8.contains { byte in
             byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == 0x0D || byte == 0x0A
         }
