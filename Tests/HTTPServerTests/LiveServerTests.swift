@@ -163,6 +163,17 @@ func withTestServer(configure: (inout HTTPServer.Configuration) -> Void = { _ in
         }
     }
 
+    @Test func totalConnectionLimitClosesTheExtraConnection() throws {
+        try withTestServer(configure: { $0.connectionLimit = 2; $0.perIPConnectionLimit = 0; $0.threadPoolSize = 1 }) { server in
+            let a = try HTTPTestClient(port: server.port)
+            let b = try HTTPTestClient(port: server.port)
+            #expect(try a.get("/hello").status == 200)
+            #expect(try b.get("/hello").status == 200)
+            let c = try HTTPTestClient(port: server.port, timeoutSeconds: 5)
+            #expect(throws: HTTPTestClient.ClientError.self) { try c.get("/hello") }
+        }
+    }
+
     @Test func metricsCountRequestsByRoutePatternAndStatus() throws {
         try withTestServer { server in
             let client = try HTTPTestClient(port: server.port)
