@@ -26,6 +26,7 @@ struct AccountRoutes {
             }),
             Route("DELETE", "/v1/sessions/current", .deferred { request in
                 guard let token = Authentication.bearerToken(request) else { throw TrackingError.unauthenticated }
+                if case .device = try auth.credential(request) { _ = try auth.requireUser(request) }
                 try await accounts.signOut(token: token)
                 return .noContent
             }),

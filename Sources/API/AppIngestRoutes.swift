@@ -50,8 +50,9 @@ struct AppIngestRoutes {
             Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
             Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, .deferred { request in
                 let credential = try auth.credential(request)
+                if credential == .anonymous { throw TrackingError.unauthenticated }
                 guard case .device(let deviceID, _) = credential else {
-                    throw TrackingError.wrongCredentialKind("Overland must send its device token as the Bearer token")
+                    throw TrackingError.wrongCredentialKind("Overland must send its device token, not a user token: only a device writes partition device=<id>")
                 }
                 let batch = try OverlandFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules)
                 let outcome = try await locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential)

@@ -90,7 +90,8 @@ struct Authentication: Sendable {
         switch try credential(request) {
         case .user(let id): return id
         case .anonymous: throw TrackingError.unauthenticated
-        case .device: throw TrackingError.wrongCredentialKind("this endpoint needs a user token; a device token was given")
+        case .device(_, let ownerID):
+            throw TrackingError.wrongCredentialKind("a device token cannot act for its owner: cannot write partition user=\(ownerID); use a user token")
         }
     }
 }

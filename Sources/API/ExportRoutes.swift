@@ -111,7 +111,9 @@ public struct ExportRoutes: Sendable {
 
     static func userCredential(_ request: Request, auth: Authentication) throws -> Credential {
         let credential = try auth.credential(request)
-        if case .device = credential { throw TrackingError.wrongCredentialKind("exports need a user token; a device token was given") }
+        if case .device(let deviceID, _) = credential {
+            throw TrackingError.wrongCredentialKind("a device token cannot read partition device=\(deviceID) or its groups; exports need a user token")
+        }
         if credential == .anonymous { throw TrackingError.unauthenticated }
         return credential
     }

@@ -35,9 +35,8 @@ struct GroupRoutes {
             Route("POST", "/v1/groups/{id}/invitations", maxBodyBytes: 16 * 1024, .deferred { request in
                 let userID = try auth.requireUser(request)
                 let body = try JSONBody(request)
-                let email = try body.string("email")
-                try await groups.invite(groupID: request.parameter("id"), by: userID, email: email)
-                return .json(status: 201, ["groupId": .string(request.parameter("id")), "email": .string(email.lowercased())])
+                let email = try await groups.invite(groupID: request.parameter("id"), by: userID, email: try body.string("email"))
+                return .json(status: 201, ["groupId": .string(request.parameter("id")), "email": .string(email)])
             }),
             Route("POST", "/v1/invitations/{groupId}/accept", maxBodyBytes: 16 * 1024, .deferred { request in
                 let userID = try auth.requireUser(request)

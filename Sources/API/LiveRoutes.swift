@@ -38,12 +38,22 @@ struct LiveRoutes {
                     throw TrackingError.invalid("since must be ≥ 0 and limit 1 to \(Self.maxChangesPage)", code: "invalid_range")
                 }
                 let bounds = try services.backend.eventBounds(groupID: groupID)
-                let page = try services.backend.events(groupID: groupID, after: since, limit: limit)
                 let sharing = Set(try services.groups.group(id: groupID, for: .user(userID: userID)).members.filter(\.shareLocation).map(\.userID))
-                let visible = page.filter { $0.kind != .location || $0.userID.map(sharing.contains) == true }
+                // Hidden events (locations of members who no longer share) are skipped, reading on
+                // until the page has something or the log ends: an empty page always means "done".
+                var visible: [GroupEvent] = []
+                var last = since
+                while visible.count < limit {
+                    let wanted = limit - visible.count
+                    let page = try services.backend.events(groupID: groupID, after: last, limit: wanted)
+                    guard let end = page.last?.id else { break }
+                    last = end
+                    visible += page.filter { $0.kind != .location || $0.userID.map(sharing.contains) == true }
+                    if page.count < wanted { break }  // the end of the log
+                }
                 var document: JSONObject = [
                     "events": .array(visible.map { ["id": .number(JSONNumber($0.id)), "type": .string($0.kind.rawValue), "data": $0.data] }),
-                    "last": .number(JSONNumber(page.last?.id ?? max(since, 0))),
+                    "last": .number(JSONNumber(last)),
                 ]
                 // The client's position was pruned from the log: it must re-read the group.
                 if since + 1 < (bounds.oldest ?? bounds.last + 1) { document["truncated"] = true }

@@ -59,7 +59,7 @@ public final class GroupService: Sendable {
     public func delete(groupID: String, by userID: String) async throws {
         try await change { tx -> (Bool, [GroupEvent]) in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
-            guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can delete group \(groupID)") }
+            guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can delete group \(groupID); cannot write partition group=\(groupID)") }
             let event = try tx.appendMembershipEvent(groupID: groupID, type: "deleted", userID: userID, extra: [:])
             try tx.deleteGroup(id: groupID)
             return (true, [event])
@@ -70,7 +70,7 @@ public final class GroupService: Sendable {
     public func transferOwnership(groupID: String, by userID: String, to newOwnerID: String) async throws -> Group {
         try await change { tx in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
-            guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can hand over group \(groupID)") }
+            guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can hand over group \(groupID); cannot write partition group=\(groupID)") }
             guard try tx.membership(groupID: groupID, userID: newOwnerID) != nil else {
                 throw TrackingError.conflict("the new owner must be a member of the group", code: "not_a_member")
             }
@@ -81,8 +81,9 @@ public final class GroupService: Sendable {
         }
     }
 
-    /// Invites the account with `email` (any member may invite).
-    public func invite(groupID: String, by userID: String, email rawEmail: String) async throws {
+    /// Invites the account with `email` (any member may invite); returns the normalised email.
+    @discardableResult
+    public func invite(groupID: String, by userID: String, email rawEmail: String) async throws -> String {
         let email = try Validate.email(rawEmail)
         try await store.writeDirectory { tx in
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
@@ -98,6 +99,7 @@ public final class GroupService: Sendable {
             }
             try tx.insertInvitation(groupID: groupID, inviteeID: invitee.id, senderID: userID, at: Timestamp.nowMilliseconds())
         }
+        return email
     }
 
     /// Accepts a pending invitation, joining with one of the caller's own devices. The only way
@@ -108,6 +110,12 @@ public final class GroupService: Sendable {
                 throw TrackingError.forbidden("no invitation to group \(groupID); cannot write partition group=\(groupID)")
             }
             _ = try DeviceService.owned(deviceID, by: userID, in: tx)
+            guard try tx.members(groupID: groupID).count < Self.maxMembersPerGroup else {
+                throw TrackingError.conflict("a group may have at most \(Self.maxMembersPerGroup) members", code: "group_full")
+            }
+            guard try tx.membershipSummaries(userID: userID).count < Self.maxGroupsPerUser else {
+                throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: "too_many_groups")
+            }
             try tx.deleteInvitation(groupID: groupID, inviteeID: userID)
             try tx.insertMembership(Membership(groupID: groupID, userID: userID, deviceID: deviceID, shareLocation: true),
                                     at: Timestamp.nowMilliseconds())
@@ -120,7 +128,7 @@ public final class GroupService: Sendable {
     public func decline(groupID: String, userID: String) async throws {
         try await store.writeDirectory { tx in
             guard try tx.hasInvitation(groupID: groupID, inviteeID: userID) else {
-                throw TrackingError.forbidden("no invitation to group \(groupID)")
+                throw TrackingError.forbidden("no invitation to group \(groupID); cannot write partition group=\(groupID)")
             }
             try tx.deleteInvitation(groupID: groupID, inviteeID: userID)
         }
@@ -136,7 +144,7 @@ public final class GroupService: Sendable {
                     throw TrackingError.conflict("the owner cannot leave; hand the group over or delete it", code: "owner_cannot_leave")
                 }
             } else {
-                guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can remove members of group \(groupID)") }
+                guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can remove members of group \(groupID); cannot write partition group=\(groupID)") }
                 guard try tx.membership(groupID: groupID, userID: memberID) != nil else { throw TrackingError.notFound("member") }
             }
             try tx.deleteMembership(groupID: groupID, userID: memberID)

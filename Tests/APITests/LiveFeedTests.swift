@@ -195,3 +195,25 @@ import API
         }
     }
 }
+
+@Suite struct ChangesPagingTests {
+    @Test func hiddenEventsNeverYieldAnEmptyPageBeforeTheEnd() throws {
+        try TestApp.with { app in
+            let w = try PermissionWorld(app: app)
+            let start = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+            // Bob's 30 fixes, then Bob stops sharing (they become hidden), then Ann's one fix.
+            try LiveFeedTests.post(app, w, device: "B1", (0..<30).map { (Double($0), 0) }, from: start)
+            _ = try app.client().request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":false}"#)
+            try LiveFeedTests.post(app, w, device: "A1", [(9, 9)], from: start)
+            var since = 0, seenAnn = false
+            while true {
+                let page = try app.client().get("/v1/groups/\(w.groupID)/changes?since=\(since)&limit=5", token: w.users["ann"]!.token)
+                let events = page.json["events"].array
+                if events.isEmpty { break }
+                seenAnn = seenAnn || events.contains { $0["data"]["deviceId"].string == w.devices["A1"]!.id && $0["type"].string == "location" }
+                since = page.json["last"].int ?? 0
+            }
+            #expect(seenAnn)
+        }
+    }
+}

@@ -109,6 +109,9 @@ import HTTPTestSupport
                     // Every denial uses the API.md error shape; 403s name the partition or the rule.
                     #expect(reply.errorCode != nil, "\(actor) \(operation.name): \(reply.text)")
                 }
+                if reply.status == 403 {
+                    #expect(reply.json["error"]["message"].string?.contains("partition ") == true, "\(actor) \(operation.name): \(reply.text)")
+                }
                 outcomes.append(outcome)
                 if reply.status < 300 && method != "GET" { current = try PermissionWorld(app: app) }
             }
