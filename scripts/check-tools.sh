@@ -13,6 +13,9 @@ echo "== fod serve: usage errors exit 2"
 set +e; "$fod" serve --port nope >/dev/null 2>&1; rc=$?; set -e
 [ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; exit 1; }
 
+echo "== every route documented in docs/openapi.yaml"
+python3 ./scripts/openapi-check.py
+
 echo "== exports checked with ogrinfo, xmllint and vl-convert"
 ./scripts/export-check.sh "$fod"
 
