@@ -1,21 +1,8 @@
 import Foundation
 import Testing
 import HTTPTestSupport
+import TestRandom
 
-/// Deterministic random numbers (SplitMix64) so failures reproduce; the seed is in the test.
-struct SeededRandom {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ range: ClosedRange<Double>) -> Double {
-        range.lowerBound + Double(next() >> 11) / Double(1 << 53) * (range.upperBound - range.lowerBound)
-    }
-}
 
 /// Great-circle distance on MongoDB's sphere (R = 6,378,100 m), haversine form.
 func haversineMeters(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Double) -> Double {
@@ -27,7 +14,7 @@ func haversineMeters(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Dou
 @Suite struct GeoQueryAPITests {
     /// Posts `count` random fixes around (lon, lat) ± spread for a device; returns them.
     static func seed(_ app: TestApp, deviceID: String, token: String, count: Int, lon: Double, lat: Double, spread: Double,
-                     random: inout SeededRandom, firstTimestamp: Int64) throws -> [(Double, Double)] {
+                     random: inout SplitMix64, firstTimestamp: Int64) throws -> [(Double, Double)] {
         var points: [(Double, Double)] = []
         var fixes: [String] = []
         for i in 0..<count {
@@ -48,7 +35,7 @@ func haversineMeters(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Dou
 
     static func seededWorld(_ app: TestApp) throws -> Seeded {
         let w = try PermissionWorld(app: app)
-        var random = SeededRandom(state: 20261130)
+        var random = SplitMix64(seed: 20261130)
         let base: Int64 = 1_764_000_000_000
         var visible: [(Double, Double, String)] = []
         for (name, device) in [("A1", true), ("B1", true), ("C1", false), ("F1", false)] {

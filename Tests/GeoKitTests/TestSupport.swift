@@ -6,32 +6,16 @@ import Musl
 import Darwin
 #endif
 @testable import GeoKit
+import TestRandom
 
-/// SplitMix64: a tiny deterministic PRNG so random tests are reproducible from their seed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
+typealias SplitMix64 = TestRandom.SplitMix64
 
-    init(seed: UInt64) {
-        state = seed
-    }
+/// Random geometry for the tests.
+extension SplitMix64 {
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 
-    /// A uniform double in [0, 1).
-    mutating func unit() -> Double {
-        Double(next() >> 11) * 0x1p-53
-    }
 
-    /// A uniform double in [lo, hi).
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
-        lo + (hi - lo) * unit()
-    }
+
 
     /// A point uniformly distributed on the unit sphere.
     mutating func point() -> S2Point {

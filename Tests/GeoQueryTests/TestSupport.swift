@@ -9,27 +9,15 @@ import GeoKit
 import JSONCore
 import Testing
 @testable import GeoQuery
+import TestRandom
 
-/// SplitMix64: a small deterministic generator so random tests reproduce from their seed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
+typealias SeededGenerator = TestRandom.SplitMix64
 
-    init(seed: UInt64) {
-        state = seed
-    }
+/// Random geometry for the tests.
+extension SeededGenerator {
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 
-    /// Uniform in [lo, hi).
-    mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
-        lo + (hi - lo) * (Double(next() >> 11) * 0x1p-53)
-    }
+
 
     /// Uniform on the unit sphere.
     mutating func spherePoint() -> S2Point {

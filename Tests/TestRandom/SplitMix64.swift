@@ -1,0 +1,24 @@
+/// SplitMix64: a small deterministic generator, so random tests reproduce from their seed.
+/// Shared by every test target (test-only code).
+public struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    public init(seed: UInt64) { state = seed }
+
+    public mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform double in [0, 1).
+    public mutating func unit() -> Double { Double(next() >> 11) * 0x1p-53 }
+
+    /// A uniform double in [lo, hi).
+    public mutating func uniform(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
+
+    /// A uniform double in `range`.
+    public mutating func uniform(_ range: ClosedRange<Double>) -> Double { uniform(range.lowerBound, range.upperBound) }
+}
