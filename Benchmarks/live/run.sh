@@ -11,7 +11,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
 duration=15; config=release; scale=1
-while [ $# -gt 0 ]; do case "$1" in --duration) duration="$2"; shift ;; --quick) duration=2; config=debug; scale=10 ;; *) exit 2 ;; esac; shift; done
+while [ $# -gt 0 ]; do case "$1" in --duration) duration="$2"; shift ;; --quick) duration=2; config=debug; scale=10; echo "(--quick: a smoke run on the debug build at 1/10 scale; the figures mean nothing)" ;; *) exit 2 ;; esac; shift; done
 ulimit -n 65536 2>/dev/null || ulimit -n 16384
 work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 gcc -O2 -o "$work/sselab" "$here/sselab.c"
@@ -59,7 +59,7 @@ python3 "$work/setup.py" "$port" 1 10 $((${FOD_LIVE_SUBSCRIBERS:-1000} / scale))
 echo "== (B) 100 groups x 10 subscribers; 2,000 fixes/s from the groups' 200 devices"
 python3 "$work/setup.py" "$port" $((100 / scale)) 2 10 0 "$work/b"
 "$work/sselab" --port "$port" --subscribers "$work/b.subs" --devices "$work/b.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
-echo "== (C) memory per idle stream: 10,000 idle streams"
+echo "== (C) memory per idle stream: $((10000 / scale)) idle streams"
 python3 "$work/setup.py" "$port" 1 10 $((10000 / scale)) 0 "$work/c"
 before=$(rss)
 "$work/sselab" --port "$port" --subscribers "$work/c.subs" --duration 30 --warmup 0 > "$work/c.out" 2> "$work/c.err" &
