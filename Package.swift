@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking"], path: "Benchmarks/ingest/Baseline"),
         .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking"], path: "Benchmarks/geo/Bench"),
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
-        .target(name: "TestRandom", path: "Tests/TestRandom"),
+        .target(name: "TestRandom", dependencies: ["GeoKit"], path: "Tests/TestRandom"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestRandom"]),
         .testTarget(name: "GeoKitTests", dependencies: ["GeoKit", "TestRandom"]),

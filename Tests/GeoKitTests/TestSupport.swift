@@ -10,38 +10,6 @@ import TestRandom
 
 typealias SplitMix64 = TestRandom.SplitMix64
 
-/// Random geometry for the tests.
-extension SplitMix64 {
-
-
-
-
-
-    /// A point uniformly distributed on the unit sphere.
-    mutating func point() -> S2Point {
-        let z = uniform(-1, 1)
-        let phi = uniform(0, 2 * Double.pi)
-        let r = (1 - z * z).squareRoot()
-        return S2Point(x: r * cos(phi), y: r * sin(phi), z: z)
-    }
-
-    /// A point at angle `distance` from `center` in a uniformly random direction.
-    mutating func point(near center: S2Point, distance: Double) -> S2Point {
-        let u = center.orthogonal
-        let w = center.cross(u)
-        let phi = uniform(0, 2 * Double.pi)
-        let dir = u * cos(phi) + w * sin(phi)
-        return (center * cos(distance) + dir * sin(distance)).normalized
-    }
-
-    /// A point within `maxDistance` of `center`, with log-uniform distance down to 1e-12 rad so
-    /// that very near points are well represented.
-    mutating func pointNear(_ center: S2Point, within maxDistance: Double) -> S2Point {
-        let lo = log(1e-12), hi = log(Swift.max(maxDistance, 1e-12))
-        return point(near: center, distance: exp(uniform(lo, hi)))
-    }
-}
-
 /// Named tolerances used across the tests.
 enum Tolerance {
     /// Round trip lat/lng → point → lat/lng, radians.

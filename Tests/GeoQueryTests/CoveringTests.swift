@@ -46,7 +46,7 @@ struct CoveringTests {
     /// edges, and exact lng/lat grid points (which hit flat boundaries exactly).
     static func samples(for filter: GeoFilter, _ rng: inout SeededGenerator) -> [S2Point] {
         var points: [S2Point] = []
-        for _ in 0..<300 { points.append(rng.spherePoint()) }
+        for _ in 0..<300 { points.append(rng.point()) }
         let cap = filter.region.capBound
         if !cap.isEmpty {
             for _ in 0..<700 {

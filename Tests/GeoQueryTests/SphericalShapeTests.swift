@@ -74,7 +74,7 @@ struct SphericalShapeTests {
         var rng = SeededGenerator(seed: 11)
         guard case .geometry(.polygon(let smallPolygon)) = small else { Issue.record("\(small)"); return }
         for _ in 0..<2000 {
-            let p = rng.spherePoint()
+            let p = rng.point()
             if smallPolygon.shell.boundaryDistance(to: p).radians < 1e-8 { continue }
             #expect(small.contains(p) != big.contains(p))
         }

@@ -13,30 +13,6 @@ import TestRandom
 
 typealias SeededGenerator = TestRandom.SplitMix64
 
-/// Random geometry for the tests.
-extension SeededGenerator {
-
-
-
-
-    /// Uniform on the unit sphere.
-    mutating func spherePoint() -> S2Point {
-        let z = uniform(-1, 1)
-        let phi = uniform(0, 2 * Double.pi)
-        let r = (1 - z * z).squareRoot()
-        return S2Point(x: r * cos(phi), y: r * sin(phi), z: z)
-    }
-
-    /// A point at angle `distance` from `center` in a random direction.
-    mutating func point(near center: S2Point, distance: Double) -> S2Point {
-        let u = center.orthogonal
-        let w = center.cross(u)
-        let phi = uniform(0, 2 * Double.pi)
-        let direction = u * cos(phi) + w * sin(phi)
-        return (center * cos(distance) + direction * sin(distance)).normalized
-    }
-}
-
 /// Parses JSON text (test literals are known to be valid).
 func json(_ text: String) -> JSONValue {
     do {
