@@ -85,6 +85,20 @@ struct Authentication: Sendable {
         throw TrackingError.unauthenticated
     }
 
+    /// The credential of a caller who wants to read `partition`: 401 without one, 403 naming the
+    /// partition for a device token (device tokens only ever write their own locations).
+    func reader(_ request: Request, of partition: Partition) throws -> Credential {
+        try reader(try credential(request), of: partition)
+    }
+
+    func reader(_ credential: Credential, of partition: Partition) throws -> Credential {
+        switch credential {
+        case .anonymous: throw TrackingError.unauthenticated
+        case .device: throw TrackingError.cannotRead(partition)
+        case .user: return credential
+        }
+    }
+
     /// The signed-in user's id; 401 without a valid user token.
     func requireUser(_ request: Request) throws -> String {
         switch try credential(request) {

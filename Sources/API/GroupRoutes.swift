@@ -18,8 +18,7 @@ struct GroupRoutes {
                 return .json(status: 201, Documents.group(group))
             }),
             Route("GET", "/v1/groups/{id}", .inline { request in
-                let credential = try auth.credential(request)
-                if case .device = credential { throw TrackingError.cannotRead(.group(request.parameter("id"))) }
+                let credential = try auth.reader(request, of: .group(request.parameter("id")))
                 return .json(Documents.group(try groups.group(id: request.parameter("id"), for: credential)))
             }),
             Route("DELETE", "/v1/groups/{id}", .deferred { request in

@@ -69,12 +69,8 @@ struct LiveRoutes {
         if credential == .anonymous, allowQueryToken, let token = request.query("token") {
             credential = try auth.credential(forToken: token)
         }
-        switch credential {
-        case .anonymous: throw TrackingError.unauthenticated
-        case .device: throw TrackingError.cannotRead(.group(groupID))
-        case .user(let userID):
-            try PartitionRules(facts: auth.services.backend).requireRead(credential, .group(groupID), hiddenAs: "group")
-            return userID
-        }
+        credential = try auth.reader(credential, of: .group(groupID))
+        try PartitionRules(facts: auth.services.backend).requireRead(credential, .group(groupID), hiddenAs: "group")
+        return credential.userID ?? ""
     }
 }

@@ -27,8 +27,7 @@ struct LocationRoutes {
                 return .json(Self.counts(outcome, rejected: batch.rejected))
             }),
             Route("GET", "/v1/devices/{id}/locations", .inline { request in
-                let credential = try auth.credential(request)
-                if case .device = credential { throw TrackingError.cannotRead(.device(request.parameter("id"))) }
+                let credential = try auth.reader(request, of: .device(request.parameter("id")))
                 let page = try locations.history(
                     deviceID: request.parameter("id"), credential: credential,
                     from: try QueryTime.parse(request.query("from"), name: "from"),

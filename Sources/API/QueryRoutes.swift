@@ -13,7 +13,7 @@ struct QueryRoutes {
         let auth = Authentication(services: services)
         return [
             Route("POST", "/v1/groups/{id}/query", maxBodyBytes: 4 << 20, .inline { request in
-                let credential = try Self.memberCredential(request, auth: auth)
+                let credential = try auth.reader(request, of: .group(request.parameter("id")))
                 let body = try JSONBody(request)
                 guard let filter = body["filter"]?.objectValue else { throw TrackingError.missingField("filter") }
                 guard filter.count == 1, let location = filter["location"] else {
@@ -26,7 +26,7 @@ struct QueryRoutes {
                 return .json(try Self.answer(queries, request.parameter("id"), credential, query))
             }),
             Route("GET", "/v1/groups/{id}/near", .inline { request in
-                let credential = try Self.memberCredential(request, auth: auth)
+                let credential = try auth.reader(request, of: .group(request.parameter("id")))
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
                       let lat = try QueryNumber.double(request.query("lat"), name: "lat") else {
                     throw TrackingError.invalid("lon and lat are required", code: "missing_field")
@@ -44,12 +44,6 @@ struct QueryRoutes {
                 return .json(try Self.answer(queries, request.parameter("id"), credential, query))
             }),
         ]
-    }
-
-    static func memberCredential(_ request: Request, auth: Authentication) throws -> Credential {
-        let credential = try auth.credential(request)
-        if case .device = credential { throw TrackingError.cannotRead(.group(request.parameter("id"))) }
-        return credential
     }
 
     static func answer(_ queries: GeoQueryService, _ groupID: String, _ credential: Credential, _ query: GeoQueryRequest) throws -> JSONValue {
