@@ -23,9 +23,8 @@ struct DeviceRoutes {
                 return .json(["devices": .array(try devices.list(ownerID: userID).map(Documents.deviceSummary))])
             }),
             Route("GET", "/v1/devices/{id}", .inline { request in
-                let credential = try auth.credential(request)
-                if case .device = credential { throw TrackingError.cannotRead(.device(request.parameter("id"))) }
-                return .json(Documents.device(try devices.device(id: request.parameter("id"), for: credential)))
+                let credential = try auth.reader(request, of: .device(request.parameter("id")))
+                return .json(Documents.device(try devices.device(id: request.parameter("id"), for: credential), viewer: credential))
             }),
             Route("PATCH", "/v1/devices/{id}", maxBodyBytes: 16 * 1024, .deferred { request in
                 let userID = try auth.requireUser(request)

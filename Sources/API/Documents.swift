@@ -25,10 +25,13 @@ struct Documents: Sendable {
         return .object(document)
     }
 
-    static func device(_ device: Device) -> JSONValue {
+    /// A device; its `platformId` (the phone's own hardware id) only for its owner.
+    static func device(_ device: Device, viewer: Credential? = nil) -> JSONValue {
         var object: JSONObject = ["id": .string(device.id), "name": .string(device.name), "ownerId": .string(device.ownerID),
                                   "createdAt": .string(Time.format(device.createdAt))]
-        if let platformID = device.platformID { object["platformId"] = .string(platformID) }
+        if let platformID = device.platformID, viewer == nil || viewer?.userID == device.ownerID {
+            object["platformId"] = .string(platformID)
+        }
         object["lastLocation"] = lastLocation(device.lastLocation)
         return .object(object)
     }

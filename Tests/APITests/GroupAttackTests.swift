@@ -100,3 +100,25 @@ import HTTPTestSupport
         }
     }
 }
+
+@Suite struct DeviceDocumentPrivacyTests {
+    @Test func membersSeeASharedDeviceButNotItsPlatformID() throws {
+        try TestApp.with { app in
+            let w = try PermissionWorld(app: app)
+            let bob = w.users["bob"]!
+            let added = try app.client().request("POST", "/v1/devices", token: bob.token, json: #"{"name":"tablet","platformId":"ANDROID-1234"}"#)
+            let id = added.json["device"]["id"].string ?? ""
+            #expect(added.json["device"]["platformId"].string == "ANDROID-1234")
+            #expect(try app.client().get("/v1/devices/\(id)", token: bob.token).json["platformId"].string == "ANDROID-1234")
+            // Bob forms a group with the tablet; Ann joins and may read it, without the hardware id.
+            let group = try app.client().request("POST", "/v1/groups", token: bob.token, json: #"{"name":"Tablets","deviceId":"\#(id)"}"#).json["id"].string ?? ""
+            _ = try app.client().request("POST", "/v1/groups/\(group)/invitations", token: bob.token, json: #"{"email":"\#(w.email("ann"))"}"#)
+            let joined = try app.client().request("POST", "/v1/invitations/\(group)/accept", token: w.users["ann"]!.token,
+                                                  json: #"{"deviceId":"\#(w.devices["A1"]!.id)"}"#)
+            #expect(joined.status == 200)
+            let seen = try app.client().get("/v1/devices/\(id)", token: w.users["ann"]!.token)
+            #expect(seen.status == 200 && seen.json["name"].string == "tablet")
+            #expect(!seen.json["platformId"].exists)
+        }
+    }
+}
