@@ -45,7 +45,10 @@ public final class GeoQueryService: Sendable {
             results = Self.latest(devices, request, &explain)
         case .history(let from, let to):
             if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
-            results = try queryHistory(request.filter, readable: Dictionary(uniqueKeysWithValues: devices.map { ($0.key, $0) }),
+            // A device without a latest position has no stored fix at all: it cannot match, and
+            // with no candidate left the index is not searched (other groups' data never is).
+            let withHistory = devices.filter { $0.last != nil }
+            results = try queryHistory(request.filter, readable: Dictionary(uniqueKeysWithValues: withHistory.map { ($0.key, $0) }),
                                        from: from, to: to, limit: request.limit, &explain)
         }
         explain.milliseconds = Double(Timestamp.monotonicNanoseconds() - started) / 1e6
