@@ -19,15 +19,20 @@ public final class DatabaseWriter: @unchecked Sendable {
     private var thread: Thread?
     private let maxJobsPerCommit: Int
     private let commitHooks: CommitHooks
+    private let observer: (any TransactionObserver)?
 
     /// Statistics for metrics: commits done and jobs committed (guarded by `condition`).
     private var commitCount: UInt64 = 0
     private var jobCount: UInt64 = 0
 
-    public init(database: Database, maxJobsPerCommit: Int = 4_096, commitHooks: CommitHooks = CommitHooks()) {
+    /// `observer` hears, on the writer thread, of every job start, job rollback, commit and
+    /// transaction rollback (for state kept beside the database that must follow it).
+    public init(database: Database, maxJobsPerCommit: Int = 4_096, commitHooks: CommitHooks = CommitHooks(),
+                observer: (any TransactionObserver)? = nil) {
         self.database = database
         self.maxJobsPerCommit = maxJobsPerCommit
         self.commitHooks = commitHooks
+        self.observer = observer
         let thread = Thread { [unowned self] in self.runLoop() }
         thread.name = "fod-writer"
         self.thread = thread
@@ -127,6 +132,7 @@ public final class DatabaseWriter: @unchecked Sendable {
         }
         let single = batch.count == 1
         for job in batch {
+            observer?.jobWillRun()
             if single {
                 results.append(Result { try job.run(database) })
                 continue
@@ -139,11 +145,13 @@ public final class DatabaseWriter: @unchecked Sendable {
             } catch {
                 try? database.execute("ROLLBACK TO job")
                 try? database.execute("RELEASE job")
+                observer?.jobRolledBack()
                 results.append(.failure(error))
             }
         }
         if single, case .failure(let error) = results[0] {
             try? database.execute("ROLLBACK")
+            observer?.transactionRolledBack()
             batch[0].finish(.failure(error))
             return
         }
@@ -151,9 +159,11 @@ public final class DatabaseWriter: @unchecked Sendable {
             try database.execute("COMMIT")
         } catch {
             try? database.execute("ROLLBACK")
+            observer?.transactionRolledBack()
             for job in batch { job.finish(.failure(error)) }
             return
         }
+        observer?.transactionCommitted()
         commitHooks.afterCommit?()
         condition.lock()
         commitCount += 1
@@ -167,6 +177,16 @@ public final class DatabaseWriter: @unchecked Sendable {
 public struct CommitHooks: Sendable {
     public var afterCommit: (@Sendable () -> Void)?
     public init(afterCommit: (@Sendable () -> Void)? = nil) { self.afterCommit = afterCommit }
+}
+
+/// Follows the writer's transactions, on the writer thread: each job runs between
+/// `jobWillRun` and either the next `jobWillRun`, `jobRolledBack` (that job's changes were
+/// undone) or the end of the transaction (`transactionCommitted` / `transactionRolledBack`).
+public protocol TransactionObserver: AnyObject, Sendable {
+    func jobWillRun()
+    func jobRolledBack()
+    func transactionCommitted()
+    func transactionRolledBack()
 }
 
 /// A unit of work for the writer: `run` executes inside the transaction; `finish` reports the

@@ -108,5 +108,68 @@ public enum Schema {
                 last_id INTEGER NOT NULL
             ) WITHOUT ROWID;
             """),
+        .init(version: 5, name: "history clustered by device and time, cell index merged behind", sql: """
+            -- Ingest writes only `locations` (clustered by device and time: a device's new fixes
+            -- append to its own range) and `index_queue` (rowid order: pure appends). A background
+            -- merge moves queued fixes into `cell_index` and `client_ids` in large cell-sorted
+            -- batches, which is what makes random-key B-tree inserts affordable; until then the
+            -- server keeps the queue in memory and queries consult it (see UnmergedFixes).
+            CREATE TABLE locations (
+                device_key INTEGER NOT NULL,
+                ts INTEGER NOT NULL,
+                seq INTEGER NOT NULL,
+                cell INTEGER NOT NULL,
+                lon REAL NOT NULL,
+                lat REAL NOT NULL,
+                accuracy REAL,
+                altitude REAL,
+                speed REAL,
+                heading REAL,
+                battery REAL,
+                client_id TEXT,
+                PRIMARY KEY (device_key, ts, seq)
+            ) WITHOUT ROWID;
+            -- The 2dsphere index: signed leaf cell id first, position and time included, so a
+            -- covering's ranges are contiguous scans with no second lookup.
+            CREATE TABLE cell_index (
+                cell INTEGER NOT NULL,
+                device_key INTEGER NOT NULL,
+                ts INTEGER NOT NULL,
+                seq INTEGER NOT NULL,
+                lon REAL NOT NULL,
+                lat REAL NOT NULL,
+                PRIMARY KEY (cell, device_key, ts, seq)
+            ) WITHOUT ROWID;
+            -- A client id is stored at most once per device.
+            CREATE TABLE client_ids (
+                device_key INTEGER NOT NULL,
+                client_id TEXT NOT NULL,
+                seq INTEGER NOT NULL,
+                PRIMARY KEY (device_key, client_id)
+            ) WITHOUT ROWID;
+            -- Fixes in `locations` not yet in `cell_index` / `client_ids`, in arrival order.
+            CREATE TABLE index_queue (
+                seq INTEGER PRIMARY KEY,
+                device_key INTEGER NOT NULL,
+                ts INTEGER NOT NULL,
+                cell INTEGER NOT NULL,
+                lon REAL NOT NULL,
+                lat REAL NOT NULL,
+                client_id TEXT
+            );
+            -- merged_through: every fix with seq ≤ it is merged (merges take the queue's oldest
+            -- rows); last_seq: the highest sequence ever handed out.
+            CREATE TABLE index_state (
+                id INTEGER PRIMARY KEY CHECK (id = 1),
+                merged_through INTEGER NOT NULL,
+                last_seq INTEGER NOT NULL
+            );
+            INSERT INTO locations SELECT device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id
+                FROM fixes ORDER BY device_key, ts, seq;
+            INSERT INTO cell_index SELECT cell, device_key, ts, seq, lon, lat FROM fixes;
+            INSERT INTO client_ids SELECT device_key, client_id, seq FROM fixes WHERE client_id IS NOT NULL ORDER BY device_key, client_id;
+            INSERT INTO index_state SELECT 1, coalesce(max(seq), 0), coalesce(max(seq), 0) FROM fixes;
+            DROP TABLE fixes;
+            """),
     ])
 }

@@ -63,7 +63,7 @@ let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
 let db = try Database(path: backend.path)
 let deviceCount = 1_000
 var fixes: [(cell: Int64, device: Int64, ts: Int64, seq: Int64, lon: Double, lat: Double)] = []
-let existing = try db.firstRow("SELECT count(*) FROM fixes") { $0.int(0) } ?? 0
+let existing = try db.firstRow("SELECT count(*) FROM cell_index") { $0.int(0) } ?? 0
 if existing == 0 {
     let t0 = Date()
     try db.transaction {
@@ -89,22 +89,27 @@ if existing == 0 {
     }
     fixes.sort { $0.cell < $1.cell }
     try db.execute("CREATE VIRTUAL TABLE fixes_rtree USING rtree(id, min_lon, max_lon, min_lat, max_lat, +device_key, +ts)")
-    let insert = try db.prepare("INSERT INTO fixes (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
+    // Straight into the merged layout (history + cell index), as after the server's merge.
+    let insert = try db.prepare("INSERT INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
+    let history = try db.prepare("INSERT INTO locations (device_key, ts, seq, cell, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
     let rtree = try db.prepare("INSERT INTO fixes_rtree VALUES (?, ?, ?, ?, ?, ?, ?)")
     for chunk in stride(from: 0, to: fixes.count, by: 100_000) {
         try db.transaction {
             for f in fixes[chunk..<min(chunk + 100_000, fixes.count)] {
                 try insert.bind([.integer(f.cell), .integer(f.device), .integer(f.ts), .integer(f.seq), .real(f.lon), .real(f.lat)])
                 try insert.run()
+                try history.bind([.integer(f.device), .integer(f.ts), .integer(f.seq), .integer(f.cell), .real(f.lon), .real(f.lat)])
+                try history.run()
                 try rtree.bind([.integer(f.seq), .real(f.lon), .real(f.lon), .real(f.lat), .real(f.lat), .integer(f.device), .integer(f.ts)])
                 try rtree.run()
             }
         }
     }
+    try db.run("UPDATE index_state SET merged_through = ?, last_seq = ?", [.int(fixes.count), .int(fixes.count)])
     try db.execute("ANALYZE")
     print(String(format: "built %d fixes (cell index + R*Tree) in %.1f s at %@", fixes.count, Date().timeIntervalSince(t0), directory))
 } else {
-    try db.forEachRow("SELECT cell, device_key, ts, seq, lon, lat FROM fixes") { r in
+    try db.forEachRow("SELECT cell, device_key, ts, seq, lon, lat FROM cell_index") { r in
         fixes.append((r.int64(0), r.int64(1), r.int64(2), r.int64(3), r.double(4), r.double(5)))
     }
     print("reusing \(fixes.count) fixes at \(directory)")
@@ -191,7 +196,7 @@ func rtreeNear(_ lon: Double, _ lat: Double, k: Int) throws -> (keys: Int, resul
 func fullScan(_ matches: (Double, Double) -> Bool, limit: Int) throws -> (keys: Int, results: Int) {
     var keys = 0, results = 0
     try backend.read { db in
-        try db.forEachRow("SELECT lon, lat, device_key FROM fixes") { r in
+        try db.forEachRow("SELECT lon, lat, device_key FROM cell_index") { r in
             guard readable[r.int64(2)] != nil else { return }
             keys += 1
             if results < limit && matches(r.double(0), r.double(1)) { results += 1 }
@@ -221,7 +226,7 @@ if options.compareLayouts {
     if hasRowid == 0 {
         let t = Date()
         try db.execute("CREATE TABLE fixes_rowid (cell INTEGER NOT NULL, device_key INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER NOT NULL, lon REAL NOT NULL, lat REAL NOT NULL)")
-        try db.execute("INSERT INTO fixes_rowid SELECT cell, device_key, ts, seq, lon, lat FROM fixes ORDER BY seq")
+        try db.execute("INSERT INTO fixes_rowid SELECT cell, device_key, ts, seq, lon, lat FROM cell_index ORDER BY seq")
         try db.execute("CREATE INDEX fixes_rowid_by_cell ON fixes_rowid(cell)")
         print(String(format: "built the rowid + B-tree index layout in %.1f s", Date().timeIntervalSince(t)))
     }
@@ -246,7 +251,7 @@ if options.compareLayouts {
     var clustered: [Double] = [], secondary: [Double] = []
     for (lon, lat) in radiusCenters {
         let filter = try GeoFilter.parse(["$geoWithin": ["$centerSphere": [.array([.number(JSONNumber(lon)), .number(JSONNumber(lat))]), .number(JSONNumber(options.radius / 6_378_100.0))]]])
-        let a = try scanLayout("fixes", filter), b = try scanLayout("fixes_rowid", filter)
+        let a = try scanLayout("cell_index", filter), b = try scanLayout("fixes_rowid", filter)
         precondition(a.2 == b.2, "layouts disagree")
         clustered.append(a.0); secondary.append(b.0)
     }

@@ -1,6 +1,8 @@
 // Raw SQLite baseline for the ingest benchmark: the same schema (Tracking.Schema migrations),
 // the same row generator as the HTTP load (wrk script), inserted in one process with prepared
 // statements, keys sorted within each transaction, `rows-per-transaction` rows per commit.
+// Prints three rates: the acknowledgement path (what the server writes before a 2xx), the
+// background merge into the cell index, and the one-table layout the server used before.
 // Usage: fod-ingest-baseline <db-path> <rows> <rows-per-transaction> <full|normal>
 import Foundation
 import GeoKit
@@ -21,35 +23,102 @@ do {
     for d in 0..<64 {
         try db.run("INSERT INTO devices (id, owner_id, name, token_hash, created_at) VALUES (?, 'u', 'd', ?, 0)", [.text("d\(d)"), .text("h\(d)")])
     }
-    let insert = try db.prepare("""
-        INSERT INTO fixes (cell, device_key, ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
-        VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?)
-        """)
     let base = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
-    let start = Date()
-    var k = 0
-    while k < rows {
-        let n = min(perTransaction, rows - k)
-        var batch: [(cell: Int64, device: Int64, ts: Int64, seq: Int64, lon: Double, lat: Double, id: String)] = []
-        batch.reserveCapacity(n)
-        for i in k..<(k + n) {
+    typealias Row = (cell: Int64, device: Int64, ts: Int64, seq: Int64, lon: Double, lat: Double, id: String)
+    func rowsFor(_ range: Range<Int>) -> [Row] {
+        range.map { i in
             // Same spread as Benchmarks/ingest/post.lua.
             let lon = Double((i * 7919) % 360_000) / 1000 - 180
             let lat = Double((i * 104_729) % 170_000) / 1000 - 85
             let cell = CellID(LatLng(degreesLatitude: lat, longitude: lon)).int64Key
-            batch.append((cell, Int64(i % 64 + 1), base + Int64(i), Int64(i + 1), lon, lat, "b-\(i)"))
+            return (cell, Int64(i % 64 + 1), base + Int64(i), Int64(i + 1), lon, lat, "b-\(i)")
         }
-        batch.sort { $0.cell < $1.cell }
+    }
+    func report(_ name: String, _ seconds: Double, _ detail: String) {
+        print(String(format: "raw %@: %d rows in %.2f s: %.0f rows/s (%@, synchronous=%@)", name, rows, seconds,
+                     Double(rows) / seconds, detail, sync.rawValue))
+    }
+
+    // 1. What the server does before it answers: history rows (clustered by device and time)
+    //    and the index queue (rowid order), `perTransaction` rows per commit.
+    let history = try db.prepare("""
+        INSERT INTO locations (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+        VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?)
+        """)
+    let queue = try db.prepare("INSERT INTO index_queue (seq, device_key, ts, cell, lon, lat, client_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    var start = Date()
+    var k = 0
+    while k < rows {
+        let n = min(perTransaction, rows - k)
+        var batch = rowsFor(k..<(k + n))
         try db.transaction {
             for r in batch {
-                try insert.bind([.integer(r.cell), .integer(r.device), .integer(r.ts), .integer(r.seq), .real(r.lon), .real(r.lat), .text(r.id)])
-                try insert.run()
+                try queue.bind([.integer(r.seq), .integer(r.device), .integer(r.ts), .integer(r.cell), .real(r.lon), .real(r.lat), .text(r.id)])
+                try queue.run()
+            }
+            batch.sort { ($0.device, $0.ts, $0.seq) < ($1.device, $1.ts, $1.seq) }
+            for r in batch {
+                try history.bind([.integer(r.device), .integer(r.ts), .integer(r.seq), .integer(r.cell), .real(r.lon), .real(r.lat), .text(r.id)])
+                try history.run()
             }
         }
         k += n
     }
-    let seconds = Date().timeIntervalSince(start)
-    print(String(format: "raw %d rows in %.2f s: %.0f rows/s (%d per transaction, synchronous=%@)", rows, seconds, Double(rows) / seconds, perTransaction, sync.rawValue))
+    let ackSeconds = Date().timeIntervalSince(start)
+    report("ack path (locations + index_queue)", ackSeconds, "\(perTransaction) per transaction")
+
+    // 2. The background merge: queue → cell_index + client_ids, 100,000 cell-sorted rows per commit.
+    let intoIndex = try db.prepare("INSERT INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
+    let intoIDs = try db.prepare("INSERT INTO client_ids (device_key, client_id, seq) VALUES (?, ?, ?)")
+    start = Date()
+    k = 0
+    while k < rows {
+        let n = min(100_000, rows - k)
+        var batch = try db.rows("SELECT cell, device_key, ts, seq, lon, lat, client_id FROM index_queue ORDER BY seq LIMIT ?", [.int(n)]) {
+            (cell: $0.int64(0), device: $0.int64(1), ts: $0.int64(2), seq: $0.int64(3), lon: $0.double(4), lat: $0.double(5), id: $0.string(6))
+        }
+        try db.transaction {
+            batch.sort { ($0.cell, $0.device, $0.ts, $0.seq) < ($1.cell, $1.device, $1.ts, $1.seq) }
+            for r in batch {
+                try intoIndex.bind([.integer(r.cell), .integer(r.device), .integer(r.ts), .integer(r.seq), .real(r.lon), .real(r.lat)])
+                try intoIndex.run()
+            }
+            batch.sort { ($0.device, $0.id) < ($1.device, $1.id) }
+            for r in batch {
+                try intoIDs.bind([.integer(r.device), .text(r.id), .integer(r.seq)])
+                try intoIDs.run()
+            }
+            try db.run("DELETE FROM index_queue WHERE seq <= ?", [.integer(batch.map(\.seq).max() ?? 0)])
+        }
+        k += n
+    }
+    let mergeSeconds = Date().timeIntervalSince(start)
+    report("merge (cell_index + client_ids)", mergeSeconds, "100000 per transaction")
+    report("ack + merge", ackSeconds + mergeSeconds, "end to end")
+
+    // 3. For reference, the one-table layout this replaced: cell-clustered rows with a
+    //    device-time index and a unique client-id index, written at acknowledgement.
+    try db.execute("""
+        CREATE TABLE single (cell INTEGER NOT NULL, device_key INTEGER NOT NULL, ts INTEGER NOT NULL, seq INTEGER NOT NULL,
+          lon REAL NOT NULL, lat REAL NOT NULL, client_id TEXT, PRIMARY KEY (cell, device_key, ts, seq)) WITHOUT ROWID;
+        CREATE INDEX single_by_device_time ON single(device_key, ts, seq);
+        CREATE UNIQUE INDEX single_by_client_id ON single(device_key, client_id) WHERE client_id IS NOT NULL;
+        """)
+    let single = try db.prepare("INSERT INTO single (cell, device_key, ts, seq, lon, lat, client_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    start = Date()
+    k = 0
+    while k < rows {
+        let n = min(perTransaction, rows - k)
+        let batch = rowsFor(k..<(k + n)).sorted { $0.cell < $1.cell }
+        try db.transaction {
+            for r in batch {
+                try single.bind([.integer(r.cell), .integer(r.device), .integer(r.ts), .integer(r.seq), .real(r.lon), .real(r.lat), .text(r.id)])
+                try single.run()
+            }
+        }
+        k += n
+    }
+    report("one-table layout (cell key + 2 indexes)", Date().timeIntervalSince(start), "\(perTransaction) per transaction")
 } catch {
     FileHandle.standardError.write(Data("baseline failed: \(error)\n".utf8))
     exit(1)

@@ -8,7 +8,7 @@ import Timestamps
 /// Candidates are only the devices of members who share with the group, and only if the caller
 /// is a member — so nothing else can appear in results or in explain counts.
 /// History scans: region → covering (GeoKit `RegionCoverer`) → signed-key ranges → B-tree range
-/// scans of `fixes` → device filter → exact geometry. `$near` scans annuli of doubling radius
+/// scans of the cell index (and the not yet merged fixes) → device filter → exact geometry. `$near` scans annuli of doubling radius
 /// and stops as soon as `limit` results closer than the next annulus are known.
 public final class GeoQueryService: Sendable {
     let index: any GeoIndex
@@ -238,8 +238,8 @@ public protocol GeoIndex: Sendable {
 
 /// Reads the cell index inside one snapshot.
 public protocol GeoIndexReader {
-    /// Calls `body` for each entry whose signed cell key is in `range` and time in [from, to],
-    /// in key order; returns false if `body` stopped the scan by returning false.
+    /// Calls `body` for each entry whose signed cell key is in `range` and time in [from, to]
+    /// (each entry once; order unspecified); returns false if `body` stopped the scan.
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
     /// Whether any entry lies in `range` (and [from, to]): one B-tree probe.
     func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool

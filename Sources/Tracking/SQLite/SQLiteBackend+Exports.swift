@@ -29,7 +29,7 @@ extension SQLiteBackend: ExportStore {
 
     public func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int {
         try read { db in
-            try db.firstRow("SELECT count(*) FROM fixes WHERE device_key = ? AND ts BETWEEN ? AND ?",
+            try db.firstRow("SELECT count(*) FROM locations WHERE device_key = ? AND ts BETWEEN ? AND ?",
                             [.integer(deviceKey), .integer(from ?? Int64.min), .integer(to ?? Int64.max)]) { $0.int(0) } ?? 0
         }
     }
@@ -38,7 +38,7 @@ extension SQLiteBackend: ExportStore {
         try read { db in
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
             return try db.rows("""
-                SELECT ts, seq, lon, lat, altitude FROM fixes
+                SELECT ts, seq, lon, lat, altitude FROM locations
                 WHERE device_key = ? AND ts >= ? AND ts <= ? AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?
                 """, [.integer(deviceKey), .integer(max(start.timestamp, from ?? Int64.min)), .integer(to ?? Int64.max),
                       .integer(start.timestamp), .integer(start.sequence), .int(limit)]) { row in

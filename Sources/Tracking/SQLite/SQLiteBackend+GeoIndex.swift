@@ -13,33 +13,50 @@ extension SQLiteBackend: GeoIndex {
         }
     }
 
+    /// A reader over `cell_index` in one snapshot plus the unmerged fixes that snapshot does not
+    /// have in `cell_index`. If a merge committed after the snapshot began and the mirror already
+    /// dropped what it merged, the snapshot is taken again (merges are rare; this loop ends).
     public func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T {
-        try read { try body(SQLiteGeoIndexReader(db: $0)) }
+        while true {
+            let result: T? = try read { db in
+                let merged = try db.firstRow("SELECT merged_through FROM index_state", [], { $0.int64(0) }) ?? 0
+                let pending = unmerged.snapshot()
+                guard pending.mergedThrough <= merged else { return nil }
+                return try body(SQLiteGeoIndexReader(db: db, pending: pending, merged: merged))
+            }
+            if let result { return result }
+        }
     }
 }
 
-/// Cell-index reads on one connection inside its read transaction.
+/// Cell-index reads on one connection inside its read transaction, plus the fixes not merged
+/// as of that transaction (sequence > `merged`).
 struct SQLiteGeoIndexReader: GeoIndexReader {
     let db: Database
+    let pending: UnmergedFixes.Snapshot
+    let merged: Int64
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let statement = try db.prepare("""
-            SELECT cell, device_key, ts, seq, lon, lat FROM fixes WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ?
+            SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ?
             """)
         defer { statement.reset() }
-        try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from ?? Int64.min), .integer(to ?? Int64.max)])
+        let from = from ?? Int64.min, to = to ?? Int64.max
+        try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from), .integer(to)])
         while try statement.step() {
             let entry = IndexEntry(cell: statement.int64(0), deviceKey: statement.int64(1), timestamp: statement.int64(2),
                                    sequence: statement.int64(3), longitude: statement.double(4), latitude: statement.double(5))
             if try !body(entry) { return false }
         }
-        return true
+        return try pending.scan(range, from: from, to: to, merged: merged, body)
     }
 
     func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool {
-        let statement = try db.prepare("SELECT 1 FROM fixes WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ? LIMIT 1")
+        let from = from ?? Int64.min, to = to ?? Int64.max
+        if pending.hasEntries(in: range, from: from, to: to, merged: merged) { return true }
+        let statement = try db.prepare("SELECT 1 FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ? LIMIT 1")
         defer { statement.reset() }
-        try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from ?? Int64.min), .integer(to ?? Int64.max)])
+        try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from), .integer(to)])
         return try statement.step()
     }
 }

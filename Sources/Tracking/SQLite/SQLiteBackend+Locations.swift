@@ -7,12 +7,15 @@ import Timestamps
 extension SQLiteBackend: LocationStore {
     public func append(deviceID: String, fixes: [Fix], onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
         let sequences = self.sequences
+        let unmerged = self.unmerged
+        let merger = self.merger
         return try await write({ db in
             guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.text(deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { throw TrackingError.notFound("device") }
             var outcome = IngestOutcome()
-            let survivors = try Self.deduplicate(fixes, deviceKey: device.key, in: db, outcome: &outcome)
+            let survivors = try Self.deduplicate(fixes, deviceKey: device.key, lastTimestamp: device.lastTimestamp,
+                                                 unmerged: unmerged, in: db, outcome: &outcome)
             guard !survivors.isEmpty else { return outcome }
             var next = try sequences.reserve(survivors.count, in: db)
             var rows: [(cell: Int64, sequence: Int64, fix: Fix)] = []
@@ -23,15 +26,23 @@ extension SQLiteBackend: LocationStore {
                 outcome.stored.append(StoredFix(deviceID: deviceID, sequence: next, fix: fix))
                 next += 1
             }
-            // Sorted by key: each B-tree page is touched once per commit, not once per row.
-            rows.sort { ($0.cell, $0.sequence) < ($1.cell, $1.sequence) }
+            // History rows in key order (a device's new fixes land at the end of its range);
+            // queue rows in sequence order (appends). Neither touches a random-key B-tree.
             let insert = try db.prepare("""
-                INSERT INTO fixes (cell, device_key, ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+                INSERT INTO locations (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
+            let enqueue = try db.prepare("INSERT INTO index_queue (seq, device_key, ts, cell, lon, lat, client_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
             for row in rows {
                 let f = row.fix
-                try insert.bind([.integer(row.cell), .integer(device.key), .integer(f.timestamp), .integer(row.sequence),
+                try enqueue.bind([.integer(row.sequence), .integer(device.key), .integer(f.timestamp), .integer(row.cell),
+                                  .real(f.longitude), .real(f.latitude), .optional(f.clientID)])
+                try enqueue.run()
+            }
+            rows.sort { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
+            for row in rows {
+                let f = row.fix
+                try insert.bind([.integer(device.key), .integer(f.timestamp), .integer(row.sequence), .integer(row.cell),
                                  .real(f.longitude), .real(f.latitude), .optional(f.accuracy), .optional(f.altitude),
                                  .optional(f.speed), .optional(f.heading), .optional(f.battery), .optional(f.clientID)])
                 try insert.run()
@@ -47,8 +58,18 @@ extension SQLiteBackend: LocationStore {
                 outcome.newLatestSequence = newest.sequence
             }
             outcome.events = try Self.locationEvents(deviceID: deviceID, outcome: outcome, in: db)
+            unmerged.add(rows.map {
+                IndexEntry(cell: $0.cell, deviceKey: device.key, timestamp: $0.fix.timestamp, sequence: $0.sequence,
+                           longitude: $0.fix.longitude, latitude: $0.fix.latitude)
+            })
+            unmerged.stageClientIDs(survivors.compactMap { fix in
+                fix.clientID.map { UnmergedFixes.ClientKey(deviceKey: device.key, clientID: $0) }
+            })
             return outcome
-        }, onCommit: onCommit)
+        }, onCommit: { outcome in
+            merger.noteAppended()
+            onCommit(outcome)
+        })
     }
 
     /// Location events for every group in which the device's member shares, one per stored fix
@@ -68,12 +89,14 @@ extension SQLiteBackend: LocationStore {
         return events
     }
 
-    /// Drops duplicates, in submission order: a fix with a client id already stored (or earlier
-    /// in this batch), or a fix without id whose timestamp equals a stored fix's (or an earlier
-    /// kept one's in this batch).
-    static func deduplicate(_ fixes: [Fix], deviceKey: Int64, in db: Database, outcome: inout IngestOutcome) throws -> [Fix] {
-        let byID = try db.prepare("SELECT 1 FROM fixes WHERE device_key = ? AND client_id = ? LIMIT 1")
-        let byTime = try db.prepare("SELECT 1 FROM fixes WHERE device_key = ? AND ts = ? LIMIT 1")
+    /// Drops duplicates, in submission order: a fix with a client id already stored (merged,
+    /// queued, or earlier in this batch), or a fix without id whose timestamp equals a stored
+    /// fix's (or an earlier kept one's in this batch). A timestamp newer than the device's latest
+    /// cannot be stored yet, so it needs no lookup.
+    static func deduplicate(_ fixes: [Fix], deviceKey: Int64, lastTimestamp: Int64?, unmerged: UnmergedFixes,
+                            in db: Database, outcome: inout IngestOutcome) throws -> [Fix] {
+        let byID = try db.prepare("SELECT 1 FROM client_ids WHERE device_key = ? AND client_id = ?")
+        let byTime = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? LIMIT 1")
         var seenIDs = Set<String>()
         var keptTimestamps = Set<Int64>()
         var survivors: [Fix] = []
@@ -81,7 +104,7 @@ extension SQLiteBackend: LocationStore {
         for fix in fixes {
             let duplicate: Bool
             if let id = fix.clientID {
-                if seenIDs.contains(id) {
+                if seenIDs.contains(id) || unmerged.containsClientID(.init(deviceKey: deviceKey, clientID: id)) {
                     duplicate = true
                 } else {
                     try byID.bind([.integer(deviceKey), .text(id)])
@@ -90,10 +113,12 @@ extension SQLiteBackend: LocationStore {
                 }
             } else if keptTimestamps.contains(fix.timestamp) {
                 duplicate = true
-            } else {
+            } else if let lastTimestamp, fix.timestamp <= lastTimestamp {
                 try byTime.bind([.integer(deviceKey), .integer(fix.timestamp)])
                 duplicate = try byTime.step()
                 byTime.reset()
+            } else {
+                duplicate = false
             }
             if duplicate {
                 outcome.duplicates += 1
@@ -115,7 +140,7 @@ extension SQLiteBackend: LocationStore {
             let lowerTimestamp = max(start.timestamp, from ?? Int64.min)
             var fixes: [StoredFix] = []
             try db.forEachRow("""
-                SELECT ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id FROM fixes
+                SELECT ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id FROM locations
                 WHERE device_key = ? AND ts >= ? AND ts <= ? AND (ts, seq) > (?, ?)
                 ORDER BY ts, seq LIMIT ?
                 """, [.integer(key), .integer(lowerTimestamp), .integer(to ?? Int64.max),
@@ -133,13 +158,14 @@ extension SQLiteBackend: LocationStore {
     }
 
     public func deleteHistory(deviceID: String, before: Int64) async throws -> Int {
+        let unmerged = self.unmerged
         var total = 0
         while true {
             let deleted = try await write { db -> Int in
                 guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(deviceID)], { $0.int64(0) }) else {
                     throw TrackingError.notFound("device")
                 }
-                return try Self.deleteBatch(deviceKey: key, before: before, limit: 10_000, in: db)
+                return try Self.deleteBatch(deviceKey: key, before: before, limit: 10_000, unmerged: unmerged, in: db)
             }
             total += deleted
             if deleted < 10_000 { return total }
@@ -147,11 +173,14 @@ extension SQLiteBackend: LocationStore {
     }
 
     public func purge(before: Int64, batch: Int) async throws -> Int {
+        let unmerged = self.unmerged
         let keys = try read { db in try db.rows("SELECT key FROM devices", [], { $0.int64(0) }) }
         var total = 0
         for key in keys {
             while true {
-                let deleted = try await write { db in try Self.deleteBatch(deviceKey: key, before: before, limit: batch, in: db) }
+                let deleted = try await write { db in
+                    try Self.deleteBatch(deviceKey: key, before: before, limit: batch, unmerged: unmerged, in: db)
+                }
                 total += deleted
                 if deleted < batch { break }
             }
@@ -159,34 +188,69 @@ extension SQLiteBackend: LocationStore {
         return total
     }
 
-    /// Deletes up to `limit` of the device's oldest fixes before `before`, and recomputes its
-    /// latest location if that was among them.
-    static func deleteBatch(deviceKey: Int64, before: Int64, limit: Int, in db: Database) throws -> Int {
-        let deleted = try db.run("""
-            DELETE FROM fixes WHERE (cell, device_key, ts, seq) IN
-              (SELECT cell, device_key, ts, seq FROM fixes WHERE device_key = ? AND ts < ? ORDER BY ts LIMIT ?)
-            """, [.integer(deviceKey), .integer(before), .int(limit)])
-        if deleted > 0 {
-            try db.run("""
-                UPDATE devices SET (last_lon, last_lat, last_ts, last_cell) =
-                  (SELECT lon, lat, ts, cell FROM fixes WHERE device_key = devices.key ORDER BY ts DESC, seq DESC LIMIT 1)
-                WHERE key = ? AND last_ts < ?
-                """, [.integer(deviceKey), .integer(before)])
+    /// Deletes up to `limit` of the device's oldest fixes before `before` — from history, the
+    /// merged indexes and the queue — and recomputes its latest location if that was among them.
+    static func deleteBatch(deviceKey: Int64, before: Int64, limit: Int, unmerged: UnmergedFixes, in db: Database) throws -> Int {
+        let victims = try db.rows("""
+            SELECT ts, seq, cell, client_id FROM locations WHERE device_key = ? AND ts < ? ORDER BY ts, seq LIMIT ?
+            """, [.integer(deviceKey), .integer(before), .int(limit)]) {
+            (ts: $0.int64(0), seq: $0.int64(1), cell: $0.int64(2), clientID: $0.optionalString(3))
         }
+        guard !victims.isEmpty else { return 0 }
+        let fromIndex = try db.prepare("DELETE FROM cell_index WHERE cell = ? AND device_key = ? AND ts = ? AND seq = ?")
+        let fromClientIDs = try db.prepare("DELETE FROM client_ids WHERE device_key = ? AND client_id = ?")
+        let fromQueue = try db.prepare("DELETE FROM index_queue WHERE seq = ?")
+        for victim in victims {
+            try fromIndex.bind([.integer(victim.cell), .integer(deviceKey), .integer(victim.ts), .integer(victim.seq)])
+            _ = try fromIndex.run()
+            if let id = victim.clientID {
+                try fromClientIDs.bind([.integer(deviceKey), .text(id)])
+                _ = try fromClientIDs.run()
+            }
+            try fromQueue.bind([.integer(victim.seq)])
+            _ = try fromQueue.run()
+        }
+        let last = victims[victims.count - 1]
+        let deleted = try db.run("DELETE FROM locations WHERE device_key = ? AND (ts, seq) <= (?, ?)",
+                                 [.integer(deviceKey), .integer(last.ts), .integer(last.seq)])
+        try db.run("""
+            UPDATE devices SET (last_lon, last_lat, last_ts, last_cell) =
+              (SELECT lon, lat, ts, cell FROM locations WHERE device_key = devices.key ORDER BY ts DESC, seq DESC LIMIT 1)
+            WHERE key = ? AND last_ts < ?
+            """, [.integer(deviceKey), .integer(before)])
+        unmerged.remove(deviceKey: deviceKey, sequences: Set(victims.map(\.seq)),
+                        clientIDs: victims.compactMap { v in v.clientID.map { .init(deviceKey: deviceKey, clientID: $0) } })
         return deleted
+    }
+
+    /// Deletes every fix of the device (history, merged indexes, queue): for device and account
+    /// deletion, inside their transaction.
+    static func deleteAllFixes(deviceKey: Int64, unmerged: UnmergedFixes, in db: Database) throws {
+        try db.run("""
+            DELETE FROM cell_index WHERE (cell, device_key, ts, seq) IN
+              (SELECT cell, device_key, ts, seq FROM locations WHERE device_key = ?)
+            """, [.integer(deviceKey)])
+        try db.run("DELETE FROM client_ids WHERE device_key = ?", [.integer(deviceKey)])
+        try db.run("DELETE FROM index_queue WHERE device_key = ?", [.integer(deviceKey)])
+        try db.run("DELETE FROM locations WHERE device_key = ?", [.integer(deviceKey)])
+        unmerged.remove(deviceKey: deviceKey, sequences: nil, clientIDs: [])
     }
 }
 
 /// Hands out fix sequence numbers. Used only on the writer thread; the mutex makes that safe
-/// to state. The first use reads the highest stored sequence.
+/// to state. The first use reads the highest sequence ever handed out; each reservation
+/// records its end in `index_state` (same transaction), so numbers are never reused (a
+/// rolled-back reservation leaves a gap).
 final class SequenceAllocator: Sendable {
     private let next = Mutex<Int64?>(nil)
 
     func reserve(_ count: Int, in db: Database) throws -> Int64 {
-        try next.withLock { value in
-            let start = try value ?? ((db.firstRow("SELECT max(seq) FROM fixes", [], { $0.optionalInt64(0) }) ?? nil) ?? 0) + 1
+        let start = try next.withLock { value in
+            let start = try value ?? ((db.firstRow("SELECT last_seq FROM index_state", [], { $0.int64(0) }) ?? 0) + 1)
             value = start + Int64(count)
             return start
         }
+        try db.run("UPDATE index_state SET last_seq = ?", [.integer(start + Int64(count) - 1)])
+        return start
     }
 }

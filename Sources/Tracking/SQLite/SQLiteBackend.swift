@@ -12,24 +12,60 @@ public final class SQLiteBackend: Sendable {
     public let readers: ReaderPool
     let checkpointer: Checkpointer
     let sequences = SequenceAllocator()
+    /// Fixes in `index_queue`, mirrored in memory for queries and dedupe.
+    let unmerged: UnmergedFixes
+    let merger: IndexMerger
 
-    /// Opens (creating) `fod.sqlite` in `directory` and applies pending migrations.
+    /// Opens (creating) `fod.sqlite` in `directory`, applies pending migrations, loads the
+    /// unmerged fixes and starts merging them by `merging`.
     public static func open(directory: String, synchronous: Database.Synchronous = .full,
-                            readerCount: Int = 4) throws -> SQLiteBackend {
+                            readerCount: Int = 4, merging: MergePolicy = .standard) throws -> SQLiteBackend {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/fod.sqlite"
         let database = try Database(path: path, synchronous: synchronous)
         try Schema.migrator.migrate(database)
-        return try SQLiteBackend(path: path, writerDatabase: database, readerCount: readerCount)
+        return try SQLiteBackend(path: path, writerDatabase: database, readerCount: readerCount, merging: merging)
     }
 
-    init(path: String, writerDatabase: Database, readerCount: Int) throws {
+    init(path: String, writerDatabase: Database, readerCount: Int, merging: MergePolicy) throws {
         self.path = path
         // Checkpoints run beside the writer (see `Checkpointer`), never inside a commit.
         try writerDatabase.execute("PRAGMA wal_autocheckpoint = 0")
-        self.writer = DatabaseWriter(database: writerDatabase)
+        let unmerged = UnmergedFixes()
+        try Self.loadUnmerged(into: unmerged, from: writerDatabase)
+        self.unmerged = unmerged
+        self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged)
         self.readers = try ReaderPool(path: path, size: readerCount)
         self.checkpointer = try Checkpointer(path: path)
+        self.merger = IndexMerger(policy: merging, unmerged: unmerged, writer: writer)
+        merger.start()
+    }
+
+    static func loadUnmerged(into unmerged: UnmergedFixes, from db: Database) throws {
+        let merged = try db.firstRow("SELECT merged_through FROM index_state", [], { $0.int64(0) }) ?? 0
+        var entries: [IndexEntry] = []
+        var clientIDs: [UnmergedFixes.ClientKey] = []
+        try db.forEachRow("SELECT seq, device_key, ts, cell, lon, lat, client_id FROM index_queue ORDER BY seq") { row in
+            entries.append(IndexEntry(cell: row.int64(3), deviceKey: row.int64(1), timestamp: row.int64(2), sequence: row.int64(0),
+                                      longitude: row.double(4), latitude: row.double(5)))
+            if let id = row.optionalString(6) { clientIDs.append(.init(deviceKey: row.int64(1), clientID: id)) }
+        }
+        unmerged.reload(entries: entries, clientIDs: clientIDs, mergedThrough: merged)
+    }
+
+    /// Fixes stored but not yet merged into the cell index (queries see them all the same).
+    public var unmergedCount: Int { unmerged.count }
+
+    /// Merges up to `batch` of the oldest unmerged fixes now; returns how many.
+    @discardableResult
+    public func mergeIndex(batch: Int = 100_000) async throws -> Int {
+        let unmerged = self.unmerged
+        return try await write { db in try IndexMerger.merge(batch: batch, unmerged: unmerged, in: db) }
+    }
+
+    /// Merges until nothing is left unmerged.
+    public func drainIndex(batch: Int = 100_000) async throws {
+        while try await mergeIndex(batch: batch) > 0 {}
     }
 
     /// Runs `body` with a read-only connection (one consistent snapshot).
@@ -56,6 +92,7 @@ public final class SQLiteBackend: Sendable {
     }
 
     public func close() {
+        merger.stop()
         checkpointer.close()
         writer.close()
         readers.close()

@@ -4,6 +4,8 @@ import Storage
 /// `DirectoryTransaction` over one SQLite connection inside a transaction.
 struct SQLiteDirectory: DirectoryTransaction {
     let db: Database
+    /// The backend's mirror of unmerged fixes (deleting a device deletes its entries there too).
+    let unmerged: UnmergedFixes
 
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts"
 
@@ -46,7 +48,9 @@ struct SQLiteDirectory: DirectoryTransaction {
     }
 
     func deleteDevice(id: String) throws {
-        try db.run("DELETE FROM fixes WHERE device_key = (SELECT key FROM devices WHERE id = ?)", [.text(id)])
+        if let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(id)], { $0.int64(0) }) {
+            try SQLiteBackend.deleteAllFixes(deviceKey: key, unmerged: unmerged, in: db)
+        }
         try db.run("DELETE FROM devices WHERE id = ?", [.text(id)])
     }
 
@@ -160,15 +164,15 @@ extension SQLiteDirectory {
 extension SQLiteBackend: DirectoryStore {
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
                                             onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
-        try await write({ try body(SQLiteDirectory(db: $0)) }, onCommit: onCommit)
+        try await write({ try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }, onCommit: onCommit)
     }
 
     public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
-        try read { try body(SQLiteDirectory(db: $0)) }
+        try read { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
     }
 
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
-        try await write { try body(SQLiteDirectory(db: $0)) }
+        try await write { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
     }
 
     public func deviceOwner(deviceID: String) throws -> String? {

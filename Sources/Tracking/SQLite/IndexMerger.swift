@@ -1,0 +1,159 @@
+import Foundation
+import Storage
+
+/// When and how much of `index_queue` to merge into `cell_index` and `client_ids`.
+///
+/// A merge inserts random keys into large B-trees, which is cheap per row only in big sorted
+/// batches — and it holds the single writer while it runs (about 5–10 µs per row here), so it
+/// delays ingest commits by that long. Hence: merge big batches when ingest pauses, and under
+/// sustained load only once the unmerged fixes pass `highWater` (memory: ~100 bytes each).
+public struct MergePolicy: Sendable {
+    /// Merge by itself at all (tests and tools call `SQLiteBackend.mergeIndex` instead).
+    public var automatic: Bool
+    /// Merge once no append has committed for this long (milliseconds)…
+    public var idleMilliseconds: Int
+    /// …in batches of this many fixes.
+    public var idleBatch: Int
+    /// Above this many unmerged fixes, merge back to back even while ingest runs…
+    public var highWater: Int
+    /// …in batches of this many.
+    public var pressureBatch: Int
+
+    public init(automatic: Bool = true, idleMilliseconds: Int = 250, idleBatch: Int = 50_000,
+                highWater: Int = 1_000_000, pressureBatch: Int = 100_000) {
+        self.automatic = automatic
+        self.idleMilliseconds = idleMilliseconds
+        self.idleBatch = idleBatch
+        self.highWater = highWater
+        self.pressureBatch = pressureBatch
+    }
+
+    public static let standard = MergePolicy()
+    public static let manual = MergePolicy(automatic: false)
+}
+
+/// Runs merges by `MergePolicy` on its own thread; each merge is one job of the writer.
+///
+/// Lifetime: created stopped; `start` begins the thread (once); `stop` ends it, waiting for a
+/// merge in flight. Merging is also callable directly (`mergeOnce`).
+final class IndexMerger: @unchecked Sendable {
+    // @unchecked: every var is guarded by `condition`.
+    private let condition = NSCondition()
+    private var lastAppend = Date.distantPast
+    private var inFlight = false
+    private var stopping = false
+    private var running = false
+    private let policy: MergePolicy
+    private let unmerged: UnmergedFixes
+    private let writer: DatabaseWriter
+
+    init(policy: MergePolicy, unmerged: UnmergedFixes, writer: DatabaseWriter) {
+        self.policy = policy
+        self.unmerged = unmerged
+        self.writer = writer
+    }
+
+    /// An append committed (called on the writer thread).
+    func noteAppended() {
+        guard policy.automatic else { return }
+        condition.lock()
+        lastAppend = Date()
+        if unmerged.count >= policy.highWater { condition.signal() }
+        condition.unlock()
+    }
+
+    func start() {
+        guard policy.automatic else { return }
+        condition.lock()
+        defer { condition.unlock() }
+        guard !running else { return }
+        running = true
+        let thread = Thread { [self] in loop() }
+        thread.name = "fod-index-merger"
+        thread.start()
+    }
+
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+
+    private func loop() {
+        condition.lock()
+        while !stopping {
+            if inFlight { condition.wait(); continue }
+            let pending = unmerged.count
+            let batch: Int
+            if pending >= policy.highWater {
+                batch = policy.pressureBatch
+            } else if pending > 0 {
+                let due = lastAppend.addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
+                if Date() < due { _ = condition.wait(until: due); continue }
+                batch = policy.idleBatch
+            } else {
+                condition.wait()
+                continue
+            }
+            inFlight = true
+            condition.unlock()
+            Self.submit(batch: batch, unmerged: unmerged, writer: writer) { [self] _ in
+                condition.lock()
+                inFlight = false
+                condition.broadcast()
+                condition.unlock()
+            }
+            condition.lock()
+        }
+        while inFlight { condition.wait() }
+        running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Queues one merge of up to `batch` of the oldest queued fixes; `completion` gets how many
+    /// were merged, on the writer thread after the commit.
+    static func submit(batch: Int, unmerged: UnmergedFixes, writer: DatabaseWriter,
+                       completion: @escaping @Sendable (Result<Int, Error>) -> Void) {
+        writer.write({ db in try merge(batch: batch, unmerged: unmerged, in: db) }, completion: completion)
+    }
+
+    /// Moves up to `batch` of the oldest queued fixes into `cell_index` and `client_ids`, each
+    /// sorted by its key, and records the merge point. Returns how many fixes moved.
+    static func merge(batch: Int, unmerged: UnmergedFixes, in db: Database) throws -> Int {
+        struct Row {
+            let sequence: Int64, deviceKey: Int64, timestamp: Int64, cell: Int64
+            let longitude: Double, latitude: Double, clientID: String?
+        }
+        var rows = try db.rows("SELECT seq, device_key, ts, cell, lon, lat, client_id FROM index_queue ORDER BY seq LIMIT ?",
+                               [.int(batch)]) {
+            Row(sequence: $0.int64(0), deviceKey: $0.int64(1), timestamp: $0.int64(2), cell: $0.int64(3),
+                longitude: $0.double(4), latitude: $0.double(5), clientID: $0.optionalString(6))
+        }
+        guard let through = rows.last?.sequence else { return 0 }
+        rows.sort { ($0.cell, $0.deviceKey, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey, $1.timestamp, $1.sequence) }
+        // OR REPLACE / OR IGNORE: a row can only be there already if the same fix was merged
+        // before (it is the same row), which must not wedge every later merge.
+        let intoIndex = try db.prepare("INSERT OR REPLACE INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
+        for row in rows {
+            try intoIndex.bind([.integer(row.cell), .integer(row.deviceKey), .integer(row.timestamp), .integer(row.sequence),
+                                .real(row.longitude), .real(row.latitude)])
+            try intoIndex.run()
+        }
+        var clientIDs = rows.compactMap { row in
+            row.clientID.map { (key: UnmergedFixes.ClientKey(deviceKey: row.deviceKey, clientID: $0), sequence: row.sequence) }
+        }
+        clientIDs.sort { ($0.key.deviceKey, $0.key.clientID) < ($1.key.deviceKey, $1.key.clientID) }
+        let intoClientIDs = try db.prepare("INSERT OR IGNORE INTO client_ids (device_key, client_id, seq) VALUES (?, ?, ?)")
+        for entry in clientIDs {
+            try intoClientIDs.bind([.integer(entry.key.deviceKey), .text(entry.key.clientID), .integer(entry.sequence)])
+            try intoClientIDs.run()
+        }
+        try db.run("DELETE FROM index_queue WHERE seq <= ?", [.integer(through)])
+        try db.run("UPDATE index_state SET merged_through = ?", [.integer(through)])
+        unmerged.removeMerged(through: through, clientIDs: clientIDs.map(\.key))
+        return rows.count
+    }
+}

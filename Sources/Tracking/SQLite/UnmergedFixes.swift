@@ -1,0 +1,251 @@
+import Storage
+import Synchronization
+
+/// The in-memory mirror of `index_queue`: fixes already durable in `locations` whose cell-index
+/// and client-id entries are not merged yet (see `IndexMerger`).
+///
+/// Geo queries read the merged `cell_index` plus this mirror; ingest checks client ids against
+/// `client_ids` plus this mirror. Entries are kept as cell-sorted runs (a new run per commit,
+/// neighbouring runs merged when the newer is at least half the older's size), so a range lookup
+/// costs one binary search per run and there are O(log n) runs.
+///
+/// Transactions: write jobs record changes (`add`, `removeMerged`, `remove`) that take effect
+/// when their transaction commits and vanish if their job or transaction rolls back — the writer
+/// reports both (`TransactionObserver`). Client ids a job stores are visible to later jobs of
+/// the same transaction at once (`stageClientIDs`) and withdrawn on rollback.
+/// Threading: only the writer thread mutates; readers take an immutable `Snapshot`.
+/// Invariant: after each commit the mirror holds exactly the rows of `index_queue`, and every
+/// entry has `sequence > mergedThrough`.
+final class UnmergedFixes: Sendable {
+    /// A client id of one device, as the dedupe check sees it.
+    struct ClientKey: Hashable, Sendable {
+        let deviceKey: Int64
+        let clientID: String
+    }
+
+    /// What a reader uses: the runs and the merge point they were taken at.
+    struct Snapshot: Sendable {
+        let runs: [[IndexEntry]]
+        /// Every fix with a sequence ≤ this is in the merged tables (or deleted).
+        let mergedThrough: Int64
+    }
+
+    private struct State {
+        var runs: [[IndexEntry]] = []
+        var mergedThrough: Int64 = 0
+        var clientIDs = Set<ClientKey>()
+        var count = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// A change recorded by a job of the open transaction, applied at its commit.
+    private enum Change {
+        case add([IndexEntry])
+        case removeMerged(through: Int64, clientIDs: [ClientKey])
+        case remove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey])
+    }
+
+    /// The open transaction's changes and staged client ids (writer thread only), with where the
+    /// running job's began.
+    private struct Journal {
+        var changes: [Change] = []
+        var staged: [ClientKey] = []
+        var jobStart = (changes: 0, staged: 0)
+    }
+
+    private let journal = Mutex(Journal())
+
+    /// Fixes waiting to be merged.
+    var count: Int { state.withLock { $0.count } }
+
+    var mergedThrough: Int64 { state.withLock { $0.mergedThrough } }
+
+    func snapshot() -> Snapshot {
+        state.withLock { Snapshot(runs: $0.runs, mergedThrough: $0.mergedThrough) }
+    }
+
+    /// Replaces everything (startup, or after a failed transaction).
+    func reload(entries: [IndexEntry], clientIDs: [ClientKey], mergedThrough: Int64) {
+        let run = entries.sorted(by: Self.order)
+        state.withLock {
+            $0 = State(runs: run.isEmpty ? [] : [run], mergedThrough: mergedThrough,
+                       clientIDs: Set(clientIDs), count: run.count)
+        }
+    }
+
+    // MARK: Client ids (writer thread)
+
+    func containsClientID(_ key: ClientKey) -> Bool {
+        state.withLock { $0.clientIDs.contains(key) }
+    }
+
+    /// Records client ids written by the running job (later jobs of the transaction see them).
+    func stageClientIDs(_ keys: [ClientKey]) {
+        guard !keys.isEmpty else { return }
+        journal.withLock { $0.staged += keys }
+        state.withLock { $0.clientIDs.formUnion(keys) }
+    }
+
+    // MARK: Changes recorded by write jobs (writer thread), applied at commit
+
+    /// The entries of fixes the running job appended to `index_queue`.
+    func add(_ entries: [IndexEntry]) {
+        guard !entries.isEmpty else { return }
+        journal.withLock { $0.changes.append(.add(entries)) }
+    }
+
+    /// The running job merged every queued fix with sequence ≤ `through` (with these client ids).
+    func removeMerged(through: Int64, clientIDs: [ClientKey]) {
+        journal.withLock { $0.changes.append(.removeMerged(through: through, clientIDs: clientIDs)) }
+    }
+
+    /// The running job deleted a device's fixes with these sequences (nil: all of the device's
+    /// fixes) and these client ids.
+    func remove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey]) {
+        journal.withLock { $0.changes.append(.remove(deviceKey: deviceKey, sequences: sequences, clientIDs: clientIDs)) }
+    }
+
+    private func apply(_ change: Change) {
+        switch change {
+        case .add(let entries): applyAdd(entries)
+        case .removeMerged(let through, let clientIDs): applyRemoveMerged(through: through, clientIDs: clientIDs)
+        case .remove(let key, let sequences, let clientIDs): applyRemove(deviceKey: key, sequences: sequences, clientIDs: clientIDs)
+        }
+    }
+
+    private func applyAdd(_ entries: [IndexEntry]) {
+        var runs = state.withLock { $0.runs }
+        runs.append(entries.sorted(by: Self.order))
+        // Size-tiered: merge while the newest run is at least half the one before it.
+        while runs.count >= 2, runs[runs.count - 1].count * 2 >= runs[runs.count - 2].count {
+            let newer = runs.removeLast()
+            let older = runs.removeLast()
+            runs.append(Self.merge(older, newer))
+        }
+        state.withLock {
+            $0.runs = runs
+            $0.count += entries.count
+        }
+    }
+
+    private func applyRemoveMerged(through: Int64, clientIDs: [ClientKey]) {
+        let runs = state.withLock { $0.runs }
+        let kept = Self.filter(runs) { $0.sequence > through }
+        state.withLock {
+            $0.runs = kept.runs
+            $0.count = kept.count
+            $0.mergedThrough = max($0.mergedThrough, through)
+            for key in clientIDs { $0.clientIDs.remove(key) }
+        }
+    }
+
+    private func applyRemove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey]) {
+        let runs = state.withLock { $0.runs }
+        let kept = Self.filter(runs) { entry in
+            entry.deviceKey != deviceKey || (sequences.map { !$0.contains(entry.sequence) } ?? false)
+        }
+        state.withLock {
+            $0.runs = kept.runs
+            $0.count = kept.count
+            if sequences == nil {
+                $0.clientIDs = $0.clientIDs.filter { $0.deviceKey != deviceKey }
+            } else {
+                for key in clientIDs { $0.clientIDs.remove(key) }
+            }
+        }
+    }
+
+    // MARK: Sorted runs
+
+    static func order(_ a: IndexEntry, _ b: IndexEntry) -> Bool {
+        (a.cell, a.sequence) < (b.cell, b.sequence)
+    }
+
+    static func merge(_ a: [IndexEntry], _ b: [IndexEntry]) -> [IndexEntry] {
+        var out: [IndexEntry] = []
+        out.reserveCapacity(a.count + b.count)
+        var i = 0, j = 0
+        while i < a.count && j < b.count {
+            if order(b[j], a[i]) { out.append(b[j]); j += 1 } else { out.append(a[i]); i += 1 }
+        }
+        out.append(contentsOf: a[i...])
+        out.append(contentsOf: b[j...])
+        return out
+    }
+
+    static func filter(_ runs: [[IndexEntry]], _ keep: (IndexEntry) -> Bool) -> (runs: [[IndexEntry]], count: Int) {
+        var count = 0
+        var kept: [[IndexEntry]] = []
+        for run in runs {
+            let filtered = run.filter(keep)
+            if !filtered.isEmpty { kept.append(filtered); count += filtered.count }
+        }
+        return (kept, count)
+    }
+}
+
+extension UnmergedFixes.Snapshot {
+    /// Calls `body` for each entry not yet merged as of `merged` (sequence > merged) whose key is
+    /// in `range` and time in [from, to]; returns false if `body` stopped the scan.
+    func scan(_ range: ClosedRange<Int64>, from: Int64, to: Int64, merged: Int64,
+              _ body: (IndexEntry) throws -> Bool) rethrows -> Bool {
+        for run in runs {
+            var index = Self.lowerBound(run, range.lowerBound)
+            while index < run.count, run[index].cell <= range.upperBound {
+                let entry = run[index]
+                index += 1
+                guard entry.sequence > merged, entry.timestamp >= from, entry.timestamp <= to else { continue }
+                if try !body(entry) { return false }
+            }
+        }
+        return true
+    }
+
+    /// Whether `scan` would yield anything.
+    func hasEntries(in range: ClosedRange<Int64>, from: Int64, to: Int64, merged: Int64) -> Bool {
+        !scan(range, from: from, to: to, merged: merged) { _ in false }
+    }
+
+    /// First index whose cell is ≥ `cell`.
+    static func lowerBound(_ run: [IndexEntry], _ cell: Int64) -> Int {
+        var low = 0, high = run.count
+        while low < high {
+            let mid = (low + high) / 2
+            if run[mid].cell < cell { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+}
+
+extension UnmergedFixes: TransactionObserver {
+    func jobWillRun() {
+        journal.withLock { $0.jobStart = ($0.changes.count, $0.staged.count) }
+    }
+
+    func jobRolledBack() {
+        let withdrawn: [ClientKey] = journal.withLock { journal in
+            let withdrawn = Array(journal.staged[journal.jobStart.staged...])
+            journal.changes.removeSubrange(journal.jobStart.changes...)
+            journal.staged.removeSubrange(journal.jobStart.staged...)
+            return withdrawn
+        }
+        state.withLock { for key in withdrawn { $0.clientIDs.remove(key) } }
+    }
+
+    func transactionCommitted() {
+        let changes = journal.withLock { journal in
+            defer { journal = Journal() }
+            return journal.changes
+        }
+        for change in changes { apply(change) }
+    }
+
+    func transactionRolledBack() {
+        let withdrawn = journal.withLock { journal in
+            defer { journal = Journal() }
+            return journal.staged
+        }
+        state.withLock { for key in withdrawn { $0.clientIDs.remove(key) } }
+    }
+}
