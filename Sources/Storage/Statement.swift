@@ -51,6 +51,12 @@ public final class Statement {
         }
         try check(rc)
     }
+    public func bind(_ value: Double?, at index: Int32) throws(StorageError) {
+        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
+    }
+    public func bind(_ value: String?, at index: Int32) throws(StorageError) {
+        if let value { try bind(value, at: index) } else { try bindNull(at: index) }
+    }
     public func bindNull(at index: Int32) throws(StorageError) {
         try check(sqlite3_bind_null(handle, index))
     }

@@ -147,15 +147,13 @@ public enum Schema {
                 seq INTEGER NOT NULL,
                 PRIMARY KEY (device_key, client_id)
             ) WITHOUT ROWID;
-            -- Fixes in `locations` not yet in `cell_index` / `client_ids`, in arrival order.
+            -- Fixes in `locations` not yet in `cell_index` / `client_ids`, in arrival order: one
+            -- row per append, its fixes (sequences seq, seq+1, …) in one blob (IndexQueueRecord).
+            -- A fix deleted before its merge is skipped by the merge.
             CREATE TABLE index_queue (
                 seq INTEGER PRIMARY KEY,
                 device_key INTEGER NOT NULL,
-                ts INTEGER NOT NULL,
-                cell INTEGER NOT NULL,
-                lon REAL NOT NULL,
-                lat REAL NOT NULL,
-                client_id TEXT
+                fixes BLOB NOT NULL
             );
             -- merged_through: every fix with seq ≤ it is merged (merges take the queue's oldest
             -- rows); last_seq: the highest sequence ever handed out.

@@ -31,7 +31,8 @@ enum ServeCommand {
             sources.append(source)
         }
         raiseOpenFileLimit()
-        let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous)
+        let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous,
+                                             merging: configuration.merging)
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
         var fixRules = FixRules.standard
         fixRules.maxFutureMilliseconds = Int64(configuration.maxFutureHours) * 3_600_000
@@ -59,6 +60,8 @@ enum ServeCommand {
                 ("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
                 ("fod_database_size_bytes", "Size of the SQLite database file.", Double(backend.sizeBytes())),
                 ("fod_database_commits_total", "Group commits done by the writer.", Double(backend.writer.statistics.commits)),
+                ("fod_index_unmerged_fixes", "Stored fixes not yet merged into the cell index (queries read them from memory).",
+                 Double(backend.unmergedCount)),
             ])
         }
         let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in

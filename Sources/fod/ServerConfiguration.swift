@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPServer
 import Storage
+import Tracking
 
 /// All settings of `fod serve`, with defaults that work out of the box.
 ///
@@ -25,10 +26,12 @@ struct ServerConfiguration {
     /// Optional map tiles for the web map (`https://…/{z}/{x}/{y}.png`) and their attribution.
     var tileURL: String?
     var tileAttribution = ""
+    /// When to merge stored fixes into the cell index (`--index-buffer` sets its high water).
+    var merging = MergePolicy.standard
 
     static let optionNames: Set<String> = ["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
-                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution"]
+                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer"]
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -46,6 +49,8 @@ struct ServerConfiguration {
           --sign-in-limit <n>        sign-in attempts per minute per email and per address (default 10)
           --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
+          --index-buffer <n>         stored fixes kept in memory before the cell-index merge runs during
+                                     ingest, ~100 bytes each; it always runs once ingest pauses (default 1000000)
           --event-window-hours <n>   how long live-feed events stay resumable with Last-Event-ID (default 24)
           --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
@@ -94,6 +99,10 @@ struct ServerConfiguration {
         if let text = arguments.options["heartbeat-seconds"] {
             guard let s = Double(text), s >= 0.05, s <= 3600 else { throw UsageError("--heartbeat-seconds must be 0.05–3600") }
             heartbeatSeconds = s
+        }
+        if let n = try arguments.int("index-buffer") {
+            guard (10_000...50_000_000).contains(n) else { throw UsageError("--index-buffer must be 10000–50000000") }
+            merging.highWater = n
         }
         if let n = try arguments.int("max-future-hours") {
             guard (0...8760).contains(n) else { throw UsageError("--max-future-hours must be 0–8760") }

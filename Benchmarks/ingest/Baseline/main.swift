@@ -40,20 +40,32 @@ do {
     }
 
     // 1. What the server does before it answers: history rows (clustered by device and time)
-    //    and the index queue (rowid order), `perTransaction` rows per commit.
+    //    and one index-queue row per 100 fixes (one per request in the HTTP run: a blob of the
+    //    same size as the server's), `perTransaction` rows per commit.
     let history = try db.prepare("""
         INSERT INTO locations (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
         VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL, ?)
         """)
-    let queue = try db.prepare("INSERT INTO index_queue (seq, device_key, ts, cell, lon, lat, client_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
+    let queue = try db.prepare("INSERT INTO index_queue (seq, device_key, fixes) VALUES (?, ?, ?)")
     var start = Date()
     var k = 0
     while k < rows {
         let n = min(perTransaction, rows - k)
         var batch = rowsFor(k..<(k + n))
         try db.transaction {
-            for r in batch {
-                try queue.bind([.integer(r.seq), .integer(r.device), .integer(r.ts), .integer(r.cell), .real(r.lon), .real(r.lat), .text(r.id)])
+            for request in stride(from: 0, to: batch.count, by: 100) {
+                let part = batch[request..<min(request + 100, batch.count)]
+                var blob: [UInt8] = []
+                for r in part {
+                    for v in [UInt64(bitPattern: r.ts), UInt64(bitPattern: r.cell), r.lon.bitPattern, r.lat.bitPattern] {
+                        withUnsafeBytes(of: v.littleEndian) { blob.append(contentsOf: $0) }
+                    }
+                    blob.append(UInt8(r.id.utf8.count)); blob.append(0)
+                    blob.append(contentsOf: Array(r.id.utf8))
+                }
+                try queue.bind(part.first!.seq, at: 1)
+                try queue.bind(part.first!.device, at: 2)
+                try queue.bind(blob, at: 3)
                 try queue.run()
             }
             batch.sort { ($0.device, $0.ts, $0.seq) < ($1.device, $1.ts, $1.seq) }
@@ -67,17 +79,26 @@ do {
     let ackSeconds = Date().timeIntervalSince(start)
     report("ack path (locations + index_queue)", ackSeconds, "\(perTransaction) per transaction")
 
-    // 2. The background merge: queue → cell_index + client_ids, 100,000 cell-sorted rows per commit.
+    // 2. The background merge: queued fixes → cell_index + client_ids, 100,000 per commit, each
+    //    sorted by its key, after checking the fix is still in history (as the server does).
     let intoIndex = try db.prepare("INSERT INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
     let intoIDs = try db.prepare("INSERT INTO client_ids (device_key, client_id, seq) VALUES (?, ?, ?)")
+    let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
     start = Date()
     k = 0
     while k < rows {
         let n = min(100_000, rows - k)
-        var batch = try db.rows("SELECT cell, device_key, ts, seq, lon, lat, client_id FROM index_queue ORDER BY seq LIMIT ?", [.int(n)]) {
-            (cell: $0.int64(0), device: $0.int64(1), ts: $0.int64(2), seq: $0.int64(3), lon: $0.double(4), lat: $0.double(5), id: $0.string(6))
-        }
+        var batch = rowsFor(k..<(k + n))
         try db.transaction {
+            var blobs = 0
+            try db.forEachRow("SELECT fixes FROM index_queue WHERE seq BETWEEN ? AND ?", [.integer(batch.first!.seq), .integer(batch.last!.seq)]) {
+                blobs += $0.blob(0).count
+            }
+            for r in batch {
+                try exists.bind([.integer(r.device), .integer(r.ts), .integer(r.seq)])
+                guard try exists.step() else { throw StorageError(code: 1, message: "missing row") }
+                exists.reset()
+            }
             batch.sort { ($0.cell, $0.device, $0.ts, $0.seq) < ($1.cell, $1.device, $1.ts, $1.seq) }
             for r in batch {
                 try intoIndex.bind([.integer(r.cell), .integer(r.device), .integer(r.ts), .integer(r.seq), .real(r.lon), .real(r.lat)])
@@ -89,6 +110,7 @@ do {
                 try intoIDs.run()
             }
             try db.run("DELETE FROM index_queue WHERE seq <= ?", [.integer(batch.map(\.seq).max() ?? 0)])
+            precondition(blobs > 0)
         }
         k += n
     }

@@ -120,40 +120,72 @@ final class IndexMerger: @unchecked Sendable {
         writer.write({ db in try merge(batch: batch, unmerged: unmerged, in: db) }, completion: completion)
     }
 
-    /// Moves up to `batch` of the oldest queued fixes into `cell_index` and `client_ids`, each
-    /// sorted by its key, and records the merge point. Returns how many fixes moved.
+    /// Moves the oldest queued appends (whole rows, about `batch` fixes) into `cell_index` and
+    /// `client_ids`, each sorted by its key, skipping fixes deleted meanwhile, and records the
+    /// merge point. Returns how many queued fixes it consumed.
     static func merge(batch: Int, unmerged: UnmergedFixes, in db: Database) throws -> Int {
-        struct Row {
-            let sequence: Int64, deviceKey: Int64, timestamp: Int64, cell: Int64
-            let longitude: Double, latitude: Double, clientID: String?
+        let records = try queuedRecords(upTo: batch, in: db)
+        guard let last = records.last else { return 0 }
+        let through = last.firstSequence + Int64(last.items.count) - 1
+        var entries: [IndexEntry] = []
+        var clientIDs: [(key: UnmergedFixes.ClientKey, sequence: Int64)] = []
+        var consumed = 0
+        let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
+        for record in records {
+            consumed += record.items.count
+            for (sequence, item) in record.sequenced {
+                try exists.bind(record.deviceKey, at: 1)
+                try exists.bind(item.timestamp, at: 2)
+                try exists.bind(sequence, at: 3)
+                let stillStored = try exists.step()
+                exists.reset()
+                guard stillStored else { continue }
+                entries.append(IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp,
+                                          sequence: sequence, longitude: item.longitude, latitude: item.latitude))
+                if let id = item.clientID { clientIDs.append((.init(deviceKey: record.deviceKey, clientID: id), sequence)) }
+            }
         }
-        var rows = try db.rows("SELECT seq, device_key, ts, cell, lon, lat, client_id FROM index_queue ORDER BY seq LIMIT ?",
-                               [.int(batch)]) {
-            Row(sequence: $0.int64(0), deviceKey: $0.int64(1), timestamp: $0.int64(2), cell: $0.int64(3),
-                longitude: $0.double(4), latitude: $0.double(5), clientID: $0.optionalString(6))
-        }
-        guard let through = rows.last?.sequence else { return 0 }
-        rows.sort { ($0.cell, $0.deviceKey, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey, $1.timestamp, $1.sequence) }
+        entries.sort { ($0.cell, $0.deviceKey, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey, $1.timestamp, $1.sequence) }
         // OR REPLACE / OR IGNORE: a row can only be there already if the same fix was merged
         // before (it is the same row), which must not wedge every later merge.
         let intoIndex = try db.prepare("INSERT OR REPLACE INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
-        for row in rows {
-            try intoIndex.bind([.integer(row.cell), .integer(row.deviceKey), .integer(row.timestamp), .integer(row.sequence),
-                                .real(row.longitude), .real(row.latitude)])
+        for entry in entries {
+            try intoIndex.bind(entry.cell, at: 1)
+            try intoIndex.bind(entry.deviceKey, at: 2)
+            try intoIndex.bind(entry.timestamp, at: 3)
+            try intoIndex.bind(entry.sequence, at: 4)
+            try intoIndex.bind(entry.longitude, at: 5)
+            try intoIndex.bind(entry.latitude, at: 6)
             try intoIndex.run()
-        }
-        var clientIDs = rows.compactMap { row in
-            row.clientID.map { (key: UnmergedFixes.ClientKey(deviceKey: row.deviceKey, clientID: $0), sequence: row.sequence) }
         }
         clientIDs.sort { ($0.key.deviceKey, $0.key.clientID) < ($1.key.deviceKey, $1.key.clientID) }
         let intoClientIDs = try db.prepare("INSERT OR IGNORE INTO client_ids (device_key, client_id, seq) VALUES (?, ?, ?)")
         for entry in clientIDs {
-            try intoClientIDs.bind([.integer(entry.key.deviceKey), .text(entry.key.clientID), .integer(entry.sequence)])
+            try intoClientIDs.bind(entry.key.deviceKey, at: 1)
+            try intoClientIDs.bind(entry.key.clientID, at: 2)
+            try intoClientIDs.bind(entry.sequence, at: 3)
             try intoClientIDs.run()
         }
-        try db.run("DELETE FROM index_queue WHERE seq <= ?", [.integer(through)])
+        try db.run("DELETE FROM index_queue WHERE seq <= ?", [.integer(last.firstSequence)])
         try db.run("UPDATE index_state SET merged_through = ?", [.integer(through)])
         unmerged.removeMerged(through: through, clientIDs: clientIDs.map(\.key))
-        return rows.count
+        return consumed
+    }
+
+    /// The oldest queue rows, in order, until they hold at least `limit` fixes (or the queue ends).
+    static func queuedRecords(upTo limit: Int, in db: Database) throws -> [IndexQueueRecord] {
+        let statement = try db.prepare("SELECT seq, device_key, fixes FROM index_queue ORDER BY seq")
+        defer { statement.reset() }
+        var records: [IndexQueueRecord] = []
+        var count = 0
+        while count < limit, try statement.step() {
+            guard let record = IndexQueueRecord.decode(firstSequence: statement.int64(0), deviceKey: statement.int64(1),
+                                                       bytes: statement.blob(2)) else {
+                throw StorageError(code: 11, message: "index_queue row \(statement.int64(0)) is damaged")  // SQLITE_CORRUPT
+            }
+            records.append(record)
+            count += record.items.count
+        }
+        return records
     }
 }

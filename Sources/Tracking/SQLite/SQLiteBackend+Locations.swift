@@ -9,6 +9,8 @@ extension SQLiteBackend: LocationStore {
         let sequences = self.sequences
         let unmerged = self.unmerged
         let merger = self.merger
+        // Cells are computed here, on the caller's thread, to keep the single writer short.
+        let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         return try await write({ db in
             guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.text(deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
@@ -17,34 +19,44 @@ extension SQLiteBackend: LocationStore {
             let survivors = try Self.deduplicate(fixes, deviceKey: device.key, lastTimestamp: device.lastTimestamp,
                                                  unmerged: unmerged, in: db, outcome: &outcome)
             guard !survivors.isEmpty else { return outcome }
-            var next = try sequences.reserve(survivors.count, in: db)
+            let first = try sequences.reserve(survivors.count, in: db)
             var rows: [(cell: Int64, sequence: Int64, fix: Fix)] = []
             rows.reserveCapacity(survivors.count)
-            for fix in survivors {
-                let cell = CellID(LatLng(degreesLatitude: fix.latitude, longitude: fix.longitude)).int64Key
-                rows.append((cell, next, fix))
-                outcome.stored.append(StoredFix(deviceID: deviceID, sequence: next, fix: fix))
-                next += 1
+            for (offset, index) in survivors.enumerated() {
+                rows.append((cells[index], first + Int64(offset), fixes[index]))
+                outcome.stored.append(StoredFix(deviceID: deviceID, sequence: first + Int64(offset), fix: fixes[index]))
             }
-            // History rows in key order (a device's new fixes land at the end of its range);
-            // queue rows in sequence order (appends). Neither touches a random-key B-tree.
+            // One queue row for the whole append (a pure append at the end of a rowid table) and
+            // history rows in key order (a device's new fixes land at the end of its range):
+            // nothing here touches a random-key B-tree.
+            let record = IndexQueueRecord(firstSequence: first, deviceKey: device.key, items: rows.map {
+                .init(timestamp: $0.fix.timestamp, cell: $0.cell, longitude: $0.fix.longitude, latitude: $0.fix.latitude,
+                      clientID: $0.fix.clientID)
+            })
+            let enqueue = try db.prepare("INSERT INTO index_queue (seq, device_key, fixes) VALUES (?, ?, ?)")
+            try enqueue.bind(first, at: 1)
+            try enqueue.bind(device.key, at: 2)
+            try enqueue.bind(record.encoded(), at: 3)
+            try enqueue.run()
             let insert = try db.prepare("""
                 INSERT INTO locations (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            let enqueue = try db.prepare("INSERT INTO index_queue (seq, device_key, ts, cell, lon, lat, client_id) VALUES (?, ?, ?, ?, ?, ?, ?)")
-            for row in rows {
-                let f = row.fix
-                try enqueue.bind([.integer(row.sequence), .integer(device.key), .integer(f.timestamp), .integer(row.cell),
-                                  .real(f.longitude), .real(f.latitude), .optional(f.clientID)])
-                try enqueue.run()
-            }
             rows.sort { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
             for row in rows {
                 let f = row.fix
-                try insert.bind([.integer(device.key), .integer(f.timestamp), .integer(row.sequence), .integer(row.cell),
-                                 .real(f.longitude), .real(f.latitude), .optional(f.accuracy), .optional(f.altitude),
-                                 .optional(f.speed), .optional(f.heading), .optional(f.battery), .optional(f.clientID)])
+                try insert.bind(device.key, at: 1)
+                try insert.bind(f.timestamp, at: 2)
+                try insert.bind(row.sequence, at: 3)
+                try insert.bind(row.cell, at: 4)
+                try insert.bind(f.longitude, at: 5)
+                try insert.bind(f.latitude, at: 6)
+                try insert.bind(f.accuracy, at: 7)
+                try insert.bind(f.altitude, at: 8)
+                try insert.bind(f.speed, at: 9)
+                try insert.bind(f.heading, at: 10)
+                try insert.bind(f.battery, at: 11)
+                try insert.bind(f.clientID, at: 12)
                 try insert.run()
             }
             outcome.accepted = rows.count
@@ -62,8 +74,8 @@ extension SQLiteBackend: LocationStore {
                 IndexEntry(cell: $0.cell, deviceKey: device.key, timestamp: $0.fix.timestamp, sequence: $0.sequence,
                            longitude: $0.fix.longitude, latitude: $0.fix.latitude)
             })
-            unmerged.stageClientIDs(survivors.compactMap { fix in
-                fix.clientID.map { UnmergedFixes.ClientKey(deviceKey: device.key, clientID: $0) }
+            unmerged.stageClientIDs(rows.compactMap { row in
+                row.fix.clientID.map { UnmergedFixes.ClientKey(deviceKey: device.key, clientID: $0) }
             })
             return outcome
         }, onCommit: { outcome in
@@ -89,19 +101,19 @@ extension SQLiteBackend: LocationStore {
         return events
     }
 
-    /// Drops duplicates, in submission order: a fix with a client id already stored (merged,
+    /// The indexes of the fixes to store. Drops duplicates, in submission order: a fix with a client id already stored (merged,
     /// queued, or earlier in this batch), or a fix without id whose timestamp equals a stored
     /// fix's (or an earlier kept one's in this batch). A timestamp newer than the device's latest
     /// cannot be stored yet, so it needs no lookup.
     static func deduplicate(_ fixes: [Fix], deviceKey: Int64, lastTimestamp: Int64?, unmerged: UnmergedFixes,
-                            in db: Database, outcome: inout IngestOutcome) throws -> [Fix] {
+                            in db: Database, outcome: inout IngestOutcome) throws -> [Int] {
         let byID = try db.prepare("SELECT 1 FROM client_ids WHERE device_key = ? AND client_id = ?")
         let byTime = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? LIMIT 1")
         var seenIDs = Set<String>()
         var keptTimestamps = Set<Int64>()
-        var survivors: [Fix] = []
+        var survivors: [Int] = []
         survivors.reserveCapacity(fixes.count)
-        for fix in fixes {
+        for (index, fix) in fixes.enumerated() {
             let duplicate: Bool
             if let id = fix.clientID {
                 if seenIDs.contains(id) || unmerged.containsClientID(.init(deviceKey: deviceKey, clientID: id)) {
@@ -125,7 +137,7 @@ extension SQLiteBackend: LocationStore {
             } else {
                 if let id = fix.clientID { seenIDs.insert(id) }
                 keptTimestamps.insert(fix.timestamp)
-                survivors.append(fix)
+                survivors.append(index)
             }
         }
         return survivors
@@ -189,7 +201,8 @@ extension SQLiteBackend: LocationStore {
     }
 
     /// Deletes up to `limit` of the device's oldest fixes before `before` — from history, the
-    /// merged indexes and the queue — and recomputes its latest location if that was among them.
+    /// merged indexes and the in-memory mirror (a queued fix that no longer is in history is
+    /// skipped by the merge) — and recomputes its latest location if that was among them.
     static func deleteBatch(deviceKey: Int64, before: Int64, limit: Int, unmerged: UnmergedFixes, in db: Database) throws -> Int {
         let victims = try db.rows("""
             SELECT ts, seq, cell, client_id FROM locations WHERE device_key = ? AND ts < ? ORDER BY ts, seq LIMIT ?
@@ -199,7 +212,6 @@ extension SQLiteBackend: LocationStore {
         guard !victims.isEmpty else { return 0 }
         let fromIndex = try db.prepare("DELETE FROM cell_index WHERE cell = ? AND device_key = ? AND ts = ? AND seq = ?")
         let fromClientIDs = try db.prepare("DELETE FROM client_ids WHERE device_key = ? AND client_id = ?")
-        let fromQueue = try db.prepare("DELETE FROM index_queue WHERE seq = ?")
         for victim in victims {
             try fromIndex.bind([.integer(victim.cell), .integer(deviceKey), .integer(victim.ts), .integer(victim.seq)])
             _ = try fromIndex.run()
@@ -207,8 +219,6 @@ extension SQLiteBackend: LocationStore {
                 try fromClientIDs.bind([.integer(deviceKey), .text(id)])
                 _ = try fromClientIDs.run()
             }
-            try fromQueue.bind([.integer(victim.seq)])
-            _ = try fromQueue.run()
         }
         let last = victims[victims.count - 1]
         let deleted = try db.run("DELETE FROM locations WHERE device_key = ? AND (ts, seq) <= (?, ?)",

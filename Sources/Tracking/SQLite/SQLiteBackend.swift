@@ -41,14 +41,24 @@ public final class SQLiteBackend: Sendable {
         merger.start()
     }
 
+    /// Fills the mirror from `index_queue`, leaving out fixes deleted since they were queued.
     static func loadUnmerged(into unmerged: UnmergedFixes, from db: Database) throws {
         let merged = try db.firstRow("SELECT merged_through FROM index_state", [], { $0.int64(0) }) ?? 0
         var entries: [IndexEntry] = []
         var clientIDs: [UnmergedFixes.ClientKey] = []
-        try db.forEachRow("SELECT seq, device_key, ts, cell, lon, lat, client_id FROM index_queue ORDER BY seq") { row in
-            entries.append(IndexEntry(cell: row.int64(3), deviceKey: row.int64(1), timestamp: row.int64(2), sequence: row.int64(0),
-                                      longitude: row.double(4), latitude: row.double(5)))
-            if let id = row.optionalString(6) { clientIDs.append(.init(deviceKey: row.int64(1), clientID: id)) }
+        let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
+        for record in try IndexMerger.queuedRecords(upTo: Int.max, in: db) {
+            for (sequence, item) in record.sequenced {
+                try exists.bind(record.deviceKey, at: 1)
+                try exists.bind(item.timestamp, at: 2)
+                try exists.bind(sequence, at: 3)
+                let stillStored = try exists.step()
+                exists.reset()
+                guard stillStored else { continue }
+                entries.append(IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
+                                          longitude: item.longitude, latitude: item.latitude))
+                if let id = item.clientID { clientIDs.append(.init(deviceKey: record.deviceKey, clientID: id)) }
+            }
         }
         unmerged.reload(entries: entries, clientIDs: clientIDs, mergedThrough: merged)
     }

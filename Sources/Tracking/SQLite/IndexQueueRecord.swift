@@ -1,0 +1,77 @@
+/// One row of `index_queue`: the fixes one append stored, whose sequences are contiguous from
+/// `firstSequence` (the row's key). Stored as one blob per append so that the acknowledgement
+/// path writes one queue row per request, not one per fix.
+///
+/// Blob layout, per fix, little-endian: timestamp (Int64 ms), leaf cell (Int64, signed key),
+/// longitude and latitude (IEEE-754 Float64 degrees), client-id length (UInt16; 0xFFFF = none)
+/// and its UTF-8 bytes.
+struct IndexQueueRecord {
+    struct Item: Equatable {
+        let timestamp: Int64
+        let cell: Int64
+        let longitude: Double
+        let latitude: Double
+        let clientID: String?
+    }
+
+    let firstSequence: Int64
+    let deviceKey: Int64
+    let items: [Item]
+
+    static let noClientID = UInt16.max
+
+    func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(items.count * 40)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        for item in items {
+            append(item.timestamp)
+            append(item.cell)
+            append(item.longitude.bitPattern)
+            append(item.latitude.bitPattern)
+            if let id = item.clientID {
+                let utf8 = Array(id.utf8)
+                precondition(utf8.count < Int(Self.noClientID), "client ids are validated to be short")
+                append(UInt16(utf8.count))
+                bytes.append(contentsOf: utf8)
+            } else {
+                append(Self.noClientID)
+            }
+        }
+        return bytes
+    }
+
+    /// Decodes a blob written by `encoded`; nil if it is not one (a damaged row).
+    static func decode(firstSequence: Int64, deviceKey: Int64, bytes: [UInt8]) -> IndexQueueRecord? {
+        var items: [Item] = []
+        var offset = 0
+        func read<T: FixedWidthInteger>(_: T.Type) -> T? {
+            let size = MemoryLayout<T>.size
+            guard offset + size <= bytes.count else { return nil }
+            var value = T.zero
+            for i in 0..<size { value |= T(bytes[offset + i]) << (8 * i) }
+            offset += size
+            return value
+        }
+        while offset < bytes.count {
+            guard let timestamp = read(Int64.self), let cell = read(Int64.self),
+                  let lon = read(UInt64.self), let lat = read(UInt64.self), let length = read(UInt16.self) else { return nil }
+            var clientID: String?
+            if length != noClientID {
+                guard offset + Int(length) <= bytes.count else { return nil }
+                clientID = String(decoding: bytes[offset..<(offset + Int(length))], as: UTF8.self)
+                offset += Int(length)
+            }
+            items.append(Item(timestamp: timestamp, cell: cell, longitude: Double(bitPattern: lon),
+                              latitude: Double(bitPattern: lat), clientID: clientID))
+        }
+        return IndexQueueRecord(firstSequence: firstSequence, deviceKey: deviceKey, items: items)
+    }
+
+    /// The items with their sequences.
+    var sequenced: [(sequence: Int64, item: Item)] {
+        items.enumerated().map { (firstSequence + Int64($0.offset), $0.element) }
+    }
+}

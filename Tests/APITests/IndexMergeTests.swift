@@ -1,0 +1,218 @@
+import Foundation
+import GeoKit
+import GeoQuery
+import JSONCore
+import LocationFormats
+import Testing
+import TestRandom
+@testable import Tracking
+import API
+
+/// The ingest path stores fixes in `locations` and `index_queue`; merges move them into
+/// `cell_index` / `client_ids` later. Whatever the mix of merged and unmerged fixes — and across
+/// restarts, deletions and duplicates — geo queries, history and dedupe must answer exactly as
+/// if every fix were in one table. A seeded random sequence of operations is checked against a
+/// plain in-memory model after every step.
+@Suite struct IndexMergeTests {
+    /// One stored fix in the model.
+    struct ModelFix: Hashable {
+        let deviceKey: Int64
+        let clientID: String?
+        let timestamp: Int64
+        let longitude: Double
+        let latitude: Double
+    }
+
+    /// A backend with merging under the test's control, reopened on demand (a restart).
+    final class World {
+        let directory = NSTemporaryDirectory() + "fod-merge-" + UUID().uuidString
+        var backend: SQLiteBackend
+        var deviceIDs: [String] = []
+        var keys: [String: Int64] = [:]
+
+        init(devices: Int) async throws {
+            backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
+            let services = try Services(backend: backend, passwordCost: .minimal)
+            let user = try await services.accounts.signUp(email: "model@example.org", password: "model-password", displayName: "Model")
+            for i in 0..<devices {
+                let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d\(i)", platformID: nil)
+                deviceIDs.append(device.id)
+            }
+            keys = try backend.read { db in
+                Dictionary(uniqueKeysWithValues: try db.rows("SELECT id, key FROM devices", []) { ($0.string(0), $0.int64(1)) })
+            }
+        }
+
+        func restart() throws {
+            backend.close()
+            backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
+        }
+
+        func close() {
+            backend.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+
+        var readable: [Int64: SharedDevice] {
+            Dictionary(uniqueKeysWithValues: deviceIDs.map { id in
+                (keys[id]!, SharedDevice(key: keys[id]!, deviceID: id, userID: "u", last: nil))
+            })
+        }
+    }
+
+    static let centers = [(lon: 2.35, lat: 48.85), (lon: -74.0, lat: 40.7), (lon: 139.7, lat: 35.7)]
+
+    @Test(arguments: [UInt64(1), 2, 3])
+    func queriesHistoryAndDedupeMatchAModelThroughMergesRestartsAndDeletes(seed: UInt64) async throws {
+        var random = SplitMix64(seed: seed)
+        let world = try await World(devices: 4)
+        defer { world.close() }
+        var model: [ModelFix] = []
+        var nextID = 0
+
+        for step in 0..<120 {
+            let roll = random.unit()
+            if roll < 0.55 {
+                // Append a batch: new fixes, resent fixes (same id), id-less fixes on used timestamps.
+                let device = world.deviceIDs[Int(random.next() % 4)]
+                let key = world.keys[device]!
+                var batch: [Fix] = []
+                for _ in 0..<(1 + Int(random.next() % 40)) {
+                    let reuse = random.unit()
+                    let old = model.filter { $0.deviceKey == key }
+                    if reuse < 0.15, let again = old.randomElement(using: &random), again.clientID != nil {
+                        batch.append(Fix(longitude: again.longitude, latitude: again.latitude, timestamp: again.timestamp + 1,
+                                         clientID: again.clientID))
+                        continue
+                    }
+                    let center = Self.centers[Int(random.next() % 3)]
+                    let p = LatLng(random.pointNear(LatLng(degreesLatitude: center.lat, longitude: center.lon).toPoint(),
+                                                    within: 0.003))
+                    let timestamp = 1_700_000_000_000 + Int64(random.next() % 400) * 1_000
+                    let clientID: String? = random.unit() < 0.6 ? { nextID += 1; return "c\(nextID)" }() : nil
+                    batch.append(Fix(longitude: p.lng.degrees, latitude: p.lat.degrees, timestamp: timestamp, clientID: clientID))
+                }
+                var expectedAccepted = 0
+                for fix in batch {
+                    let mine = model.filter { $0.deviceKey == key }
+                    let duplicate = fix.clientID.map { id in mine.contains { $0.clientID == id } }
+                        ?? mine.contains { $0.timestamp == fix.timestamp }
+                    if !duplicate {
+                        expectedAccepted += 1
+                        model.append(ModelFix(deviceKey: key, clientID: fix.clientID, timestamp: fix.timestamp,
+                                              longitude: fix.longitude, latitude: fix.latitude))
+                    }
+                }
+                let outcome = try await world.backend.append(deviceID: device, fixes: batch) { _ in }
+                #expect(outcome.accepted == expectedAccepted, "step \(step): accepted")
+                #expect(outcome.duplicates == batch.count - expectedAccepted, "step \(step): duplicates")
+            } else if roll < 0.75 {
+                try await world.backend.mergeIndex(batch: 1 + Int(random.next() % 120))
+            } else if roll < 0.85 {
+                let device = world.deviceIDs[Int(random.next() % 4)]
+                let key = world.keys[device]!
+                let before = 1_700_000_000_000 + Int64(random.next() % 150) * 1_000
+                let deleted = try await world.backend.deleteHistory(deviceID: device, before: before)
+                let gone = model.filter { $0.deviceKey == key && $0.timestamp < before }
+                model.removeAll { $0.deviceKey == key && $0.timestamp < before }
+                #expect(deleted == gone.count, "step \(step): deleted")
+            } else if roll < 0.92 {
+                try world.restart()
+            } else {
+                try await world.backend.drainIndex(batch: 1 + Int(random.next() % 500))
+                #expect(world.backend.unmergedCount == 0)
+            }
+            try check(world, model, &random, step: step)
+        }
+        try await world.backend.drainIndex()
+        try check(world, model, &random, step: -1)
+        let counts = try world.backend.read { db in
+            try ["locations", "cell_index", "index_queue"].map { table in
+                try db.firstRow("SELECT count(*) FROM \(table)", []) { $0.int(0) } ?? -1
+            }
+        }
+        #expect(counts == [model.count, model.count, 0])
+    }
+
+    /// History per device, a cap query and a `$near` query against the model.
+    func check(_ world: World, _ model: [ModelFix], _ random: inout SplitMix64, step: Int) throws {
+        for device in world.deviceIDs {
+            let key = world.keys[device]!
+            let page = try world.backend.history(deviceID: device, from: nil, to: nil, after: nil, limit: 10_000)
+            let expected = model.filter { $0.deviceKey == key }.map { [$0.timestamp] }.sorted { $0[0] < $1[0] }
+            #expect(page.fixes.map { [$0.fix.timestamp] } == expected, "step \(step): history of \(device)")
+        }
+        let center = Self.centers[Int(random.next() % 3)]
+        let radiusMeters = random.uniform(50, 400)
+        let within = try GeoFilter.parse(JSONParser.parse(Array("""
+            {"$geoWithin":{"$centerSphere":[[\(center.lon),\(center.lat)],\(radiusMeters / 6_378_100)]}}
+            """.utf8)))
+        let service = GeoQueryService(index: world.backend, directory: world.backend)
+        var explain = QueryExplain()
+        let found = try service.queryHistory(within, readable: world.readable, from: nil, to: nil, limit: 10_000, &explain)
+        let expectedWithin = model.filter { within.matchesStored(longitude: $0.longitude, latitude: $0.latitude) }
+        #expect(found.map { "\($0.deviceID)@\($0.timestamp)/\($0.longitude),\($0.latitude)" }.sorted()
+                == expectedWithin.map { fix in
+                    "\(world.keys.first { $0.value == fix.deviceKey }!.key)@\(fix.timestamp)/\(fix.longitude),\(fix.latitude)"
+                }.sorted(), "step \(step): $geoWithin")
+
+        let near = try GeoFilter.parse(JSONParser.parse(Array("""
+            {"$near":{"$geometry":{"type":"Point","coordinates":[\(center.lon),\(center.lat)]}}}
+            """.utf8)))
+        guard case .near(let nearQuery) = near else { Issue.record("not a $near filter"); return }
+        let k = 1 + Int(random.next() % 20)
+        let nearest = try service.queryHistory(near, readable: world.readable, from: nil, to: nil, limit: k, &explain)
+        let expectedDistances = model.map { nearQuery.distance(to: LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude).toPoint()) }
+            .sorted().prefix(k)
+        #expect(nearest.map { $0.distance ?? -1 } == Array(expectedDistances), "step \(step): $near k=\(k)")
+    }
+
+    @Test func unmergedFixesSurviveARestartAndStillDeduplicate() async throws {
+        let world = try await World(devices: 1)
+        defer { world.close() }
+        let device = world.deviceIDs[0]
+        let fixes = (0..<5).map { Fix(longitude: 2.35 + Double($0) * 1e-4, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0), clientID: "r\($0)") }
+        let first = try await world.backend.append(deviceID: device, fixes: fixes) { _ in }
+        #expect(first.accepted == 5)
+        #expect(world.backend.unmergedCount == 5)
+        try world.restart()
+        #expect(world.backend.unmergedCount == 5)
+        let again = try await world.backend.append(deviceID: device, fixes: fixes) { _ in }
+        #expect(again.accepted == 0 && again.duplicates == 5)
+        try await world.backend.drainIndex()
+        let third = try await world.backend.append(deviceID: device, fixes: fixes) { _ in }
+        #expect(third.accepted == 0 && third.duplicates == 5)
+        // New fixes after the restart continue the sequence (never reuse a stored fix's number).
+        let more = try await world.backend.append(deviceID: device, fixes: [Fix(longitude: 2.36, latitude: 48.85, timestamp: 1_700_000_001_000)]) { _ in }
+        #expect(more.stored.map(\.sequence) == [first.stored.map(\.sequence).max()! + 1])
+    }
+
+    @Test func aRolledBackJobWithdrawsItsClientIDsAndEntries() {
+        let mirror = UnmergedFixes()
+        let key = UnmergedFixes.ClientKey(deviceKey: 1, clientID: "a")
+        let entry = IndexEntry(cell: 5, deviceKey: 1, timestamp: 0, sequence: 1, longitude: 0, latitude: 0)
+        mirror.jobWillRun()
+        mirror.add([entry])
+        mirror.stageClientIDs([key])
+        #expect(mirror.containsClientID(key))   // later jobs of the same transaction see it
+        mirror.jobRolledBack()
+        #expect(!mirror.containsClientID(key))
+        mirror.transactionCommitted()
+        #expect(mirror.count == 0)
+
+        mirror.jobWillRun()
+        mirror.add([entry])
+        mirror.stageClientIDs([key])
+        #expect(mirror.count == 0)              // not visible to readers before the commit
+        mirror.transactionRolledBack()
+        #expect(!mirror.containsClientID(key) && mirror.count == 0)
+
+        mirror.jobWillRun()
+        mirror.add([entry])
+        mirror.stageClientIDs([key])
+        mirror.transactionCommitted()
+        #expect(mirror.containsClientID(key) && mirror.count == 1)
+        #expect(!mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, merged: 1))
+        #expect(mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, merged: 0))
+    }
+}
