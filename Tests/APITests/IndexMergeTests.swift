@@ -7,6 +7,7 @@ import Testing
 import TestRandom
 @testable import Tracking
 import API
+import HTTPServer
 
 /// The ingest path stores fixes in `locations` and `index_queue`; merges move them into
 /// `cell_index` / `client_ids` later. Whatever the mix of merged and unmerged fixes — and across
@@ -32,7 +33,7 @@ import API
 
         init(devices: Int) async throws {
             backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
-            let services = try Services(backend: backend, passwordCost: .minimal)
+            let services = try Services(backend: backend, passwordCost: .minimal, logger: Logger(level: .error))
             let user = try await services.accounts.signUp(email: "model@example.org", password: "model-password", displayName: "Model")
             for i in 0..<devices {
                 let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d\(i)", platformID: nil)
