@@ -188,13 +188,32 @@ import HTTPServer
         #expect(more.stored.map(\.sequence) == [first.stored.map(\.sequence).max()! + 1])
     }
 
+    @Test func automaticMergingCatchesUpOnceIngestPauses() async throws {
+        let directory = NSTemporaryDirectory() + "fod-merge-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal,
+                                             merging: MergePolicy(idleMilliseconds: 1, idleBatch: 7))
+        defer { backend.close() }
+        let services = try Services(backend: backend, passwordCost: .minimal, logger: Logger(level: .error))
+        let user = try await services.accounts.signUp(email: "auto@example.org", password: "auto-password", displayName: "Auto")
+        let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
+        for batch in 0..<3 {
+            let fixes = (0..<10).map { Fix(longitude: 1, latitude: 2, timestamp: 1_700_000_000_000 + Int64(batch * 10 + $0), clientID: "a\(batch)-\($0)") }
+            _ = try await backend.append(deviceID: device.id, fixes: fixes) { _ in }
+        }
+        // Liveness, not timing: the deadline only keeps a broken merger from hanging the suite.
+        #expect(backend.waitUntilAllMerged(deadline: Date().addingTimeInterval(60)))
+        let merged = try backend.read { db in try db.firstRow("SELECT count(*) FROM cell_index", []) { $0.int(0) } }
+        #expect(merged == 30)
+    }
+
     @Test func aRolledBackJobWithdrawsItsClientIDsAndEntries() {
         let mirror = UnmergedFixes()
         let key = UnmergedFixes.ClientKey(deviceKey: 1, clientID: "a")
         let entry = IndexEntry(cell: 5, deviceKey: 1, timestamp: 0, sequence: 1, longitude: 0, latitude: 0)
         mirror.jobWillRun()
         mirror.add([entry])
-        mirror.stageClientIDs([key])
+        mirror.stageClientID(key)
         #expect(mirror.containsClientID(key))   // later jobs of the same transaction see it
         mirror.jobRolledBack()
         #expect(!mirror.containsClientID(key))
@@ -203,14 +222,14 @@ import HTTPServer
 
         mirror.jobWillRun()
         mirror.add([entry])
-        mirror.stageClientIDs([key])
+        mirror.stageClientID(key)
         #expect(mirror.count == 0)              // not visible to readers before the commit
         mirror.transactionRolledBack()
         #expect(!mirror.containsClientID(key) && mirror.count == 0)
 
         mirror.jobWillRun()
         mirror.add([entry])
-        mirror.stageClientIDs([key])
+        mirror.stageClientID(key)
         mirror.transactionCommitted()
         #expect(mirror.containsClientID(key) && mirror.count == 1)
         #expect(!mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, merged: 1))

@@ -40,6 +40,8 @@ final class IndexMerger: @unchecked Sendable {
     // @unchecked: every var is guarded by `condition`.
     private let condition = NSCondition()
     private var lastAppend = Date.distantPast
+    /// The thread sleeps with nothing to merge (it needs a signal to start the idle timer).
+    private var idleWithNothingQueued = false
     private var inFlight = false
     private var stopping = false
     private var running = false
@@ -58,7 +60,7 @@ final class IndexMerger: @unchecked Sendable {
         guard policy.automatic else { return }
         condition.lock()
         lastAppend = Date()
-        if unmerged.count >= policy.highWater { condition.signal() }
+        if idleWithNothingQueued || unmerged.count >= policy.highWater { condition.signal() }
         condition.unlock()
     }
 
@@ -81,6 +83,17 @@ final class IndexMerger: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Blocks until nothing is left unmerged and no merge is running, or until `deadline`;
+    /// returns whether it got there (for tests and tools; merges must be automatic).
+    func waitUntilAllMerged(deadline: Date) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while unmerged.count > 0 || inFlight {
+            guard condition.wait(until: deadline) else { return unmerged.count == 0 && !inFlight }
+        }
+        return true
+    }
+
     private func loop() {
         condition.lock()
         while !stopping {
@@ -94,7 +107,9 @@ final class IndexMerger: @unchecked Sendable {
                 if Date() < due { _ = condition.wait(until: due); continue }
                 batch = policy.idleBatch
             } else {
+                idleWithNothingQueued = true
                 condition.wait()
+                idleWithNothingQueued = false
                 continue
             }
             inFlight = true

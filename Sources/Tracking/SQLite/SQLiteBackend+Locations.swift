@@ -11,13 +11,14 @@ extension SQLiteBackend: LocationStore {
         let merger = self.merger
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
+        let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
         return try await write({ db in
             guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.text(deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { throw TrackingError.notFound("device") }
             var outcome = IngestOutcome()
-            let survivors = try Self.deduplicate(fixes, deviceKey: device.key, lastTimestamp: device.lastTimestamp,
-                                                 unmerged: unmerged, in: db, outcome: &outcome)
+            let survivors = try Self.deduplicate(fixes, idHashes: idHashes, deviceKey: device.key,
+                                                 lastTimestamp: device.lastTimestamp, unmerged: unmerged, in: db, outcome: &outcome)
             guard !survivors.isEmpty else { return outcome }
             let first = try sequences.reserve(survivors.count, in: db)
             var rows: [(cell: Int64, sequence: Int64, fix: Fix)] = []
@@ -74,9 +75,6 @@ extension SQLiteBackend: LocationStore {
                 IndexEntry(cell: $0.cell, deviceKey: device.key, timestamp: $0.fix.timestamp, sequence: $0.sequence,
                            longitude: $0.fix.longitude, latitude: $0.fix.latitude)
             })
-            unmerged.stageClientIDs(rows.compactMap { row in
-                row.fix.clientID.map { UnmergedFixes.ClientKey(deviceKey: device.key, clientID: $0) }
-            })
             return outcome
         }, onCommit: { outcome in
             merger.noteAppended()
@@ -101,42 +99,46 @@ extension SQLiteBackend: LocationStore {
         return events
     }
 
-    /// The indexes of the fixes to store. Drops duplicates, in submission order: a fix with a client id already stored (merged,
-    /// queued, or earlier in this batch), or a fix without id whose timestamp equals a stored
-    /// fix's (or an earlier kept one's in this batch). A timestamp newer than the device's latest
-    /// cannot be stored yet, so it needs no lookup.
-    static func deduplicate(_ fixes: [Fix], deviceKey: Int64, lastTimestamp: Int64?, unmerged: UnmergedFixes,
-                            in db: Database, outcome: inout IngestOutcome) throws -> [Int] {
+    /// The indexes of the fixes to store. Drops duplicates, in submission order: a fix with a
+    /// client id already stored (merged, queued, or earlier in this batch — each kept id is
+    /// staged in the mirror at once), or a fix without id whose timestamp equals a stored fix's
+    /// (or an earlier kept one's in this batch). A timestamp newer than the device's latest
+    /// cannot be stored yet, so it needs no lookup. `idHashes[i]` is the client id's `idHash`.
+    static func deduplicate(_ fixes: [Fix], idHashes: [UInt64], deviceKey: Int64, lastTimestamp: Int64?,
+                            unmerged: UnmergedFixes, in db: Database, outcome: inout IngestOutcome) throws -> [Int] {
         let byID = try db.prepare("SELECT 1 FROM client_ids WHERE device_key = ? AND client_id = ?")
         let byTime = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? LIMIT 1")
-        var seenIDs = Set<String>()
-        var keptTimestamps = Set<Int64>()
+        var keptTimestamps: Set<Int64>?   // built only if a fix without id needs it
         var survivors: [Int] = []
         survivors.reserveCapacity(fixes.count)
         for (index, fix) in fixes.enumerated() {
-            let duplicate: Bool
+            var duplicate: Bool
             if let id = fix.clientID {
-                if seenIDs.contains(id) || unmerged.containsClientID(.init(deviceKey: deviceKey, clientID: id)) {
-                    duplicate = true
-                } else {
-                    try byID.bind([.integer(deviceKey), .text(id)])
+                let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: id, idHash: idHashes[index])
+                duplicate = unmerged.containsClientID(key)
+                if !duplicate {
+                    try byID.bind(deviceKey, at: 1)
+                    try byID.bind(id, at: 2)
                     duplicate = try byID.step()
                     byID.reset()
                 }
-            } else if keptTimestamps.contains(fix.timestamp) {
-                duplicate = true
-            } else if let lastTimestamp, fix.timestamp <= lastTimestamp {
-                try byTime.bind([.integer(deviceKey), .integer(fix.timestamp)])
-                duplicate = try byTime.step()
-                byTime.reset()
+                if !duplicate { unmerged.stageClientID(key) }
             } else {
-                duplicate = false
+                if keptTimestamps == nil {
+                    keptTimestamps = Set(survivors.map { fixes[$0].timestamp })
+                }
+                duplicate = keptTimestamps!.contains(fix.timestamp)
+                if !duplicate, let lastTimestamp, fix.timestamp <= lastTimestamp {
+                    try byTime.bind(deviceKey, at: 1)
+                    try byTime.bind(fix.timestamp, at: 2)
+                    duplicate = try byTime.step()
+                    byTime.reset()
+                }
             }
             if duplicate {
                 outcome.duplicates += 1
             } else {
-                if let id = fix.clientID { seenIDs.insert(id) }
-                keptTimestamps.insert(fix.timestamp)
+                keptTimestamps?.insert(fix.timestamp)
                 survivors.append(index)
             }
         }

@@ -73,6 +73,11 @@ public final class SQLiteBackend: Sendable {
         return try await write { db in try IndexMerger.merge(batch: batch, unmerged: unmerged, in: db) }
     }
 
+    /// With automatic merging: waits until the merger has merged everything, or `deadline`.
+    public func waitUntilAllMerged(deadline: Date) -> Bool {
+        merger.waitUntilAllMerged(deadline: deadline)
+    }
+
     /// Merges until nothing is left unmerged.
     public func drainIndex(batch: Int = 100_000) async throws {
         while try await mergeIndex(batch: batch) > 0 {}

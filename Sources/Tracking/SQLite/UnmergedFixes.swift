@@ -12,15 +12,40 @@ import Synchronization
 /// Transactions: write jobs record changes (`add`, `removeMerged`, `remove`) that take effect
 /// when their transaction commits and vanish if their job or transaction rolls back — the writer
 /// reports both (`TransactionObserver`). Client ids a job stores are visible to later jobs of
-/// the same transaction at once (`stageClientIDs`) and withdrawn on rollback.
+/// the same transaction at once (`stageClientID`) and withdrawn on rollback.
 /// Threading: only the writer thread mutates; readers take an immutable `Snapshot`.
 /// Invariant: after each commit the mirror holds exactly the rows of `index_queue`, and every
 /// entry has `sequence > mergedThrough`.
 final class UnmergedFixes: Sendable {
-    /// A client id of one device, as the dedupe check sees it.
+    /// A client id of one device, as the dedupe check sees it. Hashing uses only a precomputed
+    /// 64-bit fingerprint (so the writer never hashes strings); equality compares the id itself.
     struct ClientKey: Hashable, Sendable {
         let deviceKey: Int64
         let clientID: String
+        let fingerprint: UInt64
+
+        /// `idHash` is `idHash(clientID)`, passed in when computed earlier off the writer thread.
+        init(deviceKey: Int64, clientID: String, idHash: UInt64? = nil) {
+            self.deviceKey = deviceKey
+            self.clientID = clientID
+            var x = (idHash ?? Self.idHash(clientID)) ^ (UInt64(bitPattern: deviceKey) &* 0x9E37_79B9_7F4A_7C15)
+            x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
+            fingerprint = x ^ (x >> 31)
+        }
+
+        /// 64-bit FNV-1a of the id's UTF-8 bytes.
+        static func idHash(_ id: String) -> UInt64 {
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return hash
+        }
+
+        func hash(into hasher: inout Hasher) { hasher.combine(fingerprint) }
+
+        static func == (a: ClientKey, b: ClientKey) -> Bool {
+            a.fingerprint == b.fingerprint && a.deviceKey == b.deviceKey && a.clientID == b.clientID
+        }
     }
 
     /// What a reader uses: the runs and the merge point they were taken at.
@@ -33,11 +58,13 @@ final class UnmergedFixes: Sendable {
     private struct State {
         var runs: [[IndexEntry]] = []
         var mergedThrough: Int64 = 0
-        var clientIDs = Set<ClientKey>()
         var count = 0
     }
 
     private let state = Mutex(State())
+    /// Client ids of the unmerged fixes (and those staged by the open transaction). Only the
+    /// writer uses them, so they have their own lock and never delay a reader's snapshot.
+    private let clientIDs = Mutex(Set<ClientKey>())
 
     /// A change recorded by a job of the open transaction, applied at its commit.
     private enum Change {
@@ -68,23 +95,21 @@ final class UnmergedFixes: Sendable {
     /// Replaces everything (startup, or after a failed transaction).
     func reload(entries: [IndexEntry], clientIDs: [ClientKey], mergedThrough: Int64) {
         let run = entries.sorted(by: Self.order)
-        state.withLock {
-            $0 = State(runs: run.isEmpty ? [] : [run], mergedThrough: mergedThrough,
-                       clientIDs: Set(clientIDs), count: run.count)
-        }
+        state.withLock { $0 = State(runs: run.isEmpty ? [] : [run], mergedThrough: mergedThrough, count: run.count) }
+        self.clientIDs.withLock { $0 = Set(clientIDs) }
     }
 
     // MARK: Client ids (writer thread)
 
     func containsClientID(_ key: ClientKey) -> Bool {
-        state.withLock { $0.clientIDs.contains(key) }
+        clientIDs.withLock { $0.contains(key) }
     }
 
-    /// Records client ids written by the running job (later jobs of the transaction see them).
-    func stageClientIDs(_ keys: [ClientKey]) {
-        guard !keys.isEmpty else { return }
-        journal.withLock { $0.staged += keys }
-        state.withLock { $0.clientIDs.formUnion(keys) }
+    /// Records a client id the running job stores (the job itself and later jobs of the
+    /// transaction see it at once).
+    func stageClientID(_ key: ClientKey) {
+        journal.withLock { $0.staged.append(key) }
+        clientIDs.withLock { _ = $0.insert(key) }
     }
 
     // MARK: Changes recorded by write jobs (writer thread), applied at commit
@@ -136,8 +161,8 @@ final class UnmergedFixes: Sendable {
             $0.runs = kept.runs
             $0.count = kept.count
             $0.mergedThrough = max($0.mergedThrough, through)
-            for key in clientIDs { $0.clientIDs.remove(key) }
         }
+        self.clientIDs.withLock { set in for key in clientIDs { set.remove(key) } }
     }
 
     private func applyRemove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey]) {
@@ -148,10 +173,12 @@ final class UnmergedFixes: Sendable {
         state.withLock {
             $0.runs = kept.runs
             $0.count = kept.count
+        }
+        self.clientIDs.withLock { set in
             if sequences == nil {
-                $0.clientIDs = $0.clientIDs.filter { $0.deviceKey != deviceKey }
+                set = set.filter { $0.deviceKey != deviceKey }
             } else {
-                for key in clientIDs { $0.clientIDs.remove(key) }
+                for key in clientIDs { set.remove(key) }
             }
         }
     }
@@ -230,7 +257,7 @@ extension UnmergedFixes: TransactionObserver {
             journal.staged.removeSubrange(journal.jobStart.staged...)
             return withdrawn
         }
-        state.withLock { for key in withdrawn { $0.clientIDs.remove(key) } }
+        clientIDs.withLock { set in for key in withdrawn { set.remove(key) } }
     }
 
     func transactionCommitted() {
@@ -246,6 +273,6 @@ extension UnmergedFixes: TransactionObserver {
             defer { journal = Journal() }
             return journal.staged
         }
-        state.withLock { for key in withdrawn { $0.clientIDs.remove(key) } }
+        clientIDs.withLock { set in for key in withdrawn { set.remove(key) } }
     }
 }
