@@ -188,11 +188,13 @@ import HTTPServer
         #expect(more.stored.map(\.sequence) == [first.stored.map(\.sequence).max()! + 1])
     }
 
-    @Test func automaticMergingCatchesUpOnceIngestPauses() async throws {
+    /// Idle-triggered (ingest paused) and age-triggered (idle never reached) merging.
+    @Test(arguments: [MergePolicy(idleMilliseconds: 1, idleBatch: 7),
+                      MergePolicy(idleMilliseconds: 86_400_000, pressureBatch: 7, maxAgeSeconds: 0.001)])
+    func automaticMergingCatchesUp(policy: MergePolicy) async throws {
         let directory = NSTemporaryDirectory() + "fod-merge-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal,
-                                             merging: MergePolicy(idleMilliseconds: 1, idleBatch: 7))
+        let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: policy)
         defer { backend.close() }
         let services = try Services(backend: backend, passwordCost: .minimal, logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "auto@example.org", password: "auto-password", displayName: "Auto")

@@ -5,8 +5,9 @@ import Storage
 ///
 /// A merge inserts random keys into large B-trees, which is cheap per row only in big sorted
 /// batches — and it holds the single writer while it runs (about 5–10 µs per row here), so it
-/// delays ingest commits by that long. Hence: merge big batches when ingest pauses, and under
-/// sustained load only once the unmerged fixes pass `highWater` (memory: ~100 bytes each).
+/// delays ingest commits by that long. Hence: merge big batches when ingest pauses; under
+/// steady load, whatever waited `maxAgeSeconds`; under heavy load, back to back once the
+/// unmerged fixes pass `highWater` (memory: ~100 bytes each).
 public struct MergePolicy: Sendable {
     /// Merge by itself at all (tests and tools call `SQLiteBackend.mergeIndex` instead).
     public var automatic: Bool
@@ -16,16 +17,20 @@ public struct MergePolicy: Sendable {
     public var idleBatch: Int
     /// Above this many unmerged fixes, merge back to back even while ingest runs…
     public var highWater: Int
-    /// …in batches of this many.
+    /// …in batches of this many (also the batch of age-triggered merges).
     public var pressureBatch: Int
+    /// Even while ingest never pauses, merge once the last merge (or the moment nothing was
+    /// unmerged) is this many seconds ago, so the in-memory part stays small under steady load.
+    public var maxAgeSeconds: Double
 
-    public init(automatic: Bool = true, idleMilliseconds: Int = 250, idleBatch: Int = 50_000,
-                highWater: Int = 1_000_000, pressureBatch: Int = 100_000) {
+    public init(automatic: Bool = true, idleMilliseconds: Int = 250, idleBatch: Int = 100_000,
+                highWater: Int = 1_000_000, pressureBatch: Int = 100_000, maxAgeSeconds: Double = 30) {
         self.automatic = automatic
         self.idleMilliseconds = idleMilliseconds
         self.idleBatch = idleBatch
         self.highWater = highWater
         self.pressureBatch = pressureBatch
+        self.maxAgeSeconds = maxAgeSeconds
     }
 
     public static let standard = MergePolicy()
@@ -35,11 +40,13 @@ public struct MergePolicy: Sendable {
 /// Runs merges by `MergePolicy` on its own thread; each merge is one job of the writer.
 ///
 /// Lifetime: created stopped; `start` begins the thread (once); `stop` ends it, waiting for a
-/// merge in flight. Merging is also callable directly (`mergeOnce`).
+/// merge in flight. Merging is also callable directly (`merge`).
 final class IndexMerger: @unchecked Sendable {
     // @unchecked: every var is guarded by `condition`.
     private let condition = NSCondition()
     private var lastAppend = Date.distantPast
+    /// When a merge last finished, or the merger last saw nothing unmerged.
+    private var lastCaughtUp = Date()
     /// The thread sleeps with nothing to merge (it needs a signal to start the idle timer).
     private var idleWithNothingQueued = false
     private var inFlight = false
@@ -103,10 +110,19 @@ final class IndexMerger: @unchecked Sendable {
             if pending >= policy.highWater {
                 batch = policy.pressureBatch
             } else if pending > 0 {
-                let due = lastAppend.addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
-                if Date() < due { _ = condition.wait(until: due); continue }
-                batch = policy.idleBatch
+                let now = Date()
+                let idleDue = lastAppend.addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
+                let ageDue = lastCaughtUp.addingTimeInterval(policy.maxAgeSeconds)
+                if now >= idleDue {
+                    batch = policy.idleBatch
+                } else if now >= ageDue {
+                    batch = policy.pressureBatch
+                } else {
+                    _ = condition.wait(until: min(idleDue, ageDue))
+                    continue
+                }
             } else {
+                lastCaughtUp = Date()
                 idleWithNothingQueued = true
                 condition.wait()
                 idleWithNothingQueued = false
@@ -117,6 +133,7 @@ final class IndexMerger: @unchecked Sendable {
             Self.submit(batch: batch, unmerged: unmerged, writer: writer) { [self] _ in
                 condition.lock()
                 inFlight = false
+                lastCaughtUp = Date()
                 condition.broadcast()
                 condition.unlock()
             }

@@ -6,8 +6,9 @@ import Synchronization
 ///
 /// Geo queries read the merged `cell_index` plus this mirror; ingest checks client ids against
 /// `client_ids` plus this mirror. Entries are kept as cell-sorted runs (a new run per commit,
-/// neighbouring runs merged when the newer is at least half the older's size), so a range lookup
-/// costs one binary search per run and there are O(log n) runs.
+/// neighbouring runs merged when the newer is at least half the older's size, up to
+/// `maxRunLength`), so a range lookup costs one binary search per run. Runs hold consecutive
+/// commits, so a merge (which takes the oldest sequences) drops whole runs.
 ///
 /// Transactions: write jobs record changes (`add`, `removeMerged`, `remove`) that take effect
 /// when their transaction commits and vanish if their job or transaction rolls back — the writer
@@ -48,15 +49,28 @@ final class UnmergedFixes: Sendable {
         }
     }
 
+    /// Entries sorted by (cell, sequence), with bounds of their sequences.
+    struct Run: Sendable {
+        let entries: [IndexEntry]
+        let minSequence: Int64
+        let maxSequence: Int64
+
+        init(_ entries: [IndexEntry]) {
+            self.entries = entries
+            minSequence = entries.lazy.map(\.sequence).min() ?? .max
+            maxSequence = entries.lazy.map(\.sequence).max() ?? .min
+        }
+    }
+
     /// What a reader uses: the runs and the merge point they were taken at.
     struct Snapshot: Sendable {
-        let runs: [[IndexEntry]]
+        let runs: [Run]
         /// Every fix with a sequence ≤ this is in the merged tables (or deleted).
         let mergedThrough: Int64
     }
 
     private struct State {
-        var runs: [[IndexEntry]] = []
+        var runs: [Run] = []
         var mergedThrough: Int64 = 0
         var count = 0
     }
@@ -64,7 +78,12 @@ final class UnmergedFixes: Sendable {
     private let state = Mutex(State())
     /// Client ids of the unmerged fixes (and those staged by the open transaction). Only the
     /// writer uses them, so they have their own lock and never delay a reader's snapshot.
-    private let clientIDs = Mutex(Set<ClientKey>())
+    private let clientIDs = Mutex(ClientIDSet())
+
+    /// Runs are not merged beyond this many entries: merging costs the writer time in one
+    /// piece (~30 ns per entry), so bigger runs would stall ingest; more runs cost a query one
+    /// binary search each.
+    static let maxRunLength = 131_072
 
     /// A change recorded by a job of the open transaction, applied at its commit.
     private enum Change {
@@ -95,8 +114,14 @@ final class UnmergedFixes: Sendable {
     /// Replaces everything (startup, or after a failed transaction).
     func reload(entries: [IndexEntry], clientIDs: [ClientKey], mergedThrough: Int64) {
         let run = entries.sorted(by: Self.order)
-        state.withLock { $0 = State(runs: run.isEmpty ? [] : [run], mergedThrough: mergedThrough, count: run.count) }
-        self.clientIDs.withLock { $0 = Set(clientIDs) }
+        let runs = stride(from: 0, to: run.count, by: Self.maxRunLength).map {
+            Run(Array(run[$0..<min($0 + Self.maxRunLength, run.count)]))
+        }
+        state.withLock { $0 = State(runs: runs, mergedThrough: mergedThrough, count: run.count) }
+        self.clientIDs.withLock { set in
+            set = ClientIDSet()
+            for key in clientIDs { set.insert(key) }
+        }
     }
 
     // MARK: Client ids (writer thread)
@@ -109,7 +134,7 @@ final class UnmergedFixes: Sendable {
     /// transaction see it at once).
     func stageClientID(_ key: ClientKey) {
         journal.withLock { $0.staged.append(key) }
-        clientIDs.withLock { _ = $0.insert(key) }
+        clientIDs.withLock { $0.insert(key) }
     }
 
     // MARK: Changes recorded by write jobs (writer thread), applied at commit
@@ -141,12 +166,13 @@ final class UnmergedFixes: Sendable {
 
     private func applyAdd(_ entries: [IndexEntry]) {
         var runs = state.withLock { $0.runs }
-        runs.append(entries.sorted(by: Self.order))
+        runs.append(Run(entries.sorted(by: Self.order)))
         // Size-tiered: merge while the newest run is at least half the one before it.
-        while runs.count >= 2, runs[runs.count - 1].count * 2 >= runs[runs.count - 2].count {
+        while runs.count >= 2, runs[runs.count - 1].entries.count * 2 >= runs[runs.count - 2].entries.count,
+              runs[runs.count - 1].entries.count + runs[runs.count - 2].entries.count <= Self.maxRunLength {
             let newer = runs.removeLast()
             let older = runs.removeLast()
-            runs.append(Self.merge(older, newer))
+            runs.append(Run(Self.merge(older.entries, newer.entries)))
         }
         state.withLock {
             $0.runs = runs
@@ -156,7 +182,8 @@ final class UnmergedFixes: Sendable {
 
     private func applyRemoveMerged(through: Int64, clientIDs: [ClientKey]) {
         let runs = state.withLock { $0.runs }
-        let kept = Self.filter(runs) { $0.sequence > through }
+        // Whole runs at or below the merge point go; only a run straddling it is filtered.
+        let kept = Self.filter(runs, skipping: { $0.minSequence > through }) { $0.sequence > through }
         state.withLock {
             $0.runs = kept.runs
             $0.count = kept.count
@@ -167,7 +194,7 @@ final class UnmergedFixes: Sendable {
 
     private func applyRemove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey]) {
         let runs = state.withLock { $0.runs }
-        let kept = Self.filter(runs) { entry in
+        let kept = Self.filter(runs, skipping: { _ in false }) { entry in
             entry.deviceKey != deviceKey || (sequences.map { !$0.contains(entry.sequence) } ?? false)
         }
         state.withLock {
@@ -176,7 +203,7 @@ final class UnmergedFixes: Sendable {
         }
         self.clientIDs.withLock { set in
             if sequences == nil {
-                set = set.filter { $0.deviceKey != deviceKey }
+                set.removeAll { $0.deviceKey == deviceKey }
             } else {
                 for key in clientIDs { set.remove(key) }
             }
@@ -201,12 +228,20 @@ final class UnmergedFixes: Sendable {
         return out
     }
 
-    static func filter(_ runs: [[IndexEntry]], _ keep: (IndexEntry) -> Bool) -> (runs: [[IndexEntry]], count: Int) {
+    /// Keeps the entries `keep` accepts; runs for which `untouched` holds are kept whole,
+    /// without looking at their entries.
+    static func filter(_ runs: [Run], skipping untouched: (Run) -> Bool,
+                       _ keep: (IndexEntry) -> Bool) -> (runs: [Run], count: Int) {
         var count = 0
-        var kept: [[IndexEntry]] = []
+        var kept: [Run] = []
         for run in runs {
-            let filtered = run.filter(keep)
-            if !filtered.isEmpty { kept.append(filtered); count += filtered.count }
+            if untouched(run) {
+                kept.append(run)
+                count += run.entries.count
+                continue
+            }
+            let filtered = run.entries.filter(keep)
+            if !filtered.isEmpty { kept.append(Run(filtered)); count += filtered.count }
         }
         return (kept, count)
     }
@@ -217,7 +252,7 @@ extension UnmergedFixes.Snapshot {
     /// in `range` and time in [from, to]; returns false if `body` stopped the scan.
     func scan(_ range: ClosedRange<Int64>, from: Int64, to: Int64, merged: Int64,
               _ body: (IndexEntry) throws -> Bool) rethrows -> Bool {
-        for run in runs {
+        for run in runs.lazy.map(\.entries) {
             var index = Self.lowerBound(run, range.lowerBound)
             while index < run.count, run[index].cell <= range.upperBound {
                 let entry = run[index]
@@ -274,5 +309,23 @@ extension UnmergedFixes: TransactionObserver {
             return journal.staged
         }
         clientIDs.withLock { set in for key in withdrawn { set.remove(key) } }
+    }
+}
+
+/// A set of client keys split in 64 shards by fingerprint, so that growing it never rehashes
+/// everything at once (a single set of a million keys stalls its inserter for ~0.25 s).
+struct ClientIDSet {
+    private var shards = [Set<UnmergedFixes.ClientKey>](repeating: [], count: 64)
+
+    private static func shard(_ key: UnmergedFixes.ClientKey) -> Int { Int(key.fingerprint >> 58) }
+
+    func contains(_ key: UnmergedFixes.ClientKey) -> Bool { shards[Self.shard(key)].contains(key) }
+
+    mutating func insert(_ key: UnmergedFixes.ClientKey) { shards[Self.shard(key)].insert(key) }
+
+    mutating func remove(_ key: UnmergedFixes.ClientKey) { shards[Self.shard(key)].remove(key) }
+
+    mutating func removeAll(where shouldRemove: (UnmergedFixes.ClientKey) -> Bool) {
+        for index in shards.indices { shards[index] = shards[index].filter { !shouldRemove($0) } }
     }
 }
