@@ -58,10 +58,10 @@ echo "HTTP: $a_rps req/s = $((a_rps * 100)) fixes/s offered; p99 ${a_p99} ms; no
 # The server answers once fixes are in history and the index queue; the merge into the cell
 # index runs behind (on the same writer). Time until it has caught up:
 unmerged() { curl -sf "http://127.0.0.1:$port/metrics" | sed -nE 's/^fod_index_unmerged_fixes ([0-9.e+]+)$/\1/p'; }
-left=$(unmerged); drain_start=$(date +%s.%N)
+left=$(unmerged); left0=$left; drain_start=$(date +%s.%N)
 while [ "$(python3 -c "print(int(float('${left:-0}')))")" != 0 ]; do sleep 0.2; left=$(unmerged); done
 drain=$(python3 -c "print(f'{$(date +%s.%N) - $drain_start:.1f}')")
-echo "merge caught up ${drain} s after the load ended; stored/(load + catch-up) = $(python3 -c "print(round($stored/($duration+$drain)))") fixes/s"
+echo "merge caught up ${drain} s after the load ended (${left0%.*} fixes were unmerged); stored/(load + catch-up) = $(python3 -c "print(round($stored/($duration+$drain)))") fixes/s"
 baseline=$("$bin/fod-ingest-baseline" "$work/raw.sqlite" "$rows" 10000 "$sync")
 echo "$baseline"
 raw=$(echo "$baseline" | sed -nE 's/^raw ack path.*: ([0-9]+) rows\/s.*/\1/p')

@@ -155,18 +155,28 @@ public enum Schema {
                 device_key INTEGER NOT NULL,
                 fixes BLOB NOT NULL
             );
-            -- merged_through: every fix with seq ≤ it is merged (merges take the queue's oldest
-            -- rows); last_seq: the highest sequence ever handed out.
+            -- How far merging has come (MergePoint): every fix with seq ≤ merged_through is in
+            -- cell_index, and so is every fix with seq ≤ cycle_through whose cell < cycle_cell
+            -- (a merge cycle goes through cells in order, one commit per chunk); progress counts
+            -- merge commits. ids_merged_through: the same for client_ids. last_seq: the highest
+            -- sequence ever handed out. deletions: counts commits that deleted fixes (a merge
+            -- checks its fixes are still stored only if it changed since it read them).
             CREATE TABLE index_state (
                 id INTEGER PRIMARY KEY CHECK (id = 1),
                 merged_through INTEGER NOT NULL,
-                last_seq INTEGER NOT NULL
+                cycle_through INTEGER NOT NULL,
+                cycle_cell INTEGER NOT NULL,
+                progress INTEGER NOT NULL,
+                ids_merged_through INTEGER NOT NULL,
+                last_seq INTEGER NOT NULL,
+                deletions INTEGER NOT NULL DEFAULT 0
             );
             INSERT INTO locations SELECT device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id
                 FROM fixes ORDER BY device_key, ts, seq;
             INSERT INTO cell_index SELECT cell, device_key, ts, seq, lon, lat FROM fixes;
             INSERT INTO client_ids SELECT device_key, client_id, seq FROM fixes WHERE client_id IS NOT NULL ORDER BY device_key, client_id;
-            INSERT INTO index_state SELECT 1, coalesce(max(seq), 0), coalesce(max(seq), 0) FROM fixes;
+            INSERT INTO index_state SELECT 1, coalesce(max(seq), 0), coalesce(max(seq), 0), -9223372036854775808, 0,
+                coalesce(max(seq), 0), coalesce(max(seq), 0), 0 FROM fixes;
             DROP TABLE fixes;
             """),
     ])

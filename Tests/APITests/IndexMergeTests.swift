@@ -7,6 +7,7 @@ import Testing
 import TestRandom
 @testable import Tracking
 import API
+import Storage
 import HTTPServer
 
 /// The ingest path stores fixes in `locations` and `index_queue`; merges move them into
@@ -63,13 +64,15 @@ import HTTPServer
 
     static let centers = [(lon: 2.35, lat: 48.85), (lon: -74.0, lat: 40.7), (lon: 139.7, lat: 35.7)]
 
-    @Test(arguments: [UInt64(1), 2, 3])
+    @Test(arguments: [UInt64(1), 2, 3, 4, 5, 6])
     func queriesHistoryAndDedupeMatchAModelThroughMergesRestartsAndDeletes(seed: UInt64) async throws {
         var random = SplitMix64(seed: seed)
         let world = try await World(devices: 4)
         defer { world.close() }
         var model: [ModelFix] = []
         var nextID = 0
+        /// A merge cycle in progress: its chunks commit between the other operations.
+        var cycle: MergeStepper?
 
         for step in 0..<120 {
             let roll = random.unit()
@@ -108,7 +111,10 @@ import HTTPServer
                 #expect(outcome.accepted == expectedAccepted, "step \(step): accepted")
                 #expect(outcome.duplicates == batch.count - expectedAccepted, "step \(step): duplicates")
             } else if roll < 0.75 {
-                try await world.backend.mergeIndex(batch: 1 + Int(random.next() % 120))
+                if cycle == nil {
+                    cycle = try world.backend.beginMerge(batch: 1 + Int(random.next() % 120), chunk: 1 + Int(random.next() % 25))
+                }
+                if let running = cycle, try await !running.step() { cycle = nil }
             } else if roll < 0.85 {
                 let device = world.deviceIDs[Int(random.next() % 4)]
                 let key = world.keys[device]!
@@ -118,9 +124,11 @@ import HTTPServer
                 model.removeAll { $0.deviceKey == key && $0.timestamp < before }
                 #expect(deleted == gone.count, "step \(step): deleted")
             } else if roll < 0.92 {
+                cycle = nil   // interrupted: the next cycle starts again from the stored merge point
                 try world.restart()
             } else {
-                try await world.backend.drainIndex(batch: 1 + Int(random.next() % 500))
+                cycle = nil
+                try await world.backend.drainIndex(batch: 1 + Int(random.next() % 500), chunk: 1 + Int(random.next() % 100))
                 #expect(world.backend.unmergedCount == 0)
             }
             try check(world, model, &random, step: step)
@@ -189,8 +197,8 @@ import HTTPServer
     }
 
     /// Idle-triggered (ingest paused) and age-triggered (idle never reached) merging.
-    @Test(arguments: [MergePolicy(idleMilliseconds: 1, idleBatch: 7),
-                      MergePolicy(idleMilliseconds: 86_400_000, pressureBatch: 7, maxAgeSeconds: 0.001)])
+    @Test(arguments: [MergePolicy(idleMilliseconds: 1, cycleBatch: 7, chunk: 3),
+                      MergePolicy(idleMilliseconds: 86_400_000, maxAgeSeconds: 0.001, cycleBatch: 7, chunk: 3)])
     func automaticMergingCatchesUp(policy: MergePolicy) async throws {
         let directory = NSTemporaryDirectory() + "fod-merge-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -234,7 +242,52 @@ import HTTPServer
         mirror.stageClientID(key)
         mirror.transactionCommitted()
         #expect(mirror.containsClientID(key) && mirror.count == 1)
-        #expect(!mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, merged: 1))
-        #expect(mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, merged: 0))
+        let merged = MergePoint(mergedThrough: 1, cycleThrough: 1, cycleCell: .min, progress: 0)
+        #expect(!mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, point: merged))
+        #expect(!mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max,
+                                               point: MergePoint(mergedThrough: 0, cycleThrough: 1, cycleCell: 6, progress: 0)))
+        #expect(mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max,
+                                              point: MergePoint(mergedThrough: 0, cycleThrough: 1, cycleCell: 5, progress: 0)))
+        #expect(mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, point: .start))
+    }
+}
+
+/// A database written by the one-table layout (schema 4) moves to history + merged cell index.
+@Suite struct LocationLayoutMigrationTests {
+    @Test func fixesOfSchemaFourBecomeMergedHistory() async throws {
+        let directory = NSTemporaryDirectory() + "fod-migrate-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        do {
+            let db = try Database(path: directory + "/fod.sqlite")
+            _ = try Migrator(Array(Schema.migrator.migrations.prefix(4))).migrate(db)
+            try db.run("INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES ('u', 'u@x', 'u', '!', 0)")
+            try db.run("""
+                INSERT INTO devices (key, id, owner_id, name, token_hash, created_at, last_lon, last_lat, last_ts)
+                VALUES (7, 'd', 'u', 'd', 'h', 0, 2.352, 48.85, 1002)
+                """)
+            for (i, id) in ["a", nil, "c"].enumerated() {
+                let cell = CellID(LatLng(degreesLatitude: 48.85, longitude: 2.35 + Double(i) * 1e-3)).int64Key
+                try db.run("INSERT INTO fixes (cell, device_key, ts, seq, lon, lat, client_id) VALUES (?, 7, ?, ?, ?, 48.85, ?)",
+                           [.integer(cell), .integer(1_000 + Int64(i)), .integer(10 + Int64(i)), .real(2.35 + Double(i) * 1e-3), .optional(id)])
+            }
+        }
+        let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
+        defer { backend.close() }
+        let counts = try backend.read { db in
+            try ["locations", "cell_index", "client_ids", "index_queue"].map { table in
+                try db.firstRow("SELECT count(*) FROM \(table)", []) { $0.int(0) } ?? -1
+            }
+        }
+        #expect(counts == [3, 3, 2, 0])
+        #expect(backend.unmergedCount == 0)
+        let page = try backend.history(deviceID: "d", from: nil, to: nil, after: nil, limit: 10)
+        #expect(page.fixes.map(\.sequence) == [10, 11, 12])
+        // Dedupe sees the migrated client ids; new fixes continue the sequence.
+        let again = try await backend.append(deviceID: "d", fixes: [Fix(longitude: 2.35, latitude: 48.85, timestamp: 5_000, clientID: "a"),
+                                                                    Fix(longitude: 2.35, latitude: 48.85, timestamp: 1_001)]) { _ in }
+        #expect(again.accepted == 0 && again.duplicates == 2)
+        let more = try await backend.append(deviceID: "d", fixes: [Fix(longitude: 2.36, latitude: 48.85, timestamp: 6_000)]) { _ in }
+        #expect(more.stored.map(\.sequence) == [13])
     }
 }

@@ -1,43 +1,46 @@
 import Foundation
 import Storage
+import Synchronization
 
 /// When and how much of `index_queue` to merge into `cell_index` and `client_ids`.
 ///
 /// A merge inserts random keys into large B-trees, which is cheap per row only in big sorted
-/// batches — and it holds the single writer while it runs (about 5–10 µs per row here), so it
-/// delays ingest commits by that long. Hence: merge big batches when ingest pauses; under
-/// steady load, whatever waited `maxAgeSeconds`; under heavy load, back to back once the
-/// unmerged fixes pass `highWater` (memory: ~100 bytes each).
+/// batches; and each of its commits holds the single writer. So a merge *cycle* takes a big
+/// batch (`cycleBatch` fixes) but commits it in chunks (`chunk` rows, in key order), letting
+/// ingest commits run in between. Cycles start once ingest pauses (`idleMilliseconds`), under
+/// steady load when the last one is `maxAgeSeconds` old, and back to back once the unmerged
+/// fixes pass `highWater` (memory: ~100 bytes each) — then only a tenth of `highWater` per
+/// cycle, enough to keep memory bounded while leaving the writer to ingest.
 public struct MergePolicy: Sendable {
     /// Merge by itself at all (tests and tools call `SQLiteBackend.mergeIndex` instead).
     public var automatic: Bool
-    /// Merge once no append has committed for this long (milliseconds)…
+    /// Start a cycle once no append has committed for this long (milliseconds).
     public var idleMilliseconds: Int
-    /// …in batches of this many fixes.
-    public var idleBatch: Int
-    /// Above this many unmerged fixes, merge back to back even while ingest runs…
+    /// Above this many unmerged fixes, run cycles back to back even while ingest runs.
     public var highWater: Int
-    /// …in batches of this many (also the batch of age-triggered merges).
-    public var pressureBatch: Int
-    /// Even while ingest never pauses, merge once the last merge (or the moment nothing was
-    /// unmerged) is this many seconds ago, so the in-memory part stays small under steady load.
+    /// Even while ingest never pauses, start a cycle once the last one ended (or the moment
+    /// nothing was unmerged) this many seconds ago.
     public var maxAgeSeconds: Double
+    /// Fixes per cycle (the batch whose keys are sorted together).
+    public var cycleBatch: Int
+    /// Rows per commit within a cycle (how long a merge commit holds the writer).
+    public var chunk: Int
 
-    public init(automatic: Bool = true, idleMilliseconds: Int = 250, idleBatch: Int = 100_000,
-                highWater: Int = 1_000_000, pressureBatch: Int = 100_000, maxAgeSeconds: Double = 30) {
+    public init(automatic: Bool = true, idleMilliseconds: Int = 250, highWater: Int = 1_000_000,
+                maxAgeSeconds: Double = 30, cycleBatch: Int = 400_000, chunk: Int = 16_384) {
         self.automatic = automatic
         self.idleMilliseconds = idleMilliseconds
-        self.idleBatch = idleBatch
         self.highWater = highWater
-        self.pressureBatch = pressureBatch
         self.maxAgeSeconds = maxAgeSeconds
+        self.cycleBatch = cycleBatch
+        self.chunk = chunk
     }
 
     public static let standard = MergePolicy()
     public static let manual = MergePolicy(automatic: false)
 }
 
-/// Runs merges by `MergePolicy` on its own thread; each merge is one job of the writer.
+/// Runs merge cycles by `MergePolicy` on its own thread; each chunk is one job of the writer.
 ///
 /// Lifetime: created stopped; `start` begins the thread (once); `stop` ends it, waiting for a
 /// merge in flight. Merging is also callable directly (`merge`).
@@ -55,11 +58,15 @@ final class IndexMerger: @unchecked Sendable {
     private let policy: MergePolicy
     private let unmerged: UnmergedFixes
     private let writer: DatabaseWriter
+    private let readers: ReaderPool
+    /// Cycles that failed (a chunk's commit threw); for metrics and tests.
+    let failures = Mutex(0)
 
-    init(policy: MergePolicy, unmerged: UnmergedFixes, writer: DatabaseWriter) {
+    init(policy: MergePolicy, unmerged: UnmergedFixes, writer: DatabaseWriter, readers: ReaderPool) {
         self.policy = policy
         self.unmerged = unmerged
         self.writer = writer
+        self.readers = readers
     }
 
     /// An append committed (called on the writer thread).
@@ -104,119 +111,227 @@ final class IndexMerger: @unchecked Sendable {
     private func loop() {
         condition.lock()
         while !stopping {
-            if inFlight { condition.wait(); continue }
             let pending = unmerged.count
-            let batch: Int
-            if pending >= policy.highWater {
-                batch = policy.pressureBatch
-            } else if pending > 0 {
-                let now = Date()
-                let idleDue = lastAppend.addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
-                let ageDue = lastCaughtUp.addingTimeInterval(policy.maxAgeSeconds)
-                if now >= idleDue {
-                    batch = policy.idleBatch
-                } else if now >= ageDue {
-                    batch = policy.pressureBatch
-                } else {
-                    _ = condition.wait(until: min(idleDue, ageDue))
-                    continue
-                }
-            } else {
+            if pending == 0 {
                 lastCaughtUp = Date()
                 idleWithNothingQueued = true
                 condition.wait()
                 idleWithNothingQueued = false
                 continue
             }
+            let pressure = pending >= policy.highWater
+            if !pressure {
+                let now = Date()
+                let idleDue = lastAppend.addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
+                let ageDue = lastCaughtUp.addingTimeInterval(policy.maxAgeSeconds)
+                if now < idleDue && now < ageDue {
+                    _ = condition.wait(until: min(idleDue, ageDue))
+                    continue
+                }
+            }
             inFlight = true
             condition.unlock()
-            Self.submit(batch: batch, unmerged: unmerged, writer: writer) { [self] _ in
-                condition.lock()
-                inFlight = false
-                lastCaughtUp = Date()
-                condition.broadcast()
-                condition.unlock()
-            }
+            runCycle(batch: pressure ? max(1, policy.highWater / 10) : policy.cycleBatch)
             condition.lock()
+            inFlight = false
+            lastCaughtUp = Date()
+            condition.broadcast()
         }
-        while inFlight { condition.wait() }
         running = false
         condition.broadcast()
         condition.unlock()
     }
 
-    /// Queues one merge of up to `batch` of the oldest queued fixes; `completion` gets how many
-    /// were merged, on the writer thread after the commit.
-    static func submit(batch: Int, unmerged: UnmergedFixes, writer: DatabaseWriter,
-                       completion: @escaping @Sendable (Result<Int, Error>) -> Void) {
-        writer.write({ db in try merge(batch: batch, unmerged: unmerged, in: db) }, completion: completion)
+    /// One cycle, its chunks committed one after another (this thread waits for each).
+    private func runCycle(batch: Int) {
+        do {
+            guard let cycle = try readers.read({ try MergeCycle(batch: batch, chunk: policy.chunk, unmerged: unmerged, in: $0) })
+            else { return }
+            while true {
+                let done = DispatchSemaphore(value: 0)
+                let more = Mutex<Result<Bool, Error>>(.success(false))
+                writer.write({ db in try cycle.commitNextChunk(in: db) }) { result in
+                    more.withLock { $0 = result }
+                    done.signal()
+                }
+                done.wait()
+                guard try more.withLock({ try $0.get() }) else { return }
+            }
+        } catch {
+            // A failed chunk rolled back by itself; the next cycle starts again from the stored
+            // merge point. Pause so that a persistent failure does not spin.
+            failures.withLock { $0 += 1 }
+            Thread.sleep(forTimeInterval: 1)
+        }
     }
+}
 
-    /// Moves the oldest queued appends (whole rows, about `batch` fixes) into `cell_index` and
-    /// `client_ids`, each sorted by its key, skipping fixes deleted meanwhile, and records the
-    /// merge point. Returns how many queued fixes it consumed.
-    static func merge(batch: Int, unmerged: UnmergedFixes, in db: Database) throws -> Int {
-        let records = try queuedRecords(upTo: batch, in: db)
-        guard let last = records.last else { return 0 }
-        let through = last.firstSequence + Int64(last.items.count) - 1
+/// One merge cycle: the oldest queued appends (whole `index_queue` rows, about `batch` fixes),
+/// moved into `cell_index` in cell order and then into `client_ids` in key order, `chunk` rows
+/// per commit. Fixes no longer in history are left out when the batch is read and, if anything
+/// was deleted since, again by each commit; each commit records the new `MergePoint`; the last
+/// one removes the merged queue rows. A cycle interrupted (crash, restart, failed commit) is simply started again: its
+/// inserts are idempotent and the stored merge point says what is already merged.
+///
+/// Not thread-safe: one caller drives `commitNextChunk` (each call on the writer thread).
+final class MergeCycle: @unchecked Sendable {
+    // @unchecked: `next` is touched only by the job that runs the next chunk, one at a time.
+    private let unmerged: UnmergedFixes
+    /// Cell-index entries in key order, split into chunks at cell boundaries.
+    private let cellChunks: [ArraySlice<IndexEntry>]
+    /// Client ids (with their fix's key) in key order, split into chunks.
+    private let idChunks: [ArraySlice<(key: UnmergedFixes.ClientKey, timestamp: Int64, sequence: Int64)>]
+    /// The highest sequence in the batch, and the key of its last queue row.
+    private let through: Int64
+    private let lastRowKey: Int64
+    /// `index_state.deletions` when the batch was read.
+    private let deletionsAtRead: Int64
+    private var next = 0
+
+    /// Reads the batch (on a reader: off the writer). Nil when nothing is queued.
+    init?(batch: Int, chunk: Int, unmerged: UnmergedFixes, in db: Database) throws {
+        let (idsMergedThrough, deletions) = try db.firstRow("SELECT ids_merged_through, deletions FROM index_state", []) {
+            ($0.int64(0), $0.int64(1))
+        } ?? (0, 0)
+        let point = try MergePoint.read(from: db)
+        // An interrupted cycle's point covers part of its batch: the new batch reaches at least
+        // as far, so the point it writes never claims fixes beyond its own batch.
+        let records = try IndexMerger.queuedRecords(after: idsMergedThrough, upTo: batch, reaching: point.cycleThrough, in: db)
+        guard let last = records.last else { return nil }
+        self.unmerged = unmerged
+        through = last.firstSequence + Int64(last.items.count) - 1
+        lastRowKey = last.firstSequence
+        deletionsAtRead = deletions
         var entries: [IndexEntry] = []
-        var clientIDs: [(key: UnmergedFixes.ClientKey, sequence: Int64)] = []
-        var consumed = 0
+        var ids: [(key: UnmergedFixes.ClientKey, timestamp: Int64, sequence: Int64)] = []
         let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
         for record in records {
-            consumed += record.items.count
             for (sequence, item) in record.sequenced {
-                try exists.bind(record.deviceKey, at: 1)
-                try exists.bind(item.timestamp, at: 2)
-                try exists.bind(sequence, at: 3)
-                let stillStored = try exists.step()
-                exists.reset()
-                guard stillStored else { continue }
-                entries.append(IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp,
-                                          sequence: sequence, longitude: item.longitude, latitude: item.latitude))
-                if let id = item.clientID { clientIDs.append((.init(deviceKey: record.deviceKey, clientID: id), sequence)) }
+                if deletions > 0 {
+                    try exists.bind(record.deviceKey, at: 1)
+                    try exists.bind(item.timestamp, at: 2)
+                    try exists.bind(sequence, at: 3)
+                    let stillStored = try exists.step()
+                    exists.reset()
+                    guard stillStored else { continue }
+                }
+                let entry = IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
+                                       longitude: item.longitude, latitude: item.latitude)
+                if !point.covers(entry) { entries.append(entry) }
+                if let id = item.clientID {
+                    ids.append((.init(deviceKey: record.deviceKey, clientID: id), item.timestamp, sequence))
+                }
             }
         }
         entries.sort { ($0.cell, $0.deviceKey, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey, $1.timestamp, $1.sequence) }
-        // OR REPLACE / OR IGNORE: a row can only be there already if the same fix was merged
-        // before (it is the same row), which must not wedge every later merge.
-        let intoIndex = try db.prepare("INSERT OR REPLACE INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
-        for entry in entries {
-            try intoIndex.bind(entry.cell, at: 1)
-            try intoIndex.bind(entry.deviceKey, at: 2)
-            try intoIndex.bind(entry.timestamp, at: 3)
-            try intoIndex.bind(entry.sequence, at: 4)
-            try intoIndex.bind(entry.longitude, at: 5)
-            try intoIndex.bind(entry.latitude, at: 6)
-            try intoIndex.run()
-        }
-        clientIDs.sort { ($0.key.deviceKey, $0.key.clientID) < ($1.key.deviceKey, $1.key.clientID) }
-        let intoClientIDs = try db.prepare("INSERT OR IGNORE INTO client_ids (device_key, client_id, seq) VALUES (?, ?, ?)")
-        for entry in clientIDs {
-            try intoClientIDs.bind(entry.key.deviceKey, at: 1)
-            try intoClientIDs.bind(entry.key.clientID, at: 2)
-            try intoClientIDs.bind(entry.sequence, at: 3)
-            try intoClientIDs.run()
-        }
-        try db.run("DELETE FROM index_queue WHERE seq <= ?", [.integer(last.firstSequence)])
-        try db.run("UPDATE index_state SET merged_through = ?", [.integer(through)])
-        unmerged.removeMerged(through: through, clientIDs: clientIDs.map(\.key))
-        return consumed
+        ids.sort { ($0.key.deviceKey, $0.key.clientID) < ($1.key.deviceKey, $1.key.clientID) }
+        cellChunks = Self.split(entries, chunk: max(1, chunk)) { $0.cell }
+        idChunks = stride(from: 0, to: ids.count, by: max(1, chunk)).map { ids[$0..<min($0 + max(1, chunk), ids.count)] }
     }
 
-    /// The oldest queue rows, in order, until they hold at least `limit` fixes (or the queue ends).
-    static func queuedRecords(upTo limit: Int, in db: Database) throws -> [IndexQueueRecord] {
-        let statement = try db.prepare("SELECT seq, device_key, fixes FROM index_queue ORDER BY seq")
+    /// Splits sorted `items` into pieces of about `chunk`, never between two equal keys.
+    static func split<T>(_ items: [T], chunk: Int, key: (T) -> Int64) -> [ArraySlice<T>] {
+        var pieces: [ArraySlice<T>] = []
+        var start = 0
+        while start < items.count {
+            var end = min(start + chunk, items.count)
+            while end < items.count && key(items[end]) == key(items[end - 1]) { end += 1 }
+            pieces.append(items[start..<end])
+            start = end
+        }
+        return pieces
+    }
+
+    /// Fixes this cycle moves (for counts).
+    var fixCount: Int { cellChunks.reduce(0) { $0 + $1.count } }
+
+    /// Commits the next chunk (inside the writer's transaction); returns whether more remain.
+    func commitNextChunk(in db: Database) throws -> Bool {
+        let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
+        let deletedSinceRead = try db.firstRow("SELECT deletions FROM index_state", []) { $0.int64(0) } != deletionsAtRead
+        func stillStored(_ deviceKey: Int64, _ timestamp: Int64, _ sequence: Int64) throws -> Bool {
+            guard deletedSinceRead else { return true }
+            try exists.bind(deviceKey, at: 1)
+            try exists.bind(timestamp, at: 2)
+            try exists.bind(sequence, at: 3)
+            defer { exists.reset() }
+            return try exists.step()
+        }
+        let step = next
+        next += 1
+        if step < cellChunks.count {
+            // OR REPLACE: a fix merged by an interrupted cycle is merged again, the same row.
+            let insert = try db.prepare("INSERT OR REPLACE INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
+            for entry in cellChunks[step] where try stillStored(entry.deviceKey, entry.timestamp, entry.sequence) {
+                try insert.bind(entry.cell, at: 1)
+                try insert.bind(entry.deviceKey, at: 2)
+                try insert.bind(entry.timestamp, at: 3)
+                try insert.bind(entry.sequence, at: 4)
+                try insert.bind(entry.longitude, at: 5)
+                try insert.bind(entry.latitude, at: 6)
+                try insert.run()
+            }
+            var point = try MergePoint.read(from: db)
+            point.progress += 1
+            if step + 1 < cellChunks.count {
+                point.cycleThrough = max(point.cycleThrough, through)
+                point.cycleCell = cellChunks[step + 1].first!.cell
+            } else {
+                point.mergedThrough = max(point.mergedThrough, through)
+                point.cycleThrough = point.mergedThrough
+                point.cycleCell = .min
+            }
+            try point.write(to: db)
+            unmerged.cellsMerged(point)
+        } else if step - cellChunks.count < idChunks.count {
+            let insert = try db.prepare("INSERT OR IGNORE INTO client_ids (device_key, client_id, seq) VALUES (?, ?, ?)")
+            let chunk = idChunks[step - cellChunks.count]
+            for id in chunk where try stillStored(id.key.deviceKey, id.timestamp, id.sequence) {
+                try insert.bind(id.key.deviceKey, at: 1)
+                try insert.bind(id.key.clientID, at: 2)
+                try insert.bind(id.sequence, at: 3)
+                try insert.run()
+            }
+            unmerged.clientIDsMerged(chunk.map(\.key))
+        }
+        if next < cellChunks.count + idChunks.count { return true }
+        if cellChunks.isEmpty {
+            // Only client ids (or nothing) were left: the cell index already had every fix.
+            var point = try MergePoint.read(from: db)
+            if point.mergedThrough < through {
+                point.mergedThrough = through
+                point.cycleThrough = through
+                point.cycleCell = .min
+                point.progress += 1
+                try point.write(to: db)
+                unmerged.cellsMerged(point)
+            }
+        }
+        try db.run("UPDATE index_state SET ids_merged_through = max(ids_merged_through, ?)", [.integer(through)])
+        try db.run("DELETE FROM index_queue WHERE seq <= ?", [.integer(lastRowKey)])
+        return false
+    }
+}
+
+extension IndexMerger {
+    /// The queue rows after sequence `after`, in order, until they hold at least `limit` fixes
+    /// and reach sequence `reaching`.
+    static func queuedRecords(after: Int64 = .min, upTo limit: Int, reaching: Int64 = .min,
+                              in db: Database) throws -> [IndexQueueRecord] {
+        let statement = try db.prepare("SELECT seq, device_key, fixes FROM index_queue WHERE seq > ? ORDER BY seq")
         defer { statement.reset() }
+        try statement.bind(after, at: 1)
         var records: [IndexQueueRecord] = []
         var count = 0
-        while count < limit, try statement.step() {
+        var reached = Int64.min
+        while count < limit || reached < reaching, try statement.step() {
             guard let record = IndexQueueRecord.decode(firstSequence: statement.int64(0), deviceKey: statement.int64(1),
                                                        bytes: statement.blob(2)) else {
                 throw StorageError(code: 11, message: "index_queue row \(statement.int64(0)) is damaged")  // SQLITE_CORRUPT
             }
             records.append(record)
             count += record.items.count
+            reached = record.firstSequence + Int64(record.items.count) - 1
         }
         return records
     }

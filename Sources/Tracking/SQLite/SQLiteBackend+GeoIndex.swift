@@ -14,15 +14,16 @@ extension SQLiteBackend: GeoIndex {
     }
 
     /// A reader over `cell_index` in one snapshot plus the unmerged fixes that snapshot does not
-    /// have in `cell_index`. If a merge committed after the snapshot began and the mirror already
-    /// dropped what it merged, the snapshot is taken again (merges are rare; this loop ends).
+    /// have in `cell_index` (those its `MergePoint` does not cover). If a merge committed after
+    /// the snapshot began and the mirror already dropped what it merged, the snapshot is taken
+    /// again (merge commits are few and short; this loop ends).
     public func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T {
         while true {
             let result: T? = try read { db in
-                let merged = try db.firstRow("SELECT merged_through FROM index_state", [], { $0.int64(0) }) ?? 0
+                let point = try MergePoint.read(from: db)
                 let pending = unmerged.snapshot()
-                guard pending.mergedThrough <= merged else { return nil }
-                return try body(SQLiteGeoIndexReader(db: db, pending: pending, merged: merged))
+                guard pending.progress <= point.progress else { return nil }
+                return try body(SQLiteGeoIndexReader(db: db, pending: pending, point: point))
             }
             if let result { return result }
         }
@@ -30,11 +31,11 @@ extension SQLiteBackend: GeoIndex {
 }
 
 /// Cell-index reads on one connection inside its read transaction, plus the fixes not merged
-/// as of that transaction (sequence > `merged`).
+/// as of that transaction (those `point` does not cover).
 struct SQLiteGeoIndexReader: GeoIndexReader {
     let db: Database
     let pending: UnmergedFixes.Snapshot
-    let merged: Int64
+    let point: MergePoint
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let statement = try db.prepare("""
@@ -48,12 +49,12 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
                                    sequence: statement.int64(3), longitude: statement.double(4), latitude: statement.double(5))
             if try !body(entry) { return false }
         }
-        return try pending.scan(range, from: from, to: to, merged: merged, body)
+        return try pending.scan(range, from: from, to: to, point: point, body)
     }
 
     func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool {
         let from = from ?? Int64.min, to = to ?? Int64.max
-        if pending.hasEntries(in: range, from: from, to: to, merged: merged) { return true }
+        if pending.hasEntries(in: range, from: from, to: to, point: point) { return true }
         let statement = try db.prepare("SELECT 1 FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ? LIMIT 1")
         defer { statement.reset() }
         try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from), .integer(to)])

@@ -230,6 +230,7 @@ extension SQLiteBackend: LocationStore {
               (SELECT lon, lat, ts, cell FROM locations WHERE device_key = devices.key ORDER BY ts DESC, seq DESC LIMIT 1)
             WHERE key = ? AND last_ts < ?
             """, [.integer(deviceKey), .integer(before)])
+        try db.run("UPDATE index_state SET deletions = deletions + 1")
         unmerged.remove(deviceKey: deviceKey, sequences: Set(victims.map(\.seq)),
                         clientIDs: victims.compactMap { v in v.clientID.map { .init(deviceKey: deviceKey, clientID: $0) } })
         return deleted
@@ -245,6 +246,7 @@ extension SQLiteBackend: LocationStore {
         try db.run("DELETE FROM client_ids WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("DELETE FROM index_queue WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("DELETE FROM locations WHERE device_key = ?", [.integer(deviceKey)])
+        try db.run("UPDATE index_state SET deletions = deletions + 1")
         unmerged.remove(deviceKey: deviceKey, sequences: nil, clientIDs: [])
     }
 }

@@ -37,13 +37,15 @@ public final class SQLiteBackend: Sendable {
         self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged)
         self.readers = try ReaderPool(path: path, size: readerCount)
         self.checkpointer = try Checkpointer(path: path)
-        self.merger = IndexMerger(policy: merging, unmerged: unmerged, writer: writer)
+        self.merger = IndexMerger(policy: merging, unmerged: unmerged, writer: writer, readers: readers)
         merger.start()
     }
 
-    /// Fills the mirror from `index_queue`, leaving out fixes deleted since they were queued.
+    /// Fills the mirror from `index_queue`: the fixes the stored merge point does not cover,
+    /// leaving out those deleted since they were queued, and client ids not yet in `client_ids`.
     static func loadUnmerged(into unmerged: UnmergedFixes, from db: Database) throws {
-        let merged = try db.firstRow("SELECT merged_through FROM index_state", [], { $0.int64(0) }) ?? 0
+        let point = try MergePoint.read(from: db)
+        let idsMergedThrough = try db.firstRow("SELECT ids_merged_through FROM index_state", []) { $0.int64(0) } ?? 0
         var entries: [IndexEntry] = []
         var clientIDs: [UnmergedFixes.ClientKey] = []
         let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
@@ -55,22 +57,35 @@ public final class SQLiteBackend: Sendable {
                 let stillStored = try exists.step()
                 exists.reset()
                 guard stillStored else { continue }
-                entries.append(IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
-                                          longitude: item.longitude, latitude: item.latitude))
-                if let id = item.clientID { clientIDs.append(.init(deviceKey: record.deviceKey, clientID: id)) }
+                let entry = IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
+                                       longitude: item.longitude, latitude: item.latitude)
+                if !point.covers(entry) { entries.append(entry) }
+                if let id = item.clientID, sequence > idsMergedThrough {
+                    clientIDs.append(.init(deviceKey: record.deviceKey, clientID: id))
+                }
             }
         }
-        unmerged.reload(entries: entries, clientIDs: clientIDs, mergedThrough: merged)
+        unmerged.reload(entries: entries, clientIDs: clientIDs, point: point)
     }
 
     /// Fixes stored but not yet merged into the cell index (queries see them all the same).
     public var unmergedCount: Int { unmerged.count }
 
-    /// Merges up to `batch` of the oldest unmerged fixes now; returns how many.
+    /// Runs one merge cycle now over about `batch` of the oldest queued fixes, `chunk` rows
+    /// per commit; returns how many fixes it moved into the cell index.
     @discardableResult
-    public func mergeIndex(batch: Int = 100_000) async throws -> Int {
+    public func mergeIndex(batch: Int = 400_000, chunk: Int = 16_384) async throws -> Int {
+        guard let cycle = try beginMerge(batch: batch, chunk: chunk) else { return 0 }
+        while try await cycle.step() {}
+        return cycle.fixCount
+    }
+
+    /// Starts a merge cycle to drive chunk by chunk (`step`); nil when nothing is queued.
+    /// One cycle at a time; with automatic merging, the merger runs its own.
+    public func beginMerge(batch: Int, chunk: Int) throws -> MergeStepper? {
         let unmerged = self.unmerged
-        return try await write { db in try IndexMerger.merge(batch: batch, unmerged: unmerged, in: db) }
+        guard let cycle = try read({ try MergeCycle(batch: batch, chunk: chunk, unmerged: unmerged, in: $0) }) else { return nil }
+        return MergeStepper(cycle: cycle, backend: self)
     }
 
     /// With automatic merging: waits until the merger has merged everything, or `deadline`.
@@ -78,9 +93,11 @@ public final class SQLiteBackend: Sendable {
         merger.waitUntilAllMerged(deadline: deadline)
     }
 
-    /// Merges until nothing is left unmerged.
-    public func drainIndex(batch: Int = 100_000) async throws {
-        while try await mergeIndex(batch: batch) > 0 {}
+    /// Merges until nothing is left queued.
+    public func drainIndex(batch: Int = 400_000, chunk: Int = 16_384) async throws {
+        while let cycle = try beginMerge(batch: batch, chunk: chunk) {
+            while try await cycle.step() {}
+        }
     }
 
     /// Runs `body` with a read-only connection (one consistent snapshot).
@@ -115,4 +132,24 @@ public final class SQLiteBackend: Sendable {
             database.checkpoint()
         }
     }
+}
+
+/// A merge cycle driven from outside, one chunk (one commit) per `step`.
+public final class MergeStepper: Sendable {
+    let cycle: MergeCycle
+    let backend: SQLiteBackend
+
+    init(cycle: MergeCycle, backend: SQLiteBackend) {
+        self.cycle = cycle
+        self.backend = backend
+    }
+
+    /// Commits the next chunk; returns whether more remain.
+    public func step() async throws -> Bool {
+        let cycle = self.cycle
+        return try await backend.write { db in try cycle.commitNextChunk(in: db) }
+    }
+
+    /// Fixes the cycle moves into the cell index.
+    public var fixCount: Int { cycle.fixCount }
 }

@@ -8,15 +8,16 @@ import Synchronization
 /// `client_ids` plus this mirror. Entries are kept as cell-sorted runs (a new run per commit,
 /// neighbouring runs merged when the newer is at least half the older's size, up to
 /// `maxRunLength`), so a range lookup costs one binary search per run. Runs hold consecutive
-/// commits, so a merge (which takes the oldest sequences) drops whole runs.
+/// commits, so merging (which takes the oldest sequences) mostly drops whole runs.
 ///
-/// Transactions: write jobs record changes (`add`, `removeMerged`, `remove`) that take effect
+/// Transactions: write jobs record changes (`add`, `cellsMerged`, `clientIDsMerged`, `remove`)
+/// that take effect
 /// when their transaction commits and vanish if their job or transaction rolls back — the writer
 /// reports both (`TransactionObserver`). Client ids a job stores are visible to later jobs of
 /// the same transaction at once (`stageClientID`) and withdrawn on rollback.
 /// Threading: only the writer thread mutates; readers take an immutable `Snapshot`.
-/// Invariant: after each commit the mirror holds exactly the rows of `index_queue`, and every
-/// entry has `sequence > mergedThrough`.
+/// Invariant: after each commit the mirror holds exactly the queued fixes that are still in
+/// history and not covered by the stored `MergePoint` (and their client ids, until merged).
 final class UnmergedFixes: Sendable {
     /// A client id of one device, as the dedupe check sees it. Hashing uses only a precomputed
     /// 64-bit fingerprint (so the writer never hashes strings); equality compares the id itself.
@@ -62,16 +63,16 @@ final class UnmergedFixes: Sendable {
         }
     }
 
-    /// What a reader uses: the runs and the merge point they were taken at.
+    /// What a reader uses: the runs, and the merge progress they reflect.
     struct Snapshot: Sendable {
         let runs: [Run]
-        /// Every fix with a sequence ≤ this is in the merged tables (or deleted).
-        let mergedThrough: Int64
+        /// `MergePoint.progress` of the last merge commit applied to these runs.
+        let progress: Int64
     }
 
     private struct State {
         var runs: [Run] = []
-        var mergedThrough: Int64 = 0
+        var point = MergePoint.start
         var count = 0
     }
 
@@ -88,7 +89,8 @@ final class UnmergedFixes: Sendable {
     /// A change recorded by a job of the open transaction, applied at its commit.
     private enum Change {
         case add([IndexEntry])
-        case removeMerged(through: Int64, clientIDs: [ClientKey])
+        case cellsMerged(MergePoint)
+        case clientIDsMerged([ClientKey])
         case remove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey])
     }
 
@@ -105,19 +107,19 @@ final class UnmergedFixes: Sendable {
     /// Fixes waiting to be merged.
     var count: Int { state.withLock { $0.count } }
 
-    var mergedThrough: Int64 { state.withLock { $0.mergedThrough } }
+    var point: MergePoint { state.withLock { $0.point } }
 
     func snapshot() -> Snapshot {
-        state.withLock { Snapshot(runs: $0.runs, mergedThrough: $0.mergedThrough) }
+        state.withLock { Snapshot(runs: $0.runs, progress: $0.point.progress) }
     }
 
-    /// Replaces everything (startup, or after a failed transaction).
-    func reload(entries: [IndexEntry], clientIDs: [ClientKey], mergedThrough: Int64) {
+    /// Replaces everything (at startup): `entries` must be the queued fixes `point` does not cover.
+    func reload(entries: [IndexEntry], clientIDs: [ClientKey], point: MergePoint) {
         let run = entries.sorted(by: Self.order)
         let runs = stride(from: 0, to: run.count, by: Self.maxRunLength).map {
             Run(Array(run[$0..<min($0 + Self.maxRunLength, run.count)]))
         }
-        state.withLock { $0 = State(runs: runs, mergedThrough: mergedThrough, count: run.count) }
+        state.withLock { $0 = State(runs: runs, point: point, count: run.count) }
         self.clientIDs.withLock { set in
             set = ClientIDSet()
             for key in clientIDs { set.insert(key) }
@@ -145,9 +147,14 @@ final class UnmergedFixes: Sendable {
         journal.withLock { $0.changes.append(.add(entries)) }
     }
 
-    /// The running job merged every queued fix with sequence ≤ `through` (with these client ids).
-    func removeMerged(through: Int64, clientIDs: [ClientKey]) {
-        journal.withLock { $0.changes.append(.removeMerged(through: through, clientIDs: clientIDs)) }
+    /// The running job merged cells up to `point` (entries it covers leave the mirror).
+    func cellsMerged(_ point: MergePoint) {
+        journal.withLock { $0.changes.append(.cellsMerged(point)) }
+    }
+
+    /// The running job stored these client ids in `client_ids`.
+    func clientIDsMerged(_ keys: [ClientKey]) {
+        journal.withLock { $0.changes.append(.clientIDsMerged(keys)) }
     }
 
     /// The running job deleted a device's fixes with these sequences (nil: all of the device's
@@ -159,7 +166,8 @@ final class UnmergedFixes: Sendable {
     private func apply(_ change: Change) {
         switch change {
         case .add(let entries): applyAdd(entries)
-        case .removeMerged(let through, let clientIDs): applyRemoveMerged(through: through, clientIDs: clientIDs)
+        case .cellsMerged(let point): applyCellsMerged(point)
+        case .clientIDsMerged(let keys): self.clientIDs.withLock { set in for key in keys { set.remove(key) } }
         case .remove(let key, let sequences, let clientIDs): applyRemove(deviceKey: key, sequences: sequences, clientIDs: clientIDs)
         }
     }
@@ -180,16 +188,17 @@ final class UnmergedFixes: Sendable {
         }
     }
 
-    private func applyRemoveMerged(through: Int64, clientIDs: [ClientKey]) {
+    private func applyCellsMerged(_ point: MergePoint) {
         let runs = state.withLock { $0.runs }
-        // Whole runs at or below the merge point go; only a run straddling it is filtered.
-        let kept = Self.filter(runs, skipping: { $0.minSequence > through }) { $0.sequence > through }
+        // Runs wholly newer than the cycle stay as they are; the others lose what is covered.
+        let kept = Self.filter(runs, skipping: { $0.minSequence > point.cycleThrough && $0.minSequence > point.mergedThrough }) {
+            !point.covers($0)
+        }
         state.withLock {
             $0.runs = kept.runs
             $0.count = kept.count
-            $0.mergedThrough = max($0.mergedThrough, through)
+            $0.point = point
         }
-        self.clientIDs.withLock { set in for key in clientIDs { set.remove(key) } }
     }
 
     private func applyRemove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey]) {
@@ -247,17 +256,46 @@ final class UnmergedFixes: Sendable {
     }
 }
 
+/// How far merging into `cell_index` has come (the row of `index_state`): every fix with
+/// sequence ≤ `mergedThrough` is merged, and so is every fix with sequence ≤ `cycleThrough`
+/// whose cell is below `cycleCell` — a merge cycle goes through its fixes in cell order, one
+/// commit per chunk. `progress` counts merge commits.
+struct MergePoint: Sendable, Equatable {
+    var mergedThrough: Int64
+    var cycleThrough: Int64
+    var cycleCell: Int64
+    var progress: Int64
+
+    static let start = MergePoint(mergedThrough: 0, cycleThrough: 0, cycleCell: .min, progress: 0)
+
+    /// Whether the entry is in `cell_index` as of this point.
+    func covers(_ entry: IndexEntry) -> Bool {
+        entry.sequence <= mergedThrough || (entry.sequence <= cycleThrough && entry.cell < cycleCell)
+    }
+
+    static func read(from db: Database) throws -> MergePoint {
+        try db.firstRow("SELECT merged_through, cycle_through, cycle_cell, progress FROM index_state", []) {
+            MergePoint(mergedThrough: $0.int64(0), cycleThrough: $0.int64(1), cycleCell: $0.int64(2), progress: $0.int64(3))
+        } ?? .start
+    }
+
+    func write(to db: Database) throws {
+        try db.run("UPDATE index_state SET merged_through = ?, cycle_through = ?, cycle_cell = ?, progress = ?",
+                   [.integer(mergedThrough), .integer(cycleThrough), .integer(cycleCell), .integer(progress)])
+    }
+}
+
 extension UnmergedFixes.Snapshot {
-    /// Calls `body` for each entry not yet merged as of `merged` (sequence > merged) whose key is
-    /// in `range` and time in [from, to]; returns false if `body` stopped the scan.
-    func scan(_ range: ClosedRange<Int64>, from: Int64, to: Int64, merged: Int64,
+    /// Calls `body` for each entry that `point` (the reader's stored merge point) does not
+    /// cover whose key is in `range` and time in [from, to]; returns false if `body` stopped.
+    func scan(_ range: ClosedRange<Int64>, from: Int64, to: Int64, point: MergePoint,
               _ body: (IndexEntry) throws -> Bool) rethrows -> Bool {
         for run in runs.lazy.map(\.entries) {
             var index = Self.lowerBound(run, range.lowerBound)
             while index < run.count, run[index].cell <= range.upperBound {
                 let entry = run[index]
                 index += 1
-                guard entry.sequence > merged, entry.timestamp >= from, entry.timestamp <= to else { continue }
+                guard !point.covers(entry), entry.timestamp >= from, entry.timestamp <= to else { continue }
                 if try !body(entry) { return false }
             }
         }
@@ -265,8 +303,8 @@ extension UnmergedFixes.Snapshot {
     }
 
     /// Whether `scan` would yield anything.
-    func hasEntries(in range: ClosedRange<Int64>, from: Int64, to: Int64, merged: Int64) -> Bool {
-        !scan(range, from: from, to: to, merged: merged) { _ in false }
+    func hasEntries(in range: ClosedRange<Int64>, from: Int64, to: Int64, point: MergePoint) -> Bool {
+        !scan(range, from: from, to: to, point: point) { _ in false }
     }
 
     /// First index whose cell is ≥ `cell`.
