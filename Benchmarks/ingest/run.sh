@@ -56,10 +56,12 @@ read -r a_rps a_p99 a_err <<<"$(run_wrk 100)"
 stored=$(python3 -c "import sqlite3; print(sqlite3.connect('$work/data/fod.sqlite').execute('select count(*) from locations').fetchone()[0])")
 echo "HTTP: $a_rps req/s = $((a_rps * 100)) fixes/s offered; p99 ${a_p99} ms; non-2xx $a_err; rows stored $stored"
 # The server answers once fixes are in history and the index queue; the merge into the cell
-# index runs behind (on the same writer). Time until it has caught up:
-unmerged() { curl -sf "http://127.0.0.1:$port/metrics" | sed -nE 's/^fod_index_unmerged_fixes ([0-9.e+]+)$/\1/p'; }
+# index and client ids runs behind (chunks on the same writer). Time until it has caught up
+# (nothing unmerged and no merge cycle running):
+gauge() { curl -sf "http://127.0.0.1:$port/metrics" | sed -nE "s/^$1 ([0-9.e+]+)\$/\\1/p"; }
+unmerged() { python3 -c "print(int(float('$(gauge fod_index_unmerged_fixes)') + float('$(gauge fod_index_merge_running)')))"; }
 left=$(unmerged); left0=$left; drain_start=$(date +%s.%N)
-while [ "$(python3 -c "print(int(float('${left:-0}')))")" != 0 ]; do sleep 0.2; left=$(unmerged); done
+while [ "$left" != 0 ]; do sleep 0.2; left=$(unmerged); done
 drain=$(python3 -c "print(f'{$(date +%s.%N) - $drain_start:.1f}')")
 echo "merge caught up ${drain} s after the load ended (${left0%.*} fixes were unmerged); stored/(load + catch-up) = $(python3 -c "print(round($stored/($duration+$drain)))") fixes/s"
 baseline=$("$bin/fod-ingest-baseline" "$work/raw.sqlite" "$rows" 10000 "$sync")

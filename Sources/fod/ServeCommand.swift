@@ -62,6 +62,7 @@ enum ServeCommand {
                 ("fod_database_commits_total", "Group commits done by the writer.", Double(backend.writer.statistics.commits)),
                 ("fod_index_unmerged_fixes", "Stored fixes not yet merged into the cell index (queries read them from memory).",
                  Double(backend.unmergedCount)),
+                ("fod_index_merge_running", "1 while a merge cycle (cell index, then client ids) is running.", backend.isMerging ? 1 : 0),
             ])
         }
         let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in

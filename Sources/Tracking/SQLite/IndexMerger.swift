@@ -97,6 +97,13 @@ final class IndexMerger: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether a merge cycle is running (its client-id phase may outlast the cell entries).
+    var isMerging: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return inFlight
+    }
+
     /// Blocks until nothing is left unmerged and no merge is running, or until `deadline`;
     /// returns whether it got there (for tests and tools; merges must be automatic).
     func waitUntilAllMerged(deadline: Date) -> Bool {

@@ -88,6 +88,9 @@ public final class SQLiteBackend: Sendable {
         return MergeStepper(cycle: cycle, backend: self)
     }
 
+    /// Whether the merger is running a merge cycle now.
+    public var isMerging: Bool { merger.isMerging }
+
     /// With automatic merging: waits until the merger has merged everything, or `deadline`.
     public func waitUntilAllMerged(deadline: Date) -> Bool {
         merger.waitUntilAllMerged(deadline: deadline)
