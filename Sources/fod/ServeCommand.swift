@@ -63,6 +63,7 @@ enum ServeCommand {
                 ("fod_index_unmerged_fixes", "Stored fixes not yet merged into the cell index (queries read them from memory).",
                  Double(backend.unmergedCount)),
                 ("fod_index_merge_running", "1 while a merge cycle (cell index, then client ids) is running.", backend.isMerging ? 1 : 0),
+                ("fod_index_merge_failures", "Merge cycles that failed since start (retried).", Double(backend.mergeFailures)),
             ])
         }
         let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in

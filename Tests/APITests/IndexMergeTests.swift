@@ -217,6 +217,27 @@ import HTTPServer
         #expect(merged == 30)
     }
 
+    @Test func aCycleInterruptedAfterItsCellPhaseIsFinishedAfterARestart() async throws {
+        let world = try await World(devices: 1)
+        defer { world.close() }
+        let fixes = (0..<20).map { Fix(longitude: 2.35 + Double($0) * 1e-3, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0), clientID: "i\($0)") }
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes) { _ in }
+        let cycle = try #require(try world.backend.beginMerge(batch: 100, chunk: 8))
+        while world.backend.unmergedCount > 0 { #expect(try await cycle.step()) }
+        // Cells merged, client ids not yet: stop here, as a crash would.
+        world.backend.close()
+        world.backend = try SQLiteBackend.open(directory: world.directory, synchronous: .normal,
+                                               merging: MergePolicy(idleMilliseconds: 1, maxAgeSeconds: 0.001))
+        #expect(world.backend.unmergedCount == 0)
+        #expect(world.backend.waitUntilAllMerged(deadline: Date().addingTimeInterval(60)))
+        let counts = try world.backend.read { db in
+            try ["cell_index", "client_ids", "index_queue"].map { table in try db.firstRow("SELECT count(*) FROM \(table)", []) { $0.int(0) } ?? -1 }
+        }
+        #expect(counts == [20, 20, 0])
+        let again = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes) { _ in }
+        #expect(again.duplicates == 20)
+    }
+
     @Test func aRolledBackJobWithdrawsItsClientIDsAndEntries() {
         let mirror = UnmergedFixes()
         let key = UnmergedFixes.ClientKey(deviceKey: 1, clientID: "a")

@@ -167,7 +167,8 @@ guard args.count == 5, let count = Int(args[2]), let perTransaction = Int(args[3
 }
 do {
     let db = try Database(path: args[1], synchronous: sync)
-    if let cache = ProcessInfo.processInfo.environment["FOD_CACHE_KIB"] { try db.execute("PRAGMA cache_size = -\(cache)") }
+    // The server's writer page cache.
+    try db.execute("PRAGMA cache_size = -\(SQLiteBackend.writerCacheKiB)")
     try Schema.migrator.migrate(db)
     try db.run("INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES ('u', 'u@x', 'u', '!', 0)")
     for d in 0..<64 {

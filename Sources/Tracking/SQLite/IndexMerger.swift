@@ -43,7 +43,7 @@ public struct MergePolicy: Sendable {
 /// Runs merge cycles by `MergePolicy` on its own thread; each chunk is one job of the writer.
 ///
 /// Lifetime: created stopped; `start` begins the thread (once); `stop` ends it, waiting for a
-/// merge in flight. Merging is also callable directly (`merge`).
+/// merge in flight. Tests and tools drive cycles themselves (`SQLiteBackend.beginMerge`).
 final class IndexMerger: @unchecked Sendable {
     // @unchecked: every var is guarded by `condition`.
     private let condition = NSCondition()
@@ -52,6 +52,8 @@ final class IndexMerger: @unchecked Sendable {
     private var lastCaughtUp = Date()
     /// The thread sleeps with nothing to merge (it needs a signal to start the idle timer).
     private var idleWithNothingQueued = false
+    /// After a failed cycle, no new one before this (a persistent failure must not spin).
+    private var retryAfter = Date.distantPast
     private var inFlight = false
     private var stopping = false
     private var running = false
@@ -59,8 +61,12 @@ final class IndexMerger: @unchecked Sendable {
     private let unmerged: UnmergedFixes
     private let writer: DatabaseWriter
     private let readers: ReaderPool
-    /// Cycles that failed (a chunk's commit threw); for metrics and tests.
-    let failures = Mutex(0)
+    /// Cycles that failed (a chunk's commit threw), for metrics.
+    private(set) var failures: Int {
+        get { condition.lock(); defer { condition.unlock() }; return failureCount }
+        set { condition.lock(); failureCount = newValue; condition.unlock() }
+    }
+    private var failureCount = 0
 
     init(policy: MergePolicy, unmerged: UnmergedFixes, writer: DatabaseWriter, readers: ReaderPool) {
         self.policy = policy
@@ -109,21 +115,28 @@ final class IndexMerger: @unchecked Sendable {
     func waitUntilAllMerged(deadline: Date) -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        while unmerged.count > 0 || inFlight {
-            guard condition.wait(until: deadline) else { return unmerged.count == 0 && !inFlight }
+        while unmerged.pendingWork > 0 || inFlight {
+            guard condition.wait(until: deadline) else { return unmerged.pendingWork == 0 && !inFlight }
         }
         return true
     }
 
     private func loop() {
         condition.lock()
+        var nothingToMerge = false
         while !stopping {
+            if Date() < retryAfter {
+                _ = condition.wait(until: retryAfter)
+                continue
+            }
+            // Cell entries, or client ids whose phase an interrupted cycle left undone.
             let pending = unmerged.count
-            if pending == 0 {
+            if nothingToMerge || unmerged.pendingWork == 0 {
                 lastCaughtUp = Date()
                 idleWithNothingQueued = true
                 condition.wait()
                 idleWithNothingQueued = false
+                nothingToMerge = false
                 continue
             }
             let pressure = pending >= policy.highWater
@@ -138,10 +151,17 @@ final class IndexMerger: @unchecked Sendable {
             }
             inFlight = true
             condition.unlock()
-            runCycle(batch: pressure ? max(1, policy.highWater / 10) : policy.cycleBatch)
+            let outcome = runCycle(batch: pressure ? max(1, policy.highWater / 10) : policy.cycleBatch)
             condition.lock()
             inFlight = false
             lastCaughtUp = Date()
+            switch outcome {
+            case .merged: break
+            case .nothingQueued: nothingToMerge = true   // until the next append
+            case .failed:
+                failureCount += 1
+                retryAfter = Date().addingTimeInterval(1)
+            }
             condition.broadcast()
         }
         running = false
@@ -149,11 +169,14 @@ final class IndexMerger: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// One cycle, its chunks committed one after another (this thread waits for each).
-    private func runCycle(batch: Int) {
+    enum CycleOutcome { case merged, nothingQueued, failed }
+
+    /// One cycle, its chunks committed one after another (this thread waits for each). A
+    /// failed chunk rolled back by itself; the next cycle starts again from the stored point.
+    private func runCycle(batch: Int) -> CycleOutcome {
         do {
             guard let cycle = try readers.read({ try MergeCycle(batch: batch, chunk: policy.chunk, unmerged: unmerged, in: $0) })
-            else { return }
+            else { return .nothingQueued }
             while true {
                 let done = DispatchSemaphore(value: 0)
                 let more = Mutex<Result<Bool, Error>>(.success(false))
@@ -162,13 +185,10 @@ final class IndexMerger: @unchecked Sendable {
                     done.signal()
                 }
                 done.wait()
-                guard try more.withLock({ try $0.get() }) else { return }
+                guard try more.withLock({ try $0.get() }) else { return .merged }
             }
         } catch {
-            // A failed chunk rolled back by itself; the next cycle starts again from the stored
-            // merge point. Pause so that a persistent failure does not spin.
-            failures.withLock { $0 += 1 }
-            Thread.sleep(forTimeInterval: 1)
+            return .failed
         }
     }
 }

@@ -104,8 +104,11 @@ final class UnmergedFixes: Sendable {
 
     private let journal = Mutex(Journal())
 
-    /// Fixes waiting to be merged.
+    /// Fixes waiting to be merged into the cell index.
     var count: Int { state.withLock { $0.count } }
+
+    /// Cell entries plus client ids still to merge (zero once a cycle finished both phases).
+    var pendingWork: Int { count + clientIDs.withLock { $0.count } }
 
     var point: MergePoint { state.withLock { $0.point } }
 
@@ -358,6 +361,8 @@ struct ClientIDSet {
     private static func shard(_ key: UnmergedFixes.ClientKey) -> Int { Int(key.fingerprint >> 58) }
 
     func contains(_ key: UnmergedFixes.ClientKey) -> Bool { shards[Self.shard(key)].contains(key) }
+
+    var count: Int { shards.reduce(0) { $0 + $1.count } }
 
     mutating func insert(_ key: UnmergedFixes.ClientKey) { shards[Self.shard(key)].insert(key) }
 
