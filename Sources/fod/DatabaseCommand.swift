@@ -17,12 +17,18 @@ enum DatabaseCommand {
         case ("check", []):
             let problems = try database.integrityCheck()
             let version = try Migrator.currentVersion(of: database)
-            if problems == ["ok"] {
-                print("ok: \(path) passes PRAGMA integrity_check (schema version \(version))")
-                return 0
+            guard problems == ["ok"] else {
+                problems.forEach { print($0) }
+                return 1
             }
-            problems.forEach { print($0) }
-            return 1
+            let index = try database.transaction { try IndexConsistency.check(database) }
+            let summary = "\(index.history) fixes in history, \(index.indexed) in the cell index, \(index.queued) queued for it"
+            guard index.isConsistent else {
+                print("index problem: \(summary); \(index.orphans) indexed fixes not in history, \(index.missing) stored fixes neither indexed nor queued")
+                return 1
+            }
+            print("ok: \(path) passes PRAGMA integrity_check (schema version \(version)); \(summary)")
+            return 0
         case ("backup", let rest) where rest.count == 1:
             try database.backup(to: rest[0])
             let copy = try Database(path: rest[0])

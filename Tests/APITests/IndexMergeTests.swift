@@ -143,8 +143,11 @@ import HTTPServer
         #expect(counts == [model.count, model.count, 0])
     }
 
-    /// History per device, a cap query and a `$near` query against the model.
+    /// History per device, a cap query and a `$near` query against the model; `fod db check`'s
+    /// index consistency.
     func check(_ world: World, _ model: [ModelFix], _ random: inout SplitMix64, step: Int) throws {
+        let consistency = try world.backend.read { try IndexConsistency.check($0) }
+        #expect(consistency.isConsistent && consistency.history == model.count, "step \(step): \(consistency)")
         for device in world.deviceIDs {
             let key = world.keys[device]!
             let page = try world.backend.history(deviceID: device, from: nil, to: nil, after: nil, limit: 10_000)
@@ -270,6 +273,25 @@ import HTTPServer
         #expect(mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max,
                                               point: MergePoint(mergedThrough: 0, cycleThrough: 1, cycleCell: 5, progress: 0)))
         #expect(mirror.snapshot().hasEntries(in: 0...10, from: .min, to: .max, point: .start))
+    }
+}
+
+@Suite struct IndexConsistencyTests {
+    @Test func findsIndexedFixesMissingFromHistoryAndMergedFixesMissingFromTheIndex() async throws {
+        let world = try await IndexMergeTests.World(devices: 1)
+        defer { world.close() }
+        let fixes = (0..<6).map { Fix(longitude: 2.35 + Double($0) * 1e-3, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0)) }
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: Array(fixes[0..<4])) { _ in }
+        try await world.backend.drainIndex()
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: Array(fixes[4...])) { _ in }
+        let sound = try world.backend.read { try IndexConsistency.check($0) }
+        #expect(sound == IndexConsistency(history: 6, indexed: 4, queued: 2, orphans: 0, missing: 0))
+        try await world.backend.write { db in
+            try db.run("INSERT INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (1, 99, 0, 0, 0, 0)")
+            try db.run("DELETE FROM cell_index WHERE seq = (SELECT min(seq) FROM cell_index WHERE device_key <> 99)")
+        }
+        let broken = try world.backend.read { try IndexConsistency.check($0) }
+        #expect(broken.orphans == 1 && broken.missing == 1 && !broken.isConsistent)
     }
 }
 

@@ -231,23 +231,10 @@ final class MergeCycle: @unchecked Sendable {
         deletionsAtRead = deletions
         var entries: [IndexEntry] = []
         var ids: [(key: UnmergedFixes.ClientKey, timestamp: Int64, sequence: Int64)] = []
-        let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
-        for record in records {
-            for (sequence, item) in record.sequenced {
-                if deletions > 0 {
-                    try exists.bind(record.deviceKey, at: 1)
-                    try exists.bind(item.timestamp, at: 2)
-                    try exists.bind(sequence, at: 3)
-                    let stillStored = try exists.step()
-                    exists.reset()
-                    guard stillStored else { continue }
-                }
-                let entry = IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
-                                       longitude: item.longitude, latitude: item.latitude)
-                if !point.covers(entry) { entries.append(entry) }
-                if let id = item.clientID {
-                    ids.append((.init(deviceKey: record.deviceKey, clientID: id), item.timestamp, sequence))
-                }
+        try IndexMerger.forEachStoredFix(of: records, checkStored: deletions > 0, in: db) { entry, clientID in
+            if !point.covers(entry) { entries.append(entry) }
+            if let clientID {
+                ids.append((.init(deviceKey: entry.deviceKey, clientID: clientID), entry.timestamp, entry.sequence))
             }
         }
         entries.sort { ($0.cell, $0.deviceKey, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey, $1.timestamp, $1.sequence) }
@@ -341,6 +328,28 @@ final class MergeCycle: @unchecked Sendable {
 }
 
 extension IndexMerger {
+    /// Calls `body` with every fix of `records` that is still in history (all of them if
+    /// `checkStored` is false: nothing was deleted since they were read), as a cell-index entry
+    /// with its client id.
+    static func forEachStoredFix(of records: [IndexQueueRecord], checkStored: Bool = true, in db: Database,
+                                 _ body: (IndexEntry, String?) throws -> Void) throws {
+        let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
+        for record in records {
+            for (sequence, item) in record.sequenced {
+                if checkStored {
+                    try exists.bind(record.deviceKey, at: 1)
+                    try exists.bind(item.timestamp, at: 2)
+                    try exists.bind(sequence, at: 3)
+                    let stillStored = try exists.step()
+                    exists.reset()
+                    guard stillStored else { continue }
+                }
+                try body(IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
+                                    longitude: item.longitude, latitude: item.latitude), item.clientID)
+            }
+        }
+    }
+
     /// The queue rows after sequence `after`, in order, until they hold at least `limit` fixes
     /// and reach sequence `reaching`.
     static func queuedRecords(after: Int64 = .min, upTo limit: Int, reaching: Int64 = .min,

@@ -55,21 +55,10 @@ public final class SQLiteBackend: Sendable {
         let idsMergedThrough = try db.firstRow("SELECT ids_merged_through FROM index_state", []) { $0.int64(0) } ?? 0
         var entries: [IndexEntry] = []
         var clientIDs: [UnmergedFixes.ClientKey] = []
-        let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
-        for record in try IndexMerger.queuedRecords(upTo: Int.max, in: db) {
-            for (sequence, item) in record.sequenced {
-                try exists.bind(record.deviceKey, at: 1)
-                try exists.bind(item.timestamp, at: 2)
-                try exists.bind(sequence, at: 3)
-                let stillStored = try exists.step()
-                exists.reset()
-                guard stillStored else { continue }
-                let entry = IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
-                                       longitude: item.longitude, latitude: item.latitude)
-                if !point.covers(entry) { entries.append(entry) }
-                if let id = item.clientID, sequence > idsMergedThrough {
-                    clientIDs.append(.init(deviceKey: record.deviceKey, clientID: id))
-                }
+        try IndexMerger.forEachStoredFix(of: IndexMerger.queuedRecords(upTo: .max, in: db), in: db) { entry, clientID in
+            if !point.covers(entry) { entries.append(entry) }
+            if let clientID, entry.sequence > idsMergedThrough {
+                clientIDs.append(.init(deviceKey: entry.deviceKey, clientID: clientID))
             }
         }
         unmerged.reload(entries: entries, clientIDs: clientIDs, point: point)
