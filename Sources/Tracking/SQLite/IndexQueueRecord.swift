@@ -32,10 +32,10 @@ struct IndexQueueRecord {
             append(item.longitude.bitPattern)
             append(item.latitude.bitPattern)
             if let id = item.clientID {
-                let utf8 = Array(id.utf8)
-                precondition(utf8.count < Int(Self.noClientID), "client ids are validated to be short")
-                append(UInt16(utf8.count))
-                bytes.append(contentsOf: utf8)
+                let length = id.utf8.count
+                precondition(length < Int(Self.noClientID), "client ids are validated to be short")
+                append(UInt16(length))
+                bytes.append(contentsOf: id.utf8)
             } else {
                 append(Self.noClientID)
             }

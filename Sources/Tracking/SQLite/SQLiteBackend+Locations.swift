@@ -21,18 +21,20 @@ extension SQLiteBackend: LocationStore {
                                                  lastTimestamp: device.lastTimestamp, unmerged: unmerged, in: db, outcome: &outcome)
             guard !survivors.isEmpty else { return outcome }
             let first = try sequences.reserve(survivors.count, in: db)
-            var rows: [(cell: Int64, sequence: Int64, fix: Fix)] = []
+            // Survivors by position; `fixes` is read in place (no copies of the fixes).
+            var rows: [(cell: Int64, sequence: Int64, index: Int)] = []
             rows.reserveCapacity(survivors.count)
+            outcome.stored.reserveCapacity(survivors.count)
             for (offset, index) in survivors.enumerated() {
-                rows.append((cells[index], first + Int64(offset), fixes[index]))
+                rows.append((cells[index], first + Int64(offset), index))
                 outcome.stored.append(StoredFix(deviceID: deviceID, sequence: first + Int64(offset), fix: fixes[index]))
             }
             // One queue row for the whole append (a pure append at the end of a rowid table) and
             // history rows in key order (a device's new fixes land at the end of its range):
             // nothing here touches a random-key B-tree.
             let record = IndexQueueRecord(firstSequence: first, deviceKey: device.key, items: rows.map {
-                .init(timestamp: $0.fix.timestamp, cell: $0.cell, longitude: $0.fix.longitude, latitude: $0.fix.latitude,
-                      clientID: $0.fix.clientID)
+                .init(timestamp: fixes[$0.index].timestamp, cell: $0.cell, longitude: fixes[$0.index].longitude,
+                      latitude: fixes[$0.index].latitude, clientID: fixes[$0.index].clientID)
             })
             let enqueue = try db.prepare("INSERT INTO index_queue (seq, device_key, fixes) VALUES (?, ?, ?)")
             try enqueue.bind(first, at: 1)
@@ -43,21 +45,20 @@ extension SQLiteBackend: LocationStore {
                 INSERT INTO locations (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            rows.sort { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
+            rows.sort { (fixes[$0.index].timestamp, $0.sequence) < (fixes[$1.index].timestamp, $1.sequence) }
             for row in rows {
-                let f = row.fix
                 try insert.bind(device.key, at: 1)
-                try insert.bind(f.timestamp, at: 2)
+                try insert.bind(fixes[row.index].timestamp, at: 2)
                 try insert.bind(row.sequence, at: 3)
                 try insert.bind(row.cell, at: 4)
-                try insert.bind(f.longitude, at: 5)
-                try insert.bind(f.latitude, at: 6)
-                try insert.bind(f.accuracy, at: 7)
-                try insert.bind(f.altitude, at: 8)
-                try insert.bind(f.speed, at: 9)
-                try insert.bind(f.heading, at: 10)
-                try insert.bind(f.battery, at: 11)
-                try insert.bind(f.clientID, at: 12)
+                try insert.bind(fixes[row.index].longitude, at: 5)
+                try insert.bind(fixes[row.index].latitude, at: 6)
+                try insert.bind(fixes[row.index].accuracy, at: 7)
+                try insert.bind(fixes[row.index].altitude, at: 8)
+                try insert.bind(fixes[row.index].speed, at: 9)
+                try insert.bind(fixes[row.index].heading, at: 10)
+                try insert.bind(fixes[row.index].battery, at: 11)
+                try insert.bind(fixes[row.index].clientID, at: 12)
                 try insert.run()
             }
             outcome.accepted = rows.count
@@ -72,8 +73,8 @@ extension SQLiteBackend: LocationStore {
             }
             outcome.events = try Self.locationEvents(deviceID: deviceID, outcome: outcome, in: db)
             unmerged.add(rows.map {
-                IndexEntry(cell: $0.cell, deviceKey: device.key, timestamp: $0.fix.timestamp, sequence: $0.sequence,
-                           longitude: $0.fix.longitude, latitude: $0.fix.latitude)
+                IndexEntry(cell: $0.cell, deviceKey: device.key, timestamp: fixes[$0.index].timestamp, sequence: $0.sequence,
+                           longitude: fixes[$0.index].longitude, latitude: fixes[$0.index].latitude)
             })
             return outcome
         }, onCommit: { outcome in
@@ -115,14 +116,14 @@ extension SQLiteBackend: LocationStore {
             var duplicate: Bool
             if let id = fix.clientID {
                 let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: id, idHash: idHashes[index])
-                duplicate = unmerged.containsClientID(key)
+                duplicate = !unmerged.stageClientIDIfAbsent(key)
                 if !duplicate {
                     try byID.bind(deviceKey, at: 1)
                     try byID.bind(id, at: 2)
                     duplicate = try byID.step()
                     byID.reset()
+                    if duplicate { unmerged.unstage(key) }
                 }
-                if !duplicate { unmerged.stageClientID(key) }
             } else {
                 if keptTimestamps == nil {
                     keptTimestamps = Set(survivors.map { fixes[$0].timestamp })

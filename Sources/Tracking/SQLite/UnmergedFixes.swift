@@ -138,8 +138,23 @@ final class UnmergedFixes: Sendable {
     /// Records a client id the running job stores (the job itself and later jobs of the
     /// transaction see it at once).
     func stageClientID(_ key: ClientKey) {
+        _ = stageClientIDIfAbsent(key)
+    }
+
+    /// Stages `key` unless the mirror has it already; returns whether it was absent (one hash
+    /// lookup for the common case of a new id). `unstage` takes back a key staged by the
+    /// running job that turned out to be stored after all.
+    func stageClientIDIfAbsent(_ key: ClientKey) -> Bool {
+        guard clientIDs.withLock({ $0.insert(key) }) else { return false }
         journal.withLock { $0.staged.append(key) }
-        clientIDs.withLock { $0.insert(key) }
+        return true
+    }
+
+    func unstage(_ key: ClientKey) {
+        journal.withLock { journal in
+            if let index = journal.staged.lastIndex(of: key), index >= journal.jobStart.staged { journal.staged.remove(at: index) }
+        }
+        clientIDs.withLock { $0.remove(key) }
     }
 
     // MARK: Changes recorded by write jobs (writer thread), applied at commit
@@ -364,7 +379,9 @@ struct ClientIDSet {
 
     var count: Int { shards.reduce(0) { $0 + $1.count } }
 
-    mutating func insert(_ key: UnmergedFixes.ClientKey) { shards[Self.shard(key)].insert(key) }
+    /// Returns whether `key` was absent.
+    @discardableResult
+    mutating func insert(_ key: UnmergedFixes.ClientKey) -> Bool { shards[Self.shard(key)].insert(key).inserted }
 
     mutating func remove(_ key: UnmergedFixes.ClientKey) { shards[Self.shard(key)].remove(key) }
 
