@@ -3,6 +3,7 @@ import GeoKit
 import GeoQuery
 import JSONCore
 import LocationFormats
+import Synchronization
 import Testing
 import TestRandom
 @testable import Tracking
@@ -239,6 +240,70 @@ import HTTPServer
         #expect(counts == [20, 20, 0])
         let again = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes) { _ in }
         #expect(again.duplicates == 20)
+    }
+
+    /// Queries racing appends and continuous merge commits: every fix committed before a query
+    /// began is found, and none twice (in the cell index and in the mirror at once).
+    @Test func queriesDuringMergesSeeEveryCommittedFixOnce() async throws {
+        let directory = NSTemporaryDirectory() + "fod-race-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal,
+                                             merging: MergePolicy(idleMilliseconds: 1, maxAgeSeconds: 0, cycleBatch: 60, chunk: 5))
+        defer { backend.close() }
+        let services = try Services(backend: backend, passwordCost: .minimal, logger: Logger(level: .error))
+        let user = try await services.accounts.signUp(email: "race@example.org", password: "race-password", displayName: "Race")
+        let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
+        let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id)]) { $0.int64(0) } }!
+        let readable = [key: SharedDevice(key: key, deviceID: device.id, userID: user.user.id, last: nil)]
+        let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))
+        let service = GeoQueryService(index: backend, directory: backend)
+        let committed = Mutex<Set<Int64>>([])
+        let writer = Task {
+            for batch in 0..<80 {
+                let fixes = (0..<15).map { i in
+                    Fix(longitude: 2.35 + Double(i) * 1e-4, latitude: 48.85 + Double(batch) * 1e-5,
+                        timestamp: 1_700_000_000_000 + Int64(batch * 15 + i), clientID: i % 2 == 0 ? "r\(batch)-\(i)" : nil)
+                }
+                _ = try await backend.append(deviceID: device.id, fixes: fixes) { _ in }
+                committed.withLock { $0.formUnion(fixes.map(\.timestamp)) }
+            }
+        }
+        var queries = 0
+        while true {
+            let finished = writer.isCancelled || committed.withLock { $0.count } == 80 * 15
+            let before = committed.withLock { $0 }
+            var explain = QueryExplain()
+            let found = try service.queryHistory(within, readable: readable, from: nil, to: nil, limit: 10_000, &explain).map(\.timestamp)
+            #expect(found.count == Set(found).count, "a fix appears twice")
+            #expect(before.isSubset(of: Set(found)), "a committed fix is missing")
+            queries += 1
+            if finished { break }
+            await Task.yield()
+        }
+        try await writer.value
+        #expect(queries > 1)
+    }
+
+    /// A merge that commits after a query's snapshot began but before it took the mirror: the
+    /// mirror no longer has the merged fixes and the snapshot does not have them indexed, so
+    /// the query must take a new snapshot rather than miss them.
+    @Test func aQueryOverlappingAMergeCommitRetriesWithANewSnapshot() async throws {
+        let world = try await World(devices: 1)
+        defer { world.close() }
+        let fixes = (0..<30).map { Fix(longitude: 2.35 + Double($0) * 1e-4, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0)) }
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes) { _ in }
+        let backend = world.backend
+        backend.readerTestHook.withLock { $0 = {
+            let merged = DispatchSemaphore(value: 0)
+            Task { try await backend.drainIndex(); merged.signal() }
+            merged.wait()
+        } }
+        let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))
+        var explain = QueryExplain()
+        let found = try GeoQueryService(index: backend, directory: backend)
+            .queryHistory(within, readable: world.readable, from: nil, to: nil, limit: 100, &explain)
+        #expect(backend.unmergedCount == 0)
+        #expect(found.count == 30)
     }
 
     @Test func aRolledBackJobWithdrawsItsClientIDsAndEntries() {

@@ -21,6 +21,7 @@ extension SQLiteBackend: GeoIndex {
         while true {
             let result: T? = try read { db in
                 let point = try MergePoint.read(from: db)
+                readerTestHook.withLock { hook in defer { hook = nil }; return hook }?()
                 let pending = unmerged.snapshot()
                 guard pending.progress <= point.progress else { return nil }
                 return try body(SQLiteGeoIndexReader(db: db, pending: pending, point: point))

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Storage
 
 /// The embedded backend: one SQLite file in the data directory, one group-committing writer,
@@ -15,6 +16,9 @@ public final class SQLiteBackend: Sendable {
     /// Fixes in `index_queue`, mirrored in memory for queries and dedupe.
     let unmerged: UnmergedFixes
     let merger: IndexMerger
+    /// Test seam: runs once, inside the next geo reader's snapshot, between reading the merge
+    /// point and taking the mirror (to make a merge land exactly there).
+    let readerTestHook = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Page cache of the writer connection, KiB.
     public static let writerCacheKiB = 65_536
