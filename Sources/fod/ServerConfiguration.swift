@@ -49,8 +49,9 @@ struct ServerConfiguration {
           --sign-in-limit <n>        sign-in attempts per minute per email and per address (default 10)
           --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
-          --index-buffer <n>         stored fixes kept in memory before the cell-index merge runs during
-                                     ingest, ~100 bytes each; it always runs once ingest pauses (default 1000000)
+          --index-buffer <n>         stored fixes held in memory before the cell-index merge runs during
+                                     ingest, ~150 bytes each; it always runs once ingest pauses
+                                     (default: 5% of RAM, here \(MergePolicy.defaultHighWater))
           --event-window-hours <n>   how long live-feed events stay resumable with Last-Event-ID (default 24)
           --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
