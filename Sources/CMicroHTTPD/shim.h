@@ -21,8 +21,9 @@ typedef struct {
 } fod_mhd_settings;
 
 /// MHD_start_daemon is variadic, which Swift cannot call; this wrapper passes the options as
-/// an MHD_OPTION_ARRAY built from `settings`.
+/// an MHD_OPTION_ARRAY built from `settings`. `accept_policy` decides on every new connection.
 static inline struct MHD_Daemon *fod_mhd_start(const fod_mhd_settings *s,
+                                               MHD_AcceptPolicyCallback accept_policy, void *accept_policy_cls,
                                                MHD_AccessHandlerCallback handler, void *handler_cls,
                                                MHD_RequestCompletedCallback completed, void *completed_cls) {
     struct MHD_OptionItem ops[10];
@@ -35,7 +36,7 @@ static inline struct MHD_Daemon *fod_mhd_start(const fod_mhd_settings *s,
     if (s->listen_backlog) { ops[n].option = MHD_OPTION_LISTEN_BACKLOG_SIZE; ops[n].value = (intptr_t)s->listen_backlog; ops[n].ptr_value = NULL; n++; }
     if (s->bind_address) { ops[n].option = MHD_OPTION_SOCK_ADDR; ops[n].value = 0; ops[n].ptr_value = (void *)s->bind_address; n++; }
     ops[n].option = MHD_OPTION_END; ops[n].value = 0; ops[n].ptr_value = NULL;
-    return MHD_start_daemon(s->flags, s->port, NULL, NULL, handler, handler_cls,
+    return MHD_start_daemon(s->flags, s->port, accept_policy, accept_policy_cls, handler, handler_cls,
                             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_cls,
                             MHD_OPTION_ARRAY, ops,
                             MHD_OPTION_END);

@@ -68,7 +68,7 @@ public final class HTTPServer: Sendable {
                     thread_pool_size: UInt32(max(1, configuration.threadPoolSize)),
                     listen_backlog: 1024, bind_address: socketAddress)
                 let me = Unmanaged.passUnretained(self).toOpaque()
-                return fod_mhd_start(&settings, mhdAccessHandler, me, mhdRequestCompleted, me)
+                return fod_mhd_start(&settings, mhdAcceptPolicy, me, mhdAccessHandler, me, mhdRequestCompleted, me)
             }
         }
         guard let started else {
@@ -90,7 +90,10 @@ public final class HTTPServer: Sendable {
     public func shutdown() {
         guard accepting.exchange(false, ordering: .acquiringAndReleasing) else { return }
         guard let current = daemon.withLock({ $0 }) else { return }
-        let listenSocket = MHD_quiesce_daemon(current.pointer)
+        // New connections are now refused by `mhdAcceptPolicy` (accepting == false), not by
+        // MHD_quiesce_daemon: on an epoll daemon with worker threads that races the workers'
+        // own removal of the listen socket and aborts the process (an open libmicrohttpd
+        // defect: "Failed to remove listen FD from epoll set"). MHD_stop_daemon closes it.
         logger.info("shutting down: no longer accepting; \(inFlightCount) request(s) in flight")
         endOpenStreams()
         let deadline = Timestamp.monotonicNanoseconds() + UInt64(configuration.shutdownGraceSeconds * 1e9)
@@ -104,7 +107,6 @@ public final class HTTPServer: Sendable {
         }
         daemon.withLock { $0 = nil }
         MHD_stop_daemon(current.pointer)
-        if listenSocket >= 0 { close(listenSocket) }
         logger.info("HTTP server stopped")
     }
 
@@ -140,7 +142,7 @@ public final class HTTPServer: Sendable {
 }
 
 /// A libmicrohttpd daemon pointer. `@unchecked Sendable`: MHD's daemon API is thread-safe for
-/// the calls made here (quiesce, info, stop), and the server owns it until `shutdown`.
+/// the calls made here (info, resume, stop), and the server owns it until `shutdown`.
 struct DaemonPointer: @unchecked Sendable {
     let pointer: OpaquePointer
 }

@@ -41,6 +41,14 @@ final class RequestContext: @unchecked Sendable {
 // MARK: - libmicrohttpd callbacks (global functions: they must not capture, and must not be
 // main-actor isolated closures, see libmicrohttpd.md)
 
+/// Admits new connections while the server accepts; refuses them (closing at once) once a
+/// graceful shutdown began.
+func mhdAcceptPolicy(cls: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr>?, length: socklen_t) -> MHD_Result {
+    guard let cls else { return .NO }
+    let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    return server.accepting.load(ordering: .acquiring) ? .YES : .NO
+}
+
 func mhdAccessHandler(
     cls: UnsafeMutableRawPointer?, connection: OpaquePointer?, url: UnsafePointer<CChar>?,
     method: UnsafePointer<CChar>?, version: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,

@@ -111,6 +111,8 @@ import HTTPTestSupport
         DispatchQueue.global().async { server.shutdown(); stopped.open() }
         // The open stream is ended by the shutdown…
         #expect(try streamClient.readChunk().isEmpty)
+        // …new connections are closed without a reply from then on…
+        #expect(throws: (any Error).self) { try HTTPTestClient(port: server.port).get("/slow") }
         // …while the in-flight request keeps shutdown waiting until it completes.
         #expect(!stopped.wait(seconds: 0.2))
         release.open()
