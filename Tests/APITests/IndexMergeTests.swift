@@ -312,7 +312,7 @@ import HTTPServer
         let entry = IndexEntry(cell: 5, deviceKey: 1, timestamp: 0, sequence: 1, longitude: 0, latitude: 0)
         mirror.jobWillRun()
         mirror.add([entry])
-        mirror.stageClientID(key)
+        _ = mirror.stageClientIDIfAbsent(key)
         #expect(mirror.containsClientID(key))   // later jobs of the same transaction see it
         mirror.jobRolledBack()
         #expect(!mirror.containsClientID(key))
@@ -321,14 +321,14 @@ import HTTPServer
 
         mirror.jobWillRun()
         mirror.add([entry])
-        mirror.stageClientID(key)
+        _ = mirror.stageClientIDIfAbsent(key)
         #expect(mirror.count == 0)              // not visible to readers before the commit
         mirror.transactionRolledBack()
         #expect(!mirror.containsClientID(key) && mirror.count == 0)
 
         mirror.jobWillRun()
         mirror.add([entry])
-        mirror.stageClientID(key)
+        _ = mirror.stageClientIDIfAbsent(key)
         mirror.transactionCommitted()
         #expect(mirror.containsClientID(key) && mirror.count == 1)
         let merged = MergePoint(mergedThrough: 1, cycleThrough: 1, cycleCell: .min, progress: 0)

@@ -39,7 +39,7 @@ public struct IndexConsistency: Sendable, Equatable {
             FROM locations l
             """) { row in
             let sequence = row.int64(0), indexed = row.bool(2)
-            let covered = sequence <= point.mergedThrough || (sequence <= point.cycleThrough && row.int64(1) < point.cycleCell)
+            let covered = point.covers(sequence: sequence, cell: row.int64(1))
             if covered ? !indexed : !(indexed || queuedKeys.contains(sequence)) { result.missing += 1 }
         }
         return result

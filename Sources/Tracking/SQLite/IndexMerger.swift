@@ -74,9 +74,10 @@ final class IndexMerger: @unchecked Sendable {
     private let writer: DatabaseWriter
     private let readers: ReaderPool
     /// Cycles that failed (a chunk's commit threw), for metrics.
-    private(set) var failures: Int {
-        get { condition.lock(); defer { condition.unlock() }; return failureCount }
-        set { condition.lock(); failureCount = newValue; condition.unlock() }
+    var failures: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return failureCount
     }
     private var failureCount = 0
 
@@ -238,7 +239,7 @@ final class MergeCycle: @unchecked Sendable {
         let records = try IndexMerger.queuedRecords(after: idsMergedThrough, upTo: batch, reaching: point.cycleThrough, in: db)
         guard let last = records.last else { return nil }
         self.unmerged = unmerged
-        through = last.firstSequence + Int64(last.items.count) - 1
+        through = last.lastSequence
         lastRowKey = last.firstSequence
         deletionsAtRead = deletions
         var entries: [IndexEntry] = []
@@ -347,17 +348,16 @@ extension IndexMerger {
                                  _ body: (IndexEntry, String?) throws -> Void) throws {
         let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
         for record in records {
-            for (sequence, item) in record.sequenced {
+            for (entry, clientID) in record.items {
                 if checkStored {
-                    try exists.bind(record.deviceKey, at: 1)
-                    try exists.bind(item.timestamp, at: 2)
-                    try exists.bind(sequence, at: 3)
+                    try exists.bind(entry.deviceKey, at: 1)
+                    try exists.bind(entry.timestamp, at: 2)
+                    try exists.bind(entry.sequence, at: 3)
                     let stillStored = try exists.step()
                     exists.reset()
                     guard stillStored else { continue }
                 }
-                try body(IndexEntry(cell: item.cell, deviceKey: record.deviceKey, timestamp: item.timestamp, sequence: sequence,
-                                    longitude: item.longitude, latitude: item.latitude), item.clientID)
+                try body(entry, clientID)
             }
         }
     }
@@ -379,7 +379,7 @@ extension IndexMerger {
             }
             records.append(record)
             count += record.items.count
-            reached = record.firstSequence + Int64(record.items.count) - 1
+            reached = record.lastSequence
         }
         return records
     }

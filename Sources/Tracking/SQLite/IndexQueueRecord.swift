@@ -4,21 +4,19 @@
 ///
 /// Blob layout, per fix, little-endian: timestamp (Int64 ms), leaf cell (Int64, signed key),
 /// longitude and latitude (IEEE-754 Float64 degrees), client-id length (UInt16; 0xFFFF = none)
-/// and its UTF-8 bytes.
+/// and its UTF-8 bytes. Device key and sequence are not repeated per fix: they follow from the
+/// row.
 struct IndexQueueRecord {
-    struct Item: Equatable {
-        let timestamp: Int64
-        let cell: Int64
-        let longitude: Double
-        let latitude: Double
-        let clientID: String?
-    }
-
     let firstSequence: Int64
     let deviceKey: Int64
-    let items: [Item]
+    /// The fixes as cell-index entries (of `deviceKey`, sequences from `firstSequence` on),
+    /// each with its client id.
+    let items: [(entry: IndexEntry, clientID: String?)]
 
     static let noClientID = UInt16.max
+
+    /// The last sequence of the row.
+    var lastSequence: Int64 { firstSequence + Int64(items.count) - 1 }
 
     func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
@@ -26,16 +24,16 @@ struct IndexQueueRecord {
         func append<T: FixedWidthInteger>(_ value: T) {
             withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
         }
-        for item in items {
-            append(item.timestamp)
-            append(item.cell)
-            append(item.longitude.bitPattern)
-            append(item.latitude.bitPattern)
-            if let id = item.clientID {
-                let length = id.utf8.count
+        for (entry, clientID) in items {
+            append(entry.timestamp)
+            append(entry.cell)
+            append(entry.longitude.bitPattern)
+            append(entry.latitude.bitPattern)
+            if let clientID {
+                let length = clientID.utf8.count
                 precondition(length < Int(Self.noClientID), "client ids are validated to be short")
                 append(UInt16(length))
-                bytes.append(contentsOf: id.utf8)
+                bytes.append(contentsOf: clientID.utf8)
             } else {
                 append(Self.noClientID)
             }
@@ -45,7 +43,7 @@ struct IndexQueueRecord {
 
     /// Decodes a blob written by `encoded`; nil if it is not one (a damaged row).
     static func decode(firstSequence: Int64, deviceKey: Int64, bytes: [UInt8]) -> IndexQueueRecord? {
-        var items: [Item] = []
+        var items: [(entry: IndexEntry, clientID: String?)] = []
         var offset = 0
         func read<T: FixedWidthInteger>(_: T.Type) -> T? {
             let size = MemoryLayout<T>.size
@@ -64,14 +62,11 @@ struct IndexQueueRecord {
                 clientID = String(decoding: bytes[offset..<(offset + Int(length))], as: UTF8.self)
                 offset += Int(length)
             }
-            items.append(Item(timestamp: timestamp, cell: cell, longitude: Double(bitPattern: lon),
-                              latitude: Double(bitPattern: lat), clientID: clientID))
+            let entry = IndexEntry(cell: cell, deviceKey: deviceKey, timestamp: timestamp,
+                                   sequence: firstSequence + Int64(items.count),
+                                   longitude: Double(bitPattern: lon), latitude: Double(bitPattern: lat))
+            items.append((entry, clientID))
         }
         return IndexQueueRecord(firstSequence: firstSequence, deviceKey: deviceKey, items: items)
-    }
-
-    /// The items with their sequences.
-    var sequenced: [(sequence: Int64, item: Item)] {
-        items.enumerated().map { (firstSequence + Int64($0.offset), $0.element) }
     }
 }

@@ -21,21 +21,21 @@ extension SQLiteBackend: LocationStore {
                                                  lastTimestamp: device.lastTimestamp, unmerged: unmerged, in: db, outcome: &outcome)
             guard !survivors.isEmpty else { return outcome }
             let first = try sequences.reserve(survivors.count, in: db)
-            // Survivors by position; `fixes` is read in place (no copies of the fixes).
-            var rows: [(cell: Int64, sequence: Int64, index: Int)] = []
-            rows.reserveCapacity(survivors.count)
+            // Survivors by position, as index entries; `fixes` is read in place (no copies).
+            var entries: [IndexEntry] = []
+            entries.reserveCapacity(survivors.count)
             outcome.stored.reserveCapacity(survivors.count)
             for (offset, index) in survivors.enumerated() {
-                rows.append((cells[index], first + Int64(offset), index))
-                outcome.stored.append(StoredFix(deviceID: deviceID, sequence: first + Int64(offset), fix: fixes[index]))
+                let fix = fixes[index]
+                entries.append(IndexEntry(cell: cells[index], deviceKey: device.key, timestamp: fix.timestamp,
+                                          sequence: first + Int64(offset), longitude: fix.longitude, latitude: fix.latitude))
+                outcome.stored.append(StoredFix(deviceID: deviceID, sequence: first + Int64(offset), fix: fix))
             }
             // One queue row for the whole append (a pure append at the end of a rowid table) and
             // history rows in key order (a device's new fixes land at the end of its range):
             // nothing here touches a random-key B-tree.
-            let record = IndexQueueRecord(firstSequence: first, deviceKey: device.key, items: rows.map {
-                .init(timestamp: fixes[$0.index].timestamp, cell: $0.cell, longitude: fixes[$0.index].longitude,
-                      latitude: fixes[$0.index].latitude, clientID: fixes[$0.index].clientID)
-            })
+            let record = IndexQueueRecord(firstSequence: first, deviceKey: device.key,
+                                          items: zip(entries, survivors).map { ($0, fixes[$1].clientID) })
             let enqueue = try db.prepare("INSERT INTO index_queue (seq, device_key, fixes) VALUES (?, ?, ?)")
             try enqueue.bind(first, at: 1)
             try enqueue.bind(device.key, at: 2)
@@ -45,23 +45,26 @@ extension SQLiteBackend: LocationStore {
                 INSERT INTO locations (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            rows.sort { (fixes[$0.index].timestamp, $0.sequence) < (fixes[$1.index].timestamp, $1.sequence) }
-            for row in rows {
+            // Positions into `entries` / `survivors`, in (timestamp, sequence) order.
+            let order = entries.indices.sorted { (entries[$0].timestamp, entries[$0].sequence) < (entries[$1].timestamp, entries[$1].sequence) }
+            for position in order {
+                let entry = entries[position]
+                let fix = fixes[survivors[position]]
                 try insert.bind(device.key, at: 1)
-                try insert.bind(fixes[row.index].timestamp, at: 2)
-                try insert.bind(row.sequence, at: 3)
-                try insert.bind(row.cell, at: 4)
-                try insert.bind(fixes[row.index].longitude, at: 5)
-                try insert.bind(fixes[row.index].latitude, at: 6)
-                try insert.bind(fixes[row.index].accuracy, at: 7)
-                try insert.bind(fixes[row.index].altitude, at: 8)
-                try insert.bind(fixes[row.index].speed, at: 9)
-                try insert.bind(fixes[row.index].heading, at: 10)
-                try insert.bind(fixes[row.index].battery, at: 11)
-                try insert.bind(fixes[row.index].clientID, at: 12)
+                try insert.bind(entry.timestamp, at: 2)
+                try insert.bind(entry.sequence, at: 3)
+                try insert.bind(entry.cell, at: 4)
+                try insert.bind(entry.longitude, at: 5)
+                try insert.bind(entry.latitude, at: 6)
+                try insert.bind(fix.accuracy, at: 7)
+                try insert.bind(fix.altitude, at: 8)
+                try insert.bind(fix.speed, at: 9)
+                try insert.bind(fix.heading, at: 10)
+                try insert.bind(fix.battery, at: 11)
+                try insert.bind(fix.clientID, at: 12)
                 try insert.run()
             }
-            outcome.accepted = rows.count
+            outcome.accepted = entries.count
             // The latest location is the newest by timestamp (ties: the later arrival).
             let newest = outcome.stored.max { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
             if let newest, device.lastTimestamp.map({ newest.fix.timestamp >= $0 }) ?? true {
@@ -72,10 +75,7 @@ extension SQLiteBackend: LocationStore {
                 outcome.newLatestSequence = newest.sequence
             }
             outcome.events = try Self.locationEvents(deviceID: deviceID, outcome: outcome, in: db)
-            unmerged.add(rows.map {
-                IndexEntry(cell: $0.cell, deviceKey: device.key, timestamp: fixes[$0.index].timestamp, sequence: $0.sequence,
-                           longitude: fixes[$0.index].longitude, latitude: fixes[$0.index].latitude)
-            })
+            unmerged.add(entries)
             return outcome
         }, onCommit: { outcome in
             merger.noteAppended()

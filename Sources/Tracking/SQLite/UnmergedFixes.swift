@@ -110,8 +110,6 @@ final class UnmergedFixes: Sendable {
     /// Cell entries plus client ids still to merge (zero once a cycle finished both phases).
     var pendingWork: Int { count + clientIDs.withLock { $0.count } }
 
-    var point: MergePoint { state.withLock { $0.point } }
-
     func snapshot() -> Snapshot {
         state.withLock { Snapshot(runs: $0.runs, progress: $0.point.progress) }
     }
@@ -135,13 +133,8 @@ final class UnmergedFixes: Sendable {
         clientIDs.withLock { $0.contains(key) }
     }
 
-    /// Records a client id the running job stores (the job itself and later jobs of the
-    /// transaction see it at once).
-    func stageClientID(_ key: ClientKey) {
-        _ = stageClientIDIfAbsent(key)
-    }
-
-    /// Stages `key` unless the mirror has it already; returns whether it was absent (one hash
+    /// Stages a client id the running job stores (the job itself and later jobs of the
+    /// transaction see it at once) unless the mirror has it already; returns whether it was absent (one hash
     /// lookup for the common case of a new id). `unstage` takes back a key staged by the
     /// running job that turned out to be stored after all.
     func stageClientIDIfAbsent(_ key: ClientKey) -> Bool {
@@ -286,10 +279,12 @@ struct MergePoint: Sendable, Equatable {
 
     static let start = MergePoint(mergedThrough: 0, cycleThrough: 0, cycleCell: .min, progress: 0)
 
-    /// Whether the entry is in `cell_index` as of this point.
-    func covers(_ entry: IndexEntry) -> Bool {
-        entry.sequence <= mergedThrough || (entry.sequence <= cycleThrough && entry.cell < cycleCell)
+    /// Whether the fix with this sequence and cell is in `cell_index` as of this point.
+    func covers(sequence: Int64, cell: Int64) -> Bool {
+        sequence <= mergedThrough || (sequence <= cycleThrough && cell < cycleCell)
     }
+
+    func covers(_ entry: IndexEntry) -> Bool { covers(sequence: entry.sequence, cell: entry.cell) }
 
     static func read(from db: Database) throws -> MergePoint {
         try db.firstRow("SELECT merged_through, cycle_through, cycle_cell, progress FROM index_state", []) {
