@@ -13,7 +13,7 @@ import Synchronization
 /// `highWater` per cycle (at most the cycle batch), enough to keep memory bounded while leaving
 /// the writer to ingest.
 public struct MergePolicy: Sendable {
-    /// Merge by itself at all (tests and tools call `SQLiteBackend.mergeIndex` instead).
+    /// Merge by itself at all (tests and tools drive cycles with `SQLiteBackend.beginMerge`).
     public var automatic: Bool
     /// Start a cycle once no append has committed for this long (milliseconds).
     public var idleMilliseconds: Int
@@ -268,9 +268,6 @@ final class MergeCycle: @unchecked Sendable {
         }
         return pieces
     }
-
-    /// Fixes this cycle moves (for counts).
-    var fixCount: Int { cellChunks.reduce(0) { $0 + $1.count } }
 
     /// Commits the next chunk (inside the writer's transaction); returns whether more remain.
     func commitNextChunk(in db: Database) throws -> Bool {

@@ -71,15 +71,6 @@ public final class SQLiteBackend: Sendable {
     /// Fixes stored but not yet merged into the cell index (queries see them all the same).
     public var unmergedCount: Int { unmerged.count }
 
-    /// Runs one merge cycle now over about `batch` of the oldest queued fixes, `chunk` rows
-    /// per commit; returns how many fixes it moved into the cell index.
-    @discardableResult
-    public func mergeIndex(batch: Int = 400_000, chunk: Int = 16_384) async throws -> Int {
-        guard let cycle = try beginMerge(batch: batch, chunk: chunk) else { return 0 }
-        while try await cycle.step() {}
-        return cycle.fixCount
-    }
-
     /// Starts a merge cycle to drive chunk by chunk (`step`); nil when nothing is queued.
     /// One cycle at a time; with automatic merging, the merger runs its own.
     public func beginMerge(batch: Int, chunk: Int) throws -> MergeStepper? {
@@ -156,6 +147,4 @@ public final class MergeStepper: Sendable {
         return try await backend.write { db in try cycle.commitNextChunk(in: db) }
     }
 
-    /// Fixes the cycle moves into the cell index.
-    public var fixCount: Int { cycle.fixCount }
 }
