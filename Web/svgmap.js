@@ -1,503 +1,374 @@
 /*
- * Find Our Devices web map: the offline SVG renderer (no tiles, no libraries).
+ * Find Our Devices web map: the offline SVG renderer (no tiles, no libraries; interface in map.js).
  *
- * Projection: Web Mercator onto a square "world" of WORLD x WORLD units (x east, y south),
- * latitudes clamped to ±85.05°. The basemap is drawn once in world units and moved with a
- * single transform; three copies (-1, 0, +1 world widths) make panning across the
- * antimeridian seamless. Pins, trails and labels live in screen pixels: each pin is placed
- * on the world copy nearest the view centre, so a pin never drops off at ±180.
+ * The basemap is drawn once in world units (svgprojection.js) and moved with a single
+ * transform; three copies (-1, 0, +1 world widths) make panning across the antimeridian
+ * seamless. Pins, trails and labels live in screen pixels: each pin is placed on the world copy
+ * nearest the view centre, so a pin never drops off at ±180. Labels are SVG text nodes.
  *
  * Invariants: view.k > 0 is screen pixels per world unit; view.cx in [0, WORLD) is the
  * world x at the centre of the screen; view.cy in [0, WORLD] the world y there.
  * Moving a pin touches only that pin's attributes (no DOM rebuild); redraws are batched
  * into one requestAnimationFrame.
  */
-'use strict';
-(function (global) {
-  const G = global.FODGeo;
-  const NS = 'http://www.w3.org/2000/svg';
-  const WORLD = 1024;
-  const TILE = 256;               // zoom z means a world of TILE * 2^z pixels
-  const MAX_ZOOM = 18;
-  const FIT_MAX_ZOOM = 14;
-  const FOCUS_MIN_ZOOM = 7;
-  const TRAIL_CHUNKS = 4;
-  const PIN_R = 6;
-  const PIN_R_FOCUS = 8.5;
+import { clamp, lonArc, trailChunks, unwrapLons } from './geo.js';
+import { el, geometryPath, graticulePath, kOfZoom, latToY, lonToX, r2, TILE, WORLD, yToLat } from './svgprojection.js';
+import { h } from './dom.js';
+import { attachSvgInput } from './svginput.js';
 
-  function lonToX(lon) { return (lon + 180) / 360 * WORLD; }
-  function latToY(lat) {
-    const s = Math.sin(G.clamp(lat, -G.MAX_LAT, G.MAX_LAT) * Math.PI / 180);
-    return (0.5 - Math.log((1 + s) / (1 - s)) / (4 * Math.PI)) * WORLD;
+const MAX_ZOOM = 18;
+const FIT_MAX_ZOOM = 14;
+const FOCUS_MIN_ZOOM = 7;
+const TRAIL_CHUNKS = 4;
+const PIN_R = 6;
+const PIN_R_FOCUS = 8.5;
+
+export function createSvgMap(container, hooks) {
+  hooks = hooks || {};
+  container.classList.add('svgmap-container');
+  container.tabIndex = 0;
+
+  const svg = el('svg', { class: 'svgmap', role: 'application', 'aria-label': 'Map. Drag to pan, wheel or +/- to zoom.' }, container);
+  const defs = el('defs', null, svg);
+  const world = el('g', { id: 'fod-world' }, defs);
+  // Presentation attributes, not CSS: document style rules do not reach <use> clones reliably.
+  el('path', {
+    class: 'graticule', d: graticulePath(), fill: 'none', stroke: '#b3cde0', 'stroke-width': 0.6,
+    'vector-effect': 'non-scaling-stroke',
+  }, world);
+  const land = el('g', {
+    class: 'land', fill: '#f3efe4', 'fill-rule': 'evenodd', stroke: '#a39b87', 'stroke-width': 0.6,
+    'stroke-linejoin': 'round',
+  }, world);
+  el('rect', { class: 'ocean', x: 0, y: 0, width: '100%', height: '100%' }, svg);
+  const base = el('g', { class: 'base' }, svg);
+  for (const dx of [-1, 0, 1]) {
+    el('use', { href: '#fod-world', x: dx * WORLD, y: 0 }, base);
   }
-  function yToLat(y) {
-    const n = Math.PI - 2 * Math.PI * y / WORLD;
-    return 180 / Math.PI * Math.atan(Math.sinh(n));
+  const trailLayer = el('g', { class: 'trails' }, svg);
+  const ringLayer = el('g', { class: 'rings' }, svg);
+  const pinLayer = el('g', { class: 'pins' }, svg);
+  const labelLayer = el('g', { class: 'labels' }, svg);
+  const focusRing = el('circle', { class: 'focus-ring', r: 14, cx: -100, cy: -100, visibility: 'hidden' }, ringLayer);
+
+  // HTML overlays: zoom buttons, scale bar, attribution.
+  const control = (act, label, text) => h('button', { type: 'button', title: label, dataset: { act }, attrs: { 'aria-label': label } }, text);
+  const controls = h('div', { className: 'map-controls' },
+    control('in', 'Zoom in', '+'), control('out', 'Zoom out', '\u2212'),
+    control('fit', 'Fit to devices', '\u2922'), control('world', 'Whole world', '\u25ef'));
+  container.appendChild(controls);
+  const scaleBar = h('span', { className: 'bar' });
+  const scaleText = h('span', { className: 'txt' });
+  container.appendChild(h('div', { className: 'map-scale' }, scaleBar, scaleText));
+  container.appendChild(h('div', { className: 'map-attrib' }, 'Countries: Natural Earth (public domain)'));
+
+  const view = { cx: WORLD / 2, cy: WORLD / 2, k: 1, w: 0, h: 0 };
+  const items = new Map(); // deviceId -> {dev, pin, label, trail: [polyline], lastKey}
+  const dirty = new Set();
+  let viewDirty = true;
+  let frame = 0;
+  let focusId = null;
+  let labelsAll = false;
+  let lastFit = null;
+
+  function size() {
+    view.w = container.clientWidth || 800;
+    view.h = container.clientHeight || 600;
   }
-  function kOfZoom(z) { return TILE * Math.pow(2, z) / WORLD; }
-  function r2(v) { return Math.round(v * 100) / 100; }
-
-  function el(name, attrs, parent) {
-    const e = document.createElementNS(NS, name);
-    if (attrs) for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
+  function minK() { return Math.max(0.05, Math.min(view.w, view.h) * 0.95 / WORLD); }
+  function maxK() { return kOfZoom(MAX_ZOOM); }
+  function clampView() {
+    view.k = clamp(view.k, minK(), maxK());
+    view.cx = ((view.cx % WORLD) + WORLD) % WORLD;
+    const halfH = view.h / 2 / view.k;
+    if (halfH * 2 >= WORLD) view.cy = WORLD / 2;
+    else view.cy = clamp(view.cy, halfH, WORLD - halfH);
   }
 
-  /** Path data (world units) for one GeoJSON Polygon's rings; holes are cut by evenodd. */
-  function ringsPath(rings) {
-    let d = '';
-    for (const ring of rings) {
-      if (!Array.isArray(ring) || ring.length < 3) continue;
-      const lons = G.unwrapLons(ring.map((p) => p[0])); // a ring crossing ±180 stays whole
-      for (let i = 0; i < ring.length; i++) {
-        const x = lonToX(lons[i]), y = latToY(ring[i][1]);
-        d += (i ? 'L' : 'M') + (Math.round(x * 1000) / 1000) + ' ' + (Math.round(y * 1000) / 1000);
-      }
-      d += 'Z';
-    }
-    return d;
+  function schedule() {
+    if (frame) return;
+    const run = () => { frame = 0; render(); };
+    // requestAnimationFrame stops in hidden tabs; a timer keeps the state drawn there too.
+    frame = document.hidden ? setTimeout(run, 200) : requestAnimationFrame(run);
   }
 
-  function geometryPath(g) {
-    if (!g) return '';
-    switch (g.type) {
-      case 'Polygon': return ringsPath(g.coordinates || []);
-      case 'MultiPolygon': return (g.coordinates || []).map(ringsPath).join('');
-      case 'GeometryCollection': return (g.geometries || []).map(geometryPath).join('');
-      default: return '';
-    }
+  /** Screen position of [lon, lat] on the world copy nearest the view centre. */
+  function screenOf(lon, lat) {
+    let wx = lonToX(lon);
+    wx += Math.round((view.cx - wx) / WORLD) * WORLD;
+    return [(wx - view.cx) * view.k + view.w / 2, (latToY(lat) - view.cy) * view.k + view.h / 2];
   }
 
-  function create(container, hooks) {
-    hooks = hooks || {};
-    container.classList.add('svgmap-container');
-    container.tabIndex = 0;
-
-    const svg = el('svg', { class: 'svgmap', role: 'application', 'aria-label': 'Map. Drag to pan, wheel or +/- to zoom.' }, container);
-    const defs = el('defs', null, svg);
-    const world = el('g', { id: 'fod-world' }, defs);
-    // Presentation attributes, not CSS: document style rules do not reach <use> clones reliably.
-    el('path', {
-      class: 'graticule', d: graticulePath(), fill: 'none', stroke: '#b3cde0', 'stroke-width': 0.6,
-      'vector-effect': 'non-scaling-stroke',
-    }, world);
-    const land = el('g', {
-      class: 'land', fill: '#f3efe4', 'fill-rule': 'evenodd', stroke: '#a39b87', 'stroke-width': 0.6,
-      'stroke-linejoin': 'round',
-    }, world);
-    el('rect', { class: 'ocean', x: 0, y: 0, width: '100%', height: '100%' }, svg);
-    const base = el('g', { class: 'base' }, svg);
-    for (const dx of [-1, 0, 1]) {
-      el('use', { href: '#fod-world', x: dx * WORLD, y: 0 }, base);
-    }
-    const trailLayer = el('g', { class: 'trails' }, svg);
-    const ringLayer = el('g', { class: 'rings' }, svg);
-    const pinLayer = el('g', { class: 'pins' }, svg);
-    const labelLayer = el('g', { class: 'labels' }, svg);
-    const focusRing = el('circle', { class: 'focus-ring', r: 14, cx: -100, cy: -100, visibility: 'hidden' }, ringLayer);
-
-    // HTML overlays: zoom buttons, scale bar, attribution.
-    const controls = document.createElement('div');
-    controls.className = 'map-controls';
-    controls.innerHTML =
-      '<button type="button" data-act="in" title="Zoom in" aria-label="Zoom in">+</button>' +
-      '<button type="button" data-act="out" title="Zoom out" aria-label="Zoom out">\u2212</button>' +
-      '<button type="button" data-act="fit" title="Fit to devices" aria-label="Fit to devices">\u2922</button>' +
-      '<button type="button" data-act="world" title="Whole world" aria-label="Whole world">\u25ef</button>';
-    container.appendChild(controls);
-    const scale = document.createElement('div');
-    scale.className = 'map-scale';
-    scale.innerHTML = '<span class="bar"></span><span class="txt"></span>';
-    container.appendChild(scale);
-    const attrib = document.createElement('div');
-    attrib.className = 'map-attrib';
-    attrib.textContent = 'Countries: Natural Earth (public domain)';
-    container.appendChild(attrib);
-
-    const view = { cx: WORLD / 2, cy: WORLD / 2, k: 1, w: 0, h: 0 };
-    const items = new Map(); // deviceId -> {dev, pin, label, trail: [polyline], lastKey}
-    const dirty = new Set();
-    let viewDirty = true;
-    let frame = 0;
-    let focusId = null;
-    let labelsAll = false;
-    let lastFit = null;
-
-    function size() {
-      view.w = container.clientWidth || 800;
-      view.h = container.clientHeight || 600;
-    }
-    function minK() { return Math.max(0.05, Math.min(view.w, view.h) * 0.95 / WORLD); }
-    function maxK() { return kOfZoom(MAX_ZOOM); }
-    function clampView() {
-      view.k = G.clamp(view.k, minK(), maxK());
-      view.cx = ((view.cx % WORLD) + WORLD) % WORLD;
-      const halfH = view.h / 2 / view.k;
-      if (halfH * 2 >= WORLD) view.cy = WORLD / 2;
-      else view.cy = G.clamp(view.cy, halfH, WORLD - halfH);
-    }
-
-    function schedule() {
-      if (frame) return;
-      const run = () => { frame = 0; render(); };
-      // requestAnimationFrame stops in hidden tabs; a timer keeps the state drawn there too.
-      frame = document.hidden ? setTimeout(run, 200) : requestAnimationFrame(run);
-    }
-
-    /** Screen position of [lon, lat] on the world copy nearest the view centre. */
-    function screenOf(lon, lat) {
-      let wx = lonToX(lon);
-      wx += Math.round((view.cx - wx) / WORLD) * WORLD;
-      return [(wx - view.cx) * view.k + view.w / 2, (latToY(lat) - view.cy) * view.k + view.h / 2];
-    }
-
-    function render() {
-      if (viewDirty) {
-        size();
-        clampView();
-        const tx = view.w / 2 - view.cx * view.k, ty = view.h / 2 - view.cy * view.k;
-        base.setAttribute('transform', 'translate(' + tx + ' ' + ty + ') scale(' + view.k + ')');
-        for (const it of items.values()) place(it);
-        dirty.clear();
-        viewDirty = false;
-        updateScale();
-      } else {
-        for (const id of dirty) { const it = items.get(id); if (it) place(it); }
-        dirty.clear();
-      }
-    }
-
-    function place(it) {
-      const d = it.dev;
-      const p = screenOf(d.lon, d.lat);
-      const x = r2(p[0]), y = r2(p[1]);
-      it.pin.setAttribute('cx', x);
-      it.pin.setAttribute('cy', y);
-      if (it.label) {
-        it.label.setAttribute('x', r2(x + (d.deviceId === focusId ? 18 : 10)));
-        it.label.setAttribute('y', r2(y + 4));
-      }
-      if (d.deviceId === focusId) { focusRing.setAttribute('cx', x); focusRing.setAttribute('cy', y); }
-      placeTrail(it, p);
-    }
-
-    function placeTrail(it, head) {
-      const pts = it.dev.trail || [];
-      const chunks = G.trailChunks(pts.length, TRAIL_CHUNKS);
-      if (!chunks.length) {
-        if (it.trail) for (const pl of it.trail) pl.setAttribute('points', '');
-        return;
-      }
-      if (!it.trail) {
-        it.trail = [];
-        const g = el('g', { class: 'trail', stroke: it.dev.color }, trailLayer);
-        for (let c = 0; c < TRAIL_CHUNKS; c++) it.trail.push(el('polyline', { points: '' }, g));
-        it.trailGroup = g;
-      }
-      // Unwrap along the trail, then anchor its newest point on the pin itself.
-      const lons = G.unwrapLons(pts.map((p) => p[0]));
-      const n = pts.length;
-      const x0 = lonToX(lons[n - 1]), y0 = latToY(pts[n - 1][1]);
-      const sx = new Array(n), sy = new Array(n);
-      for (let i = 0; i < n; i++) {
-        sx[i] = r2(head[0] + (lonToX(lons[i]) - x0) * view.k);
-        sy[i] = r2(head[1] + (latToY(pts[i][1]) - y0) * view.k);
-      }
-      const used = new Array(TRAIL_CHUNKS).fill(false);
-      for (const ch of chunks) {
-        let s = '';
-        for (let i = ch.from; i <= ch.to; i++) s += sx[i] + ',' + sy[i] + ' ';
-        const pl = it.trail[ch.chunk];
-        pl.setAttribute('points', s);
-        pl.setAttribute('stroke-opacity', ch.opacity.toFixed(2));
-        used[ch.chunk] = true;
-      }
-      for (let c = 0; c < TRAIL_CHUNKS; c++) if (!used[c]) it.trail[c].setAttribute('points', '');
-    }
-
-    function wantsLabel(id) { return labelsAll || id === focusId; }
-
-    function ensureLabel(it) {
-      const want = wantsLabel(it.dev.deviceId);
-      if (want && !it.label) {
-        it.label = el('text', { class: 'pin-label' }, labelLayer);
-        it.label.textContent = it.dev.label || it.dev.deviceName || '';
-        dirty.add(it.dev.deviceId);
-      } else if (!want && it.label) {
-        it.label.remove();
-        it.label = null;
-      }
-    }
-
-    function setDataAttrs(it) {
-      it.pin.setAttribute('data-lon', String(it.dev.lon));
-      it.pin.setAttribute('data-lat', String(it.dev.lat));
-    }
-
-    function addItem(dev) {
-      const pin = el('circle', {
-        class: 'pin', r: PIN_R, fill: dev.color,
-        'data-device-id': dev.deviceId, 'data-lon': String(dev.lon), 'data-lat': String(dev.lat),
-      }, pinLayer);
-      const it = { dev: dev, pin: pin, label: null, trail: null, trailGroup: null };
-      items.set(dev.deviceId, it);
-      ensureLabel(it);
-      return it;
-    }
-
-    function removeItem(it) {
-      it.pin.remove();
-      if (it.label) it.label.remove();
-      if (it.trailGroup) it.trailGroup.remove();
-      items.delete(it.dev.deviceId);
-    }
-
-    function updateScale() {
-      const lat = yToLat(view.cy);
-      const mpp = 40075016.686 * Math.cos(lat * Math.PI / 180) / (WORLD * view.k);
-      const target = mpp * 110;
-      const p = Math.pow(10, Math.floor(Math.log10(target)));
-      let nice = p;
-      for (const m of [1, 2, 5]) if (m * p <= target) nice = m * p;
-      scale.querySelector('.bar').style.width = Math.round(nice / mpp) + 'px';
-      scale.querySelector('.txt').textContent = nice >= 1000 ? (nice / 1000) + ' km' : nice + ' m';
-    }
-
-    function zoomAt(f, px, py) {
+  function render() {
+    if (viewDirty) {
       size();
-      if (px == null) { px = view.w / 2; py = view.h / 2; }
-      const wx = view.cx + (px - view.w / 2) / view.k;
-      const wy = view.cy + (py - view.h / 2) / view.k;
-      view.k = G.clamp(view.k * f, minK(), maxK());
-      view.cx = wx - (px - view.w / 2) / view.k;
-      view.cy = wy - (py - view.h / 2) / view.k;
+      clampView();
+      const tx = view.w / 2 - view.cx * view.k, ty = view.h / 2 - view.cy * view.k;
+      base.setAttribute('transform', 'translate(' + tx + ' ' + ty + ') scale(' + view.k + ')');
+      for (const it of items.values()) place(it);
+      dirty.clear();
+      viewDirty = false;
+      updateScale();
+    } else {
+      for (const id of dirty) { const it = items.get(id); if (it) place(it); }
+      dirty.clear();
+    }
+  }
+
+  function place(it) {
+    const d = it.dev;
+    const p = screenOf(d.lon, d.lat);
+    const x = r2(p[0]), y = r2(p[1]);
+    it.pin.setAttribute('cx', x);
+    it.pin.setAttribute('cy', y);
+    if (it.label) {
+      it.label.setAttribute('x', r2(x + (d.deviceId === focusId ? 18 : 10)));
+      it.label.setAttribute('y', r2(y + 4));
+    }
+    if (d.deviceId === focusId) { focusRing.setAttribute('cx', x); focusRing.setAttribute('cy', y); }
+    placeTrail(it, p);
+  }
+
+  function placeTrail(it, head) {
+    const pts = it.dev.trail || [];
+    const chunks = trailChunks(pts.length, TRAIL_CHUNKS);
+    if (!chunks.length) {
+      if (it.trail) for (const pl of it.trail) pl.setAttribute('points', '');
+      return;
+    }
+    if (!it.trail) {
+      it.trail = [];
+      const g = el('g', { class: 'trail', stroke: it.dev.color }, trailLayer);
+      for (let c = 0; c < TRAIL_CHUNKS; c++) it.trail.push(el('polyline', { points: '' }, g));
+      it.trailGroup = g;
+    }
+    // Unwrap along the trail, then anchor its newest point on the pin itself.
+    const lons = unwrapLons(pts.map((p) => p[0]));
+    const n = pts.length;
+    const x0 = lonToX(lons[n - 1]), y0 = latToY(pts[n - 1][1]);
+    const sx = new Array(n), sy = new Array(n);
+    for (let i = 0; i < n; i++) {
+      sx[i] = r2(head[0] + (lonToX(lons[i]) - x0) * view.k);
+      sy[i] = r2(head[1] + (latToY(pts[i][1]) - y0) * view.k);
+    }
+    const used = new Array(TRAIL_CHUNKS).fill(false);
+    for (const ch of chunks) {
+      let s = '';
+      for (let i = ch.from; i <= ch.to; i++) s += sx[i] + ',' + sy[i] + ' ';
+      const pl = it.trail[ch.chunk];
+      pl.setAttribute('points', s);
+      pl.setAttribute('stroke-opacity', ch.opacity.toFixed(2));
+      used[ch.chunk] = true;
+    }
+    for (let c = 0; c < TRAIL_CHUNKS; c++) if (!used[c]) it.trail[c].setAttribute('points', '');
+  }
+
+  function wantsLabel(id) { return labelsAll || id === focusId; }
+
+  function ensureLabel(it) {
+    const want = wantsLabel(it.dev.deviceId);
+    if (want && !it.label) {
+      it.label = el('text', { class: 'pin-label' }, labelLayer);
+      it.label.textContent = it.dev.label || it.dev.deviceName || '';
+      dirty.add(it.dev.deviceId);
+    } else if (!want && it.label) {
+      it.label.remove();
+      it.label = null;
+    }
+  }
+
+  function setDataAttrs(it) {
+    it.pin.setAttribute('data-lon', String(it.dev.lon));
+    it.pin.setAttribute('data-lat', String(it.dev.lat));
+  }
+
+  function addItem(dev) {
+    const pin = el('circle', {
+      class: 'pin', r: PIN_R, fill: dev.color,
+      'data-device-id': dev.deviceId, 'data-lon': String(dev.lon), 'data-lat': String(dev.lat),
+    }, pinLayer);
+    const it = { dev: dev, pin: pin, label: null, trail: null, trailGroup: null };
+    items.set(dev.deviceId, it);
+    ensureLabel(it);
+    return it;
+  }
+
+  function removeItem(it) {
+    it.pin.remove();
+    if (it.label) it.label.remove();
+    if (it.trailGroup) it.trailGroup.remove();
+    items.delete(it.dev.deviceId);
+  }
+
+  function updateScale() {
+    const lat = yToLat(view.cy);
+    const mpp = 40075016.686 * Math.cos(lat * Math.PI / 180) / (WORLD * view.k);
+    const target = mpp * 110;
+    const p = Math.pow(10, Math.floor(Math.log10(target)));
+    let nice = p;
+    for (const m of [1, 2, 5]) if (m * p <= target) nice = m * p;
+    scaleBar.style.width = Math.round(nice / mpp) + 'px';
+    scaleText.textContent = nice >= 1000 ? (nice / 1000) + ' km' : nice + ' m';
+  }
+
+  function zoomAt(f, px, py) {
+    size();
+    if (px == null) { px = view.w / 2; py = view.h / 2; }
+    const wx = view.cx + (px - view.w / 2) / view.k;
+    const wy = view.cy + (py - view.h / 2) / view.k;
+    view.k = clamp(view.k * f, minK(), maxK());
+    view.cx = wx - (px - view.w / 2) / view.k;
+    view.cy = wy - (py - view.h / 2) / view.k;
+    viewDirty = true;
+    schedule();
+  }
+
+  function viewChanged() { viewDirty = true; schedule(); }
+
+  attachSvgInput(svg, container, controls, hooks, {
+    view,
+    zoomAt,
+    changed: viewChanged,
+    showWorld() { view.k = minK(); view.cx = WORLD / 2; view.cy = WORLD / 2; viewChanged(); },
+    refit() { if (lastFit) api.fit(lastFit); },
+  });
+  if (typeof ResizeObserver !== 'undefined') {
+    new ResizeObserver(() => { viewDirty = true; schedule(); }).observe(container);
+  } else {
+    window.addEventListener('resize', () => { viewDirty = true; schedule(); });
+  }
+
+  // --- public API ----------------------------------------------------------------------
+  const api = {
+    kind: 'svg',
+    element: svg,
+
+    /** Draws the countries (GeoJSON FeatureCollection, Polygon/MultiPolygon) as the basemap. */
+    setBasemap(geojson) {
+      while (land.firstChild) land.removeChild(land.firstChild);
+      const feats = (geojson && geojson.features) || [];
+      const frag = document.createDocumentFragment();
+      for (const f of feats) {
+        const d = geometryPath(f && f.geometry);
+        if (!d) continue;
+        const p = el('path', { d: d, class: 'country', 'vector-effect': 'non-scaling-stroke' });
+        if (f.properties && f.properties.iso_a3) p.setAttribute('data-iso', f.properties.iso_a3);
+        frag.appendChild(p);
+      }
+      land.appendChild(frag);
+    },
+
+    /** Replaces the set of pins: `devs` is every device of the group; those located get a pin. */
+    sync(devs) {
+      const seen = new Set();
+      for (const d of devs) {
+        if (!d.located) continue;
+        seen.add(d.deviceId);
+        let it = items.get(d.deviceId);
+        if (!it) it = addItem(d);
+        else { it.dev = d; it.pin.setAttribute('fill', d.color); setDataAttrs(it); ensureLabel(it); }
+      }
+      for (const it of Array.from(items.values())) if (!seen.has(it.dev.deviceId)) removeItem(it);
+      if (focusId && !items.has(focusId)) api.setFocus(null);
       viewDirty = true;
       schedule();
-    }
+    },
 
-    function userMoved() { if (hooks.onUserMove) hooks.onUserMove(); }
+    /** A device moved: update its attributes now, its position on the next frame. */
+    move(dev) {
+      const it = items.get(dev.deviceId);
+      if (!it) return;
+      it.dev = dev;
+      setDataAttrs(it);
+      dirty.add(dev.deviceId);
+      schedule();
+    },
 
-    // --- interaction -------------------------------------------------------------------
-    let drag = null;
-    svg.addEventListener('pointerdown', (e) => {
-      if (e.button !== 0) return;
-      const pinEl = e.target.closest ? e.target.closest('.pin') : null;
-      drag = { x: e.clientX, y: e.clientY, cx: view.cx, cy: view.cy, moved: false, pin: pinEl && pinEl.getAttribute('data-device-id'), id: e.pointerId };
-      try { svg.setPointerCapture(e.pointerId); } catch (_) { /* capture is best effort */ }
-    });
-    svg.addEventListener('pointermove', (e) => {
-      if (drag && drag.id === e.pointerId) {
-        const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-        if (!drag.moved && Math.abs(dx) + Math.abs(dy) < 4) return;
-        if (!drag.moved) { drag.moved = true; svg.classList.add('dragging'); if (hooks.onPinLeave) hooks.onPinLeave(null); userMoved(); }
-        view.cx = drag.cx - dx / view.k;
-        view.cy = drag.cy - dy / view.k;
-        viewDirty = true;
+    setFocus(id) {
+      const old = focusId && items.get(focusId);
+      focusId = id || null;
+      if (old) { old.pin.classList.remove('focused'); old.pin.setAttribute('r', PIN_R); ensureLabel(old); }
+      const it = focusId && items.get(focusId);
+      if (it) {
+        it.pin.classList.add('focused');
+        it.pin.setAttribute('r', PIN_R_FOCUS);
+        pinLayer.appendChild(it.pin); // on top of the others
+        ensureLabel(it);
+        focusRing.setAttribute('stroke', it.dev.color);
+        focusRing.setAttribute('visibility', 'visible');
+        dirty.add(focusId);
         schedule();
-        return;
+      } else {
+        focusRing.setAttribute('visibility', 'hidden');
       }
-      const t = e.target;
-      if (t && t.classList && t.classList.contains('pin')) {
-        if (hooks.onPinHover) hooks.onPinHover(t.getAttribute('data-device-id'), e.clientX, e.clientY);
+    },
+
+    /** Centres the view on a device; with `zoomIn`, zooms to at least a regional scale. */
+    centerOn(dev, zoomIn) {
+      if (!dev || !dev.located) return;
+      size();
+      let wx = lonToX(dev.lon);
+      wx += Math.round((view.cx - wx) / WORLD) * WORLD;
+      view.cx = wx;
+      view.cy = latToY(dev.lat);
+      if (zoomIn) view.k = Math.max(view.k, kOfZoom(FOCUS_MIN_ZOOM));
+      viewDirty = true;
+      schedule();
+    },
+
+    /** Fits the view to the located devices (the world when there are none). */
+    fit(devs) {
+      lastFit = devs;
+      size();
+      const pts = devs.filter((d) => d.located);
+      if (!pts.length) {
+        view.k = minK(); view.cx = WORLD / 2; view.cy = WORLD / 2;
+      } else {
+        const arc = lonArc(pts.map((d) => d.lon));
+        let ymin = Infinity, ymax = -Infinity;
+        for (const d of pts) { const y = latToY(d.lat); if (y < ymin) ymin = y; if (y > ymax) ymax = y; }
+        // Room around the pins; more on the right where their labels go.
+        const padL = 48, padR = labelsAll ? 200 : 56, padT = 48, padB = 44;
+        const dx = arc.span / 360 * WORLD, dy = ymax - ymin;
+        const kx = dx > 0 ? Math.max(1, view.w - padL - padR) / dx : Infinity;
+        const ky = dy > 0 ? Math.max(1, view.h - padT - padB) / dy : Infinity;
+        view.k = clamp(Math.min(kx, ky, kOfZoom(FIT_MAX_ZOOM)), minK(), maxK());
+        view.cx = lonToX(arc.west + arc.span / 2) + (padR - padL) / 2 / view.k;
+        view.cy = (ymin + ymax) / 2 + (padB - padT) / 2 / view.k;
       }
-    });
-    function endDrag(e) {
-      if (!drag || drag.id !== e.pointerId) return;
-      const d = drag;
-      drag = null;
-      svg.classList.remove('dragging');
-      if (!d.moved && d.pin && e.type === 'pointerup' && hooks.onPinClick) hooks.onPinClick(d.pin);
-    }
-    svg.addEventListener('pointerup', endDrag);
-    svg.addEventListener('pointercancel', endDrag);
-    svg.addEventListener('pointerout', (e) => {
-      const t = e.target;
-      if (t && t.classList && t.classList.contains('pin') && hooks.onPinLeave) hooks.onPinLeave(t.getAttribute('data-device-id'));
-    });
-    svg.addEventListener('wheel', (e) => {
-      e.preventDefault();
-      const r = svg.getBoundingClientRect();
-      const dy = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
-      zoomAt(Math.exp(-dy * 0.0025), e.clientX - r.left, e.clientY - r.top);
-      userMoved();
-    }, { passive: false });
-    svg.addEventListener('dblclick', (e) => {
-      const r = svg.getBoundingClientRect();
-      zoomAt(e.shiftKey ? 0.5 : 2, e.clientX - r.left, e.clientY - r.top);
-      userMoved();
-    });
-    container.addEventListener('keydown', (e) => {
-      if (e.target !== container) return;
-      const step = 80 / view.k;
-      let handled = true;
-      switch (e.key) {
-        case '+': case '=': zoomAt(2); break;
-        case '-': case '_': zoomAt(0.5); break;
-        case 'ArrowLeft': view.cx -= step; break;
-        case 'ArrowRight': view.cx += step; break;
-        case 'ArrowUp': view.cy -= step; break;
-        case 'ArrowDown': view.cy += step; break;
-        default: handled = false;
-      }
-      if (handled) { e.preventDefault(); viewDirty = true; schedule(); userMoved(); }
-    });
-    controls.addEventListener('click', (e) => {
-      const b = e.target.closest('button');
-      if (!b) return;
-      const act = b.getAttribute('data-act');
-      if (act === 'in') { zoomAt(2); userMoved(); }
-      else if (act === 'out') { zoomAt(0.5); userMoved(); }
-      else if (act === 'fit') { if (hooks.onFitRequest) hooks.onFitRequest(); else if (lastFit) api.fit(lastFit); }
-      else if (act === 'world') { view.k = minK(); view.cx = WORLD / 2; view.cy = WORLD / 2; viewDirty = true; schedule(); userMoved(); }
-    });
-    if (typeof ResizeObserver !== 'undefined') {
-      new ResizeObserver(() => { viewDirty = true; schedule(); }).observe(container);
-    } else {
-      window.addEventListener('resize', () => { viewDirty = true; schedule(); });
-    }
+      viewDirty = true;
+      schedule();
+    },
 
-    function graticulePath() {
-      let d = '';
-      for (let lon = -180; lon <= 180; lon += 30) d += 'M' + lonToX(lon) + ' ' + latToY(G.MAX_LAT) + 'V' + latToY(-G.MAX_LAT);
-      for (let lat = -60; lat <= 60; lat += 30) d += 'M0 ' + latToY(lat) + 'H' + WORLD;
-      return d;
-    }
+    /** Permanent labels for every pin (small groups) or only for the focused one. */
+    setLabels(all) {
+      labelsAll = !!all;
+      for (const it of items.values()) ensureLabel(it);
+      schedule();
+    },
 
-    // --- public API ----------------------------------------------------------------------
-    const api = {
-      kind: 'svg',
-      element: svg,
+    /** New label text for a device (called by the age ticker, about once a second). */
+    setLabelText(dev, text) {
+      const it = items.get(dev.deviceId);
+      if (it && it.label && it.label.textContent !== text) it.label.textContent = text;
+    },
 
-      /** Draws the countries (GeoJSON FeatureCollection, Polygon/MultiPolygon) as the basemap. */
-      setBasemap(geojson) {
-        while (land.firstChild) land.removeChild(land.firstChild);
-        const feats = (geojson && geojson.features) || [];
-        const frag = document.createDocumentFragment();
-        for (const f of feats) {
-          const d = geometryPath(f && f.geometry);
-          if (!d) continue;
-          const p = el('path', { d: d, class: 'country', 'vector-effect': 'non-scaling-stroke' });
-          if (f.properties && f.properties.iso_a3) p.setAttribute('data-iso', f.properties.iso_a3);
-          frag.appendChild(p);
-        }
-        land.appendChild(frag);
-      },
+    setStale(dev, stale) {
+      const it = items.get(dev.deviceId);
+      if (it) it.pin.classList.toggle('stale', !!stale);
+    },
 
-      /** Replaces the set of pins: `devs` is every device of the group; those located get a pin. */
-      sync(devs) {
-        const seen = new Set();
-        for (const d of devs) {
-          if (!d.located) continue;
-          seen.add(d.deviceId);
-          let it = items.get(d.deviceId);
-          if (!it) it = addItem(d);
-          else { it.dev = d; it.pin.setAttribute('fill', d.color); setDataAttrs(it); ensureLabel(it); }
-        }
-        for (const it of Array.from(items.values())) if (!seen.has(it.dev.deviceId)) removeItem(it);
-        if (focusId && !items.has(focusId)) api.setFocus(null);
-        viewDirty = true;
-        schedule();
-      },
+    invalidateSize() { viewDirty = true; schedule(); },
 
-      /** A device moved: update its attributes now, its position on the next frame. */
-      move(dev) {
-        const it = items.get(dev.deviceId);
-        if (!it) return;
-        it.dev = dev;
-        setDataAttrs(it);
-        dirty.add(dev.deviceId);
-        schedule();
-      },
+    clear() {
+      for (const it of Array.from(items.values())) removeItem(it);
+      api.setFocus(null);
+    },
 
-      setFocus(id) {
-        const old = focusId && items.get(focusId);
-        focusId = id || null;
-        if (old) { old.pin.classList.remove('focused'); old.pin.setAttribute('r', PIN_R); ensureLabel(old); }
-        const it = focusId && items.get(focusId);
-        if (it) {
-          it.pin.classList.add('focused');
-          it.pin.setAttribute('r', PIN_R_FOCUS);
-          pinLayer.appendChild(it.pin); // on top of the others
-          ensureLabel(it);
-          focusRing.setAttribute('stroke', it.dev.color);
-          focusRing.setAttribute('visibility', 'visible');
-          dirty.add(focusId);
-          schedule();
-        } else {
-          focusRing.setAttribute('visibility', 'hidden');
-        }
-      },
-
-      /** Centres the view on a device; with `zoomIn`, zooms to at least a regional scale. */
-      centerOn(dev, zoomIn) {
-        if (!dev || !dev.located) return;
-        size();
-        let wx = lonToX(dev.lon);
-        wx += Math.round((view.cx - wx) / WORLD) * WORLD;
-        view.cx = wx;
-        view.cy = latToY(dev.lat);
-        if (zoomIn) view.k = Math.max(view.k, kOfZoom(FOCUS_MIN_ZOOM));
-        viewDirty = true;
-        schedule();
-      },
-
-      /** Fits the view to the located devices (the world when there are none). */
-      fit(devs) {
-        lastFit = devs;
-        size();
-        const pts = devs.filter((d) => d.located);
-        if (!pts.length) {
-          view.k = minK(); view.cx = WORLD / 2; view.cy = WORLD / 2;
-        } else {
-          const arc = G.lonArc(pts.map((d) => d.lon));
-          let ymin = Infinity, ymax = -Infinity;
-          for (const d of pts) { const y = latToY(d.lat); if (y < ymin) ymin = y; if (y > ymax) ymax = y; }
-          // Room around the pins; more on the right where their labels go.
-          const padL = 48, padR = labelsAll ? 200 : 56, padT = 48, padB = 44;
-          const dx = arc.span / 360 * WORLD, dy = ymax - ymin;
-          const kx = dx > 0 ? Math.max(1, view.w - padL - padR) / dx : Infinity;
-          const ky = dy > 0 ? Math.max(1, view.h - padT - padB) / dy : Infinity;
-          view.k = G.clamp(Math.min(kx, ky, kOfZoom(FIT_MAX_ZOOM)), minK(), maxK());
-          view.cx = lonToX(arc.west + arc.span / 2) + (padR - padL) / 2 / view.k;
-          view.cy = (ymin + ymax) / 2 + (padB - padT) / 2 / view.k;
-        }
-        viewDirty = true;
-        schedule();
-      },
-
-      /** Permanent labels for every pin (small groups) or only for the focused one. */
-      setLabels(all) {
-        labelsAll = !!all;
-        for (const it of items.values()) ensureLabel(it);
-        schedule();
-      },
-
-      /** New label text for a device (called by the age ticker, about once a second). */
-      setLabelText(dev, text) {
-        const it = items.get(dev.deviceId);
-        if (it && it.label && it.label.textContent !== text) it.label.textContent = text;
-      },
-
-      setStale(dev, stale) {
-        const it = items.get(dev.deviceId);
-        if (it) it.pin.classList.toggle('stale', !!stale);
-      },
-
-      invalidateSize() { viewDirty = true; schedule(); },
-
-      clear() {
-        for (const it of Array.from(items.values())) removeItem(it);
-        api.setFocus(null);
-      },
-
-      /** For tests: the current view. */
-      getView() { return { lon: view.cx / WORLD * 360 - 180, lat: yToLat(view.cy), zoom: Math.log2(view.k * WORLD / TILE) }; },
-    };
-    size();
-    api.fit([]);
-    return api;
-  }
-
-  global.FODSvgMap = { create: create };
-})(window);
+    /** For tests: the current view. */
+    getView() { return { lon: view.cx / WORLD * 360 - 180, lat: yToLat(view.cy), zoom: Math.log2(view.k * WORLD / TILE) }; },
+  };
+  size();
+  api.fit([]);
+  return api;
+}

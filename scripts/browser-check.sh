@@ -2,7 +2,12 @@
 # Browser test of the web map with Debian's headless Chromium, against the real server:
 # `fod demo` (the New York Harbor vessels), sign in on / as the demo user, open the demo group,
 # post a fix through the API with a device token, and see that device's pin move (DOM check).
-# Saves a screenshot to Tests/artifacts/webmap.png. Usage: scripts/browser-check.sh [fod-binary]
+# Before that the office device, the demo user and a new group get names made of HTML and
+# script: the check sees them as literal text everywhere and nothing run, checks the
+# Content-Security-Policy (headers on every asset, no violation, enforced), and that the live
+# feed resumes with lastEventId after a refused reconnect. A second pass does the name and CSP
+# checks on the built-in SVG map. Saves screenshots to Tests/artifacts/webmap.png and
+# webmap-svg.png. Usage: scripts/browser-check.sh [fod-binary]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fod="${1:-./.build/debug/fod}"
@@ -15,10 +20,15 @@ base="http://127.0.0.1:$port"
 "$fod" demo --port "$port" --bind 127.0.0.1 --data "$work/data" --speed 30 --password-cost minimal --log-level warning \
   >"$work/fod.out" 2>"$work/fod.err" &
 
-# Wait for the demo group to be filled, then take the office device and give it a fresh token.
-read -r group device token < <($py - "$base" <<'PY'
+hostile_device='<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
+hostile_member='<b onmouseover="window.__xss=3">Harbor</b> &amp; office'
+hostile_group='<iframe srcdoc="<script>parent.__xss=4</script>">'
+
+# Wait for the demo group to be filled, then take the office device, give it a fresh token, and
+# give it, the demo user and a new group of the demo user the names above.
+read -r group device token < <($py - "$base" "$hostile_device" "$hostile_member" "$hostile_group" <<'PY'
 import json, sys, time, urllib.request
-base = sys.argv[1]
+base, device_name, member_name, group_name = sys.argv[1:5]
 def call(method, path, body=None, token=None):
     req = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
                                  headers={"Content-Type": "application/json", **({"Authorization": "Bearer " + token} if token else {})})
@@ -39,12 +49,23 @@ while True:
     time.sleep(0.2)
 device = me["devices"][0]["id"]
 fresh = call("POST", f"/v1/devices/{device}/token", token=token)["deviceToken"]
+call("PATCH", f"/v1/devices/{device}", {"name": device_name}, token=token)
+call("PATCH", "/v1/me", {"displayName": member_name}, token=token)
+call("POST", "/v1/groups", {"name": group_name, "deviceId": device}, token=token)
 print(group, device, fresh)
 PY
 )
 echo "demo group $group ready; office device $device"
+post_fix() { echo "$py Tests/browser/post_fix.py --base $base --device-id $device --token $token --lon $1 --lat $2"; }
+renderer=$([ -f /usr/share/javascript/leaflet/leaflet.js ] && echo leaflet || echo svg)  # libjs-leaflet installed?
+names=(--hostile-device-name "$hostile_device" --hostile-member-name "$hostile_member" --hostile-group-name "$hostile_group")
 $py Tests/browser/check.py --base "$base" --email demo@example.org --password demo-password --group "$group" \
-  --device-id "$device" --expect-lon -74.0445 --expect-lat 40.6892 --min-pins 50 \
-  --screenshot Tests/artifacts/webmap.png \
-  --post-fix-command "$py Tests/browser/post_fix.py --base $base --device-id $device --token $token --lon -74.0445 --lat 40.6892"
-echo "browser check passed (screenshot: Tests/artifacts/webmap.png)"
+  --device-id "$device" --expect-lon -74.0445 --expect-lat 40.6892 --min-pins 50 --expect-map "$renderer" \
+  "${names[@]}" --check-csp --screenshot Tests/artifacts/webmap.png \
+  --post-fix-command "$(post_fix -74.0445 40.6892)" \
+  --resume-fix-command "$(post_fix -74.0170 40.7033)" --resume-lon -74.0170 --resume-lat 40.7033
+echo "== the same names and CSP on the built-in SVG map"
+$py Tests/browser/check.py --base "$base" --email demo@example.org --password demo-password --group "$group" \
+  --device-id "$device" --expect-lon -74.0170 --expect-lat 40.7033 --min-pins 50 --force-map svg --expect-map svg \
+  "${names[@]}" --check-csp --no-move-check --screenshot Tests/artifacts/webmap-svg.png
+echo "browser check passed (screenshots: Tests/artifacts/webmap.png, webmap-svg.png)"

@@ -2,10 +2,11 @@ import Foundation
 import HTTPServer
 import JSONCore
 
-/// The web map's files, read once at start-up and served from memory: `Web/` (page, scripts,
+/// The web map's files, read once at start-up and served from memory: `Web/` (page, ES modules,
 /// styles), the countries basemap from `Data/`, Leaflet from Debian's `libjs-leaflet` when it
 /// is installed, and a `config.json` saying which map to use. Only names found at start-up are
-/// served, so a request path can never reach another file.
+/// served, so a request path can never reach another file. Every answer carries the headers of
+/// `WebSecurityPolicy` (CSP, no referrer, no framing, no sniffing).
 public struct WebAssets: Sendable {
     public struct Configuration: Sendable {
         /// Directory with index.html and the scripts (the repository's `Web/`).
@@ -16,6 +17,7 @@ public struct WebAssets: Sendable {
         public var leafletDirectory = "/usr/share/javascript/leaflet"
         /// A tile URL template (`https://tile.example/{z}/{x}/{y}.png`), nil for no tiles.
         public var tileURL: String?
+        /// Plain text shown with the tiles (never parsed as HTML).
         public var tileAttribution = ""
 
         public init(webDirectory: String, dataDirectory: String) {
@@ -29,6 +31,8 @@ public struct WebAssets: Sendable {
     let index: Asset?
     let files: [String: Asset]
     let vendor: [String: Asset]
+    /// The headers sent with every file; its `tileSource` decides whether tiles are used.
+    public let security: WebSecurityPolicy
 
     public init(_ configuration: Configuration) {
         func load(_ path: String) -> Asset? {
@@ -50,11 +54,16 @@ public struct WebAssets: Sendable {
             vendor["images/" + name] = load(configuration.leafletDirectory + "/images/" + name)
         }
         let leaflet = vendor["leaflet.js"] != nil && vendor["leaflet.css"] != nil
-        let config: JSONValue = ["leaflet": .bool(leaflet), "tileURL": configuration.tileURL.map { .string($0) } ?? .null,
+        let security = WebSecurityPolicy(tileURL: configuration.tileURL)
+        // A template the CSP cannot allow is not handed to the page: no tiles rather than every
+        // tile blocked.
+        let tileURL = security.tilesRefused ? nil : configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 }
+        let config: JSONValue = ["leaflet": .bool(leaflet), "tileURL": tileURL.map { .string($0) } ?? .null,
                                  "tileAttribution": .string(configuration.tileAttribution)]
         files["config.json"] = Asset(contentType: "application/json; charset=utf-8", bytes: config.serialized())
         self.files = files
         self.vendor = leaflet ? vendor : [:]
+        self.security = security
     }
 
     /// Whether the page itself was found (the server still runs without it).
@@ -86,14 +95,14 @@ public struct WebAssets: Sendable {
     func response(_ asset: Asset) -> Response {
         var response = Response(status: 200, contentType: asset.contentType, bytes: asset.bytes)
         response.setHeader("Cache-Control", "no-cache")
-        response.setHeader("X-Content-Type-Options", "nosniff")
+        security.apply(to: &response)
         return response
     }
 
     static func contentType(of path: String) -> String {
         switch path.split(separator: ".").last.map(String.init) ?? "" {
         case "html": "text/html; charset=utf-8"
-        case "js": "text/javascript; charset=utf-8"
+        case "js": "text/javascript; charset=utf-8"  // module scripts load only with a JavaScript type
         case "css": "text/css; charset=utf-8"
         case "geojson": "application/geo+json"
         case "json": "application/json; charset=utf-8"

@@ -53,6 +53,9 @@ enum ServeCommand {
         webConfiguration.tileAttribution = configuration.tileAttribution
         let web = WebAssets(webConfiguration)
         logger.info("web map: \(web.hasPage ? "served at /" : "not found (Web/ missing)"); Leaflet \(web.hasLeaflet ? "from libjs-leaflet" : "not installed: built-in SVG map")")
+        if web.security.tilesRefused {
+            logger.warning("--tile-url ignored: the Content-Security-Policy cannot allow it (use http(s)://host/…, placeholders only in the leading host labels)")
+        }
         let basemap = BasemapFile.load(from: webConfiguration.dataDirectory, logger: logger)
         let router = API.router(services, web: web, basemap: basemap) {
             guard let server = serverBox.server else { return "" }

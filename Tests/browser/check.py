@@ -14,30 +14,25 @@ Against a running server (the mock in this folder or the real one) it:
        - with --device-id/--expect-lon/--expect-lat alone: just waits for that; or
        - otherwise (unless --no-move-check): reads every pin's data-lon/data-lat and waits
          until one of them changes (a pin moved);
-  4. saves a 1280x800 screenshot (--screenshot) and fails on uncaught exceptions or
+  4. optional checks (security_checks.py, resume_check.py):
+       --hostile-device-name/--hostile-member-name/--hostile-group-name: those names (HTML and
+         script) show as literal text in the list, pickers, map label and hover tooltip, and
+         nothing runs; --resume-fix-command: the live feed resumes with lastEventId after a
+         refused reconnect; --check-csp: CSP and security headers on the page and its assets,
+         no violation in normal use, and enforced; --force-map svg: run on the SVG map;
+  5. saves a 1280x800 screenshot (--screenshot) and fails on uncaught exceptions or
      console.error calls in the page (--allow-console-errors to only report them).
 
 Exit status: 0 success, 1 a check failed, 2 the browser could not be started or driven.
-Needs: Debian's chromium, and websocket-client (pip install websocket-client).
-
-Example (mock):
-  python3 mock/server.py --port 8765 &
-  python3 mock/check.py --base http://127.0.0.1:8765 --email demo@example.com --password password123 \\
-     --device-id d_alice_iphone --expect-lon 2.2945 --expect-lat 48.8584 \\
-     --post-fix-command "python3 mock/post_fix.py --base http://127.0.0.1:8765 \\
-        --device-id d_alice_iphone --token dtok-d_alice_iphone --lon 2.2945 --lat 48.8584"
+Needs: Debian's chromium, and websocket-client (Debian: python3-websocket).
+Run against `fod demo` by scripts/browser-check.sh, which shows every option in use.
 """
 import argparse
 import base64
-import json
-import math
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 
 try:
     import websocket  # websocket-client
@@ -45,163 +40,14 @@ except ImportError:  # pragma: no cover
     sys.stderr.write('check.py needs websocket-client: pip install websocket-client\n')
     sys.exit(2)
 
-
-class CheckFailed(Exception):
-    pass
-
-
-class SetupFailed(Exception):
-    pass
-
-
-# ---------------------------------------------------------------------------------------------
-# Chromium + DevTools protocol
-
-def find_chromium(explicit):
-    for c in ([explicit] if explicit else []) + ['chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable']:
-        p = shutil.which(c) if c else None
-        if p:
-            return p
-    raise SetupFailed('no chromium found (apt-get install -y chromium, or pass --chromium PATH)')
-
-
-class Browser:
-    def __init__(self, binary, width, height, verbose=False):
-        self.dir = tempfile.mkdtemp(prefix='fod-check-')
-        args = [binary, '--headless=new', '--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage',
-                '--no-first-run', '--no-default-browser-check', '--disable-extensions', '--hide-scrollbars',
-                '--disable-background-timer-throttling', '--disable-renderer-backgrounding',
-                '--remote-debugging-port=0', '--remote-allow-origins=*', '--user-data-dir=' + self.dir,
-                '--window-size=%d,%d' % (width, height), 'about:blank']
-        self.log = open(os.path.join(self.dir, 'chromium.log'), 'wb')
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        port_file = os.path.join(self.dir, 'DevToolsActivePort')
-        deadline = time.time() + 30
-        while time.time() < deadline:
-            if self.proc.poll() is not None:
-                raise SetupFailed('chromium exited with %s; log: %s' % (self.proc.returncode, self.tail_log()))
-            if os.path.exists(port_file):
-                lines = open(port_file).read().split('\n')
-                if len(lines) >= 2 and lines[0].strip():
-                    self.port = int(lines[0])
-                    break
-            time.sleep(0.1)
-        else:
-            raise SetupFailed('chromium did not open its DevTools port; log: ' + self.tail_log())
-        targets = json.load(urllib.request.urlopen('http://127.0.0.1:%d/json/list' % self.port, timeout=10))
-        page = next((t for t in targets if t.get('type') == 'page'), None)
-        if not page:
-            raise SetupFailed('no page target in chromium')
-        self.ws = websocket.create_connection(page['webSocketDebuggerUrl'], timeout=30, suppress_origin=True)
-        self.next_id = 0
-        self.events = []
-        self.verbose = verbose
-
-    def tail_log(self):
-        try:
-            with open(os.path.join(self.dir, 'chromium.log'), 'rb') as f:
-                return f.read()[-2000:].decode('utf-8', 'replace')
-        except OSError:
-            return ''
-
-    def send(self, method, params=None, timeout=30):
-        self.next_id += 1
-        mid = self.next_id
-        self.ws.send(json.dumps({'id': mid, 'method': method, 'params': params or {}}))
-        deadline = time.time() + timeout
-        while True:
-            self.ws.settimeout(max(0.1, deadline - time.time()))
-            try:
-                msg = json.loads(self.ws.recv())
-            except websocket.WebSocketTimeoutException:
-                raise SetupFailed('no answer to %s within %ss' % (method, timeout))
-            if msg.get('id') == mid:
-                if 'error' in msg:
-                    raise SetupFailed('%s failed: %s' % (method, msg['error']))
-                return msg.get('result', {})
-            if 'method' in msg:
-                self.events.append(msg)
-
-    def eval(self, expr):
-        r = self.send('Runtime.evaluate', {'expression': expr, 'returnByValue': True, 'awaitPromise': True})
-        if 'exceptionDetails' in r:
-            raise SetupFailed('evaluating %r threw: %s' % (expr[:80], r['exceptionDetails'].get('text')))
-        return r.get('result', {}).get('value')
-
-    def wait_for(self, expr, timeout, what, poll=0.1):
-        """Polls a JS expression until it is truthy; returns its value or raises CheckFailed."""
-        deadline = time.time() + timeout
-        last = None
-        while time.time() < deadline:
-            last = self.eval(expr)
-            if last:
-                return last
-            time.sleep(poll)
-        raise CheckFailed('timed out after %ss waiting for %s' % (timeout, what))
-
-    def close(self):
-        try:
-            self.ws.close()
-        except Exception:
-            pass
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-
-def page_problems(events, include_network):
-    """Uncaught exceptions, console.error/assert calls and (optionally network) error log entries."""
-    out = []
-    for e in events:
-        m, p = e.get('method'), e.get('params', {})
-        if m == 'Runtime.exceptionThrown':
-            d = p.get('exceptionDetails', {})
-            desc = (d.get('exception') or {}).get('description') or d.get('text')
-            out.append('uncaught exception: %s' % desc)
-        elif m == 'Runtime.consoleAPICalled' and p.get('type') in ('error', 'assert'):
-            args = ' '.join(str(a.get('value', a.get('description', ''))) for a in p.get('args', []))
-            out.append('console.%s: %s' % (p.get('type'), args))
-        elif m == 'Log.entryAdded':
-            entry = p.get('entry', {})
-            if entry.get('level') == 'error' and (include_network or entry.get('source') != 'network'):
-                out.append('log (%s): %s %s' % (entry.get('source'), entry.get('text'), entry.get('url', '')))
-    return out
+from cdp import Browser, CheckFailed, SetupFailed, find_chromium, page_problems
+from webmap import ALL_PINS, click, is_number, js_str, pin_expr, wait_pin_at
+import resume_check
+import security_checks
 
 
 # ---------------------------------------------------------------------------------------------
 # the check
-
-def js_str(s):
-    return json.dumps(s)
-
-
-def pin_expr(device_id):
-    return ('(() => { const p = document.querySelector(".pin[data-device-id=" + CSS.escape(%s) + "]");'
-            ' return p ? [p.getAttribute("data-lon"), p.getAttribute("data-lat")] : null; })()' % js_str(device_id))
-
-
-ALL_PINS = ('Array.from(document.querySelectorAll(".pin[data-device-id]"))'
-            '.map(p => [p.getAttribute("data-device-id"), p.getAttribute("data-lon"), p.getAttribute("data-lat")])')
-
-
-def is_number(v):
-    try:
-        return math.isfinite(float(v))
-    except (TypeError, ValueError):
-        return False
-
-
-def close_to(pair, lon, lat, tol):
-    try:
-        return abs(float(pair[0]) - lon) <= tol and abs(float(pair[1]) - lat) <= tol
-    except (TypeError, ValueError, IndexError):
-        return False
-
 
 def run(a):
     b = Browser(find_chromium(a.chromium), a.width, a.height, a.verbose)
@@ -216,6 +62,7 @@ def run(a):
         b.send('Runtime.enable')
         b.send('Log.enable')
         b.send('Emulation.setDeviceMetricsOverride', {'width': a.width, 'height': a.height, 'deviceScaleFactor': 1, 'mobile': False})
+        security_checks.install(b, a)
         url = a.base.rstrip('/') + '/' + ('#group=' + a.group if a.group else '')
         step = 'load'
         say('loading ' + url)
@@ -224,17 +71,14 @@ def run(a):
             raise CheckFailed('could not load %s: %s' % (url, nav['errorText']))
         b.wait_for('(() => { const f = document.querySelector("form#signin"); return !!f && f.offsetParent !== null'
                    ' && !!document.querySelector("input#email") && !!document.querySelector("input#password")'
-                   ' && !!document.querySelector("form#signin button[type=submit]"); })()',
-                   a.timeout, 'the sign-in form (form#signin with input#email, input#password, button[type=submit])')
+                   ' && !!document.querySelector("form#signin button[type=submit]:enabled"); })()',
+                   a.timeout, 'the sign-in form (form#signin with input#email, input#password, an enabled button[type=submit])')
 
         step = 'sign in'
         for sel, text in (('input#email', a.email), ('input#password', a.password)):
             b.eval('(() => { const e = document.querySelector(%s); e.focus(); e.value = ""; return true; })()' % js_str(sel))
             b.send('Input.insertText', {'text': text})
-        rect = b.eval('(() => { const r = document.querySelector("form#signin button[type=submit]").getBoundingClientRect();'
-                      ' return [r.left + r.width / 2, r.top + r.height / 2]; })()')
-        for t in ('mousePressed', 'mouseReleased'):
-            b.send('Input.dispatchMouseEvent', {'type': t, 'x': rect[0], 'y': rect[1], 'button': 'left', 'clickCount': 1})
+        click(b, 'form#signin button[type=submit]')
         say('signed in as %s; waiting for body[data-ready="1"]' % a.email)
         state = b.wait_for('(() => { if (document.body.dataset.ready === "1") return "ready";'
                            ' const e = document.querySelector("#signin-error");'
@@ -279,16 +123,7 @@ def run(a):
                     raise CheckFailed('--post-fix-command exited %d: %s %s' % (r.returncode, r.stdout.strip(), r.stderr.strip()))
                 if r.stdout.strip():
                     say('command said: ' + r.stdout.strip()[:300])
-            deadline = time.time() + a.timeout
-            now = before
-            while time.time() < deadline:
-                now = b.eval(pin_expr(a.device_id))
-                if now and close_to(now, a.expect_lon, a.expect_lat, a.tolerance):
-                    break
-                time.sleep(0.1)
-            else:
-                raise CheckFailed('pin %s did not move to [%s, %s] within %ss (before: %s, last seen: %s)' % (
-                    a.device_id, a.expect_lon, a.expect_lat, a.timeout, before, now))
+            now = wait_pin_at(b, a.device_id, a.expect_lon, a.expect_lat, a.tolerance, a.timeout)
             say('pin %s moved to data-lon=%s data-lat=%s' % (a.device_id, now[0], now[1]))
             entry = b.eval('(() => { const e = document.querySelector("#devices [data-device-id=" + CSS.escape(%s) + "]");'
                            ' return e ? e.textContent.replace(/\\s+/g, " ").trim() : null; })()' % js_str(a.device_id))
@@ -312,6 +147,16 @@ def run(a):
                 raise CheckFailed('no pin moved within %ss' % a.timeout)
             say('pin %s moved from %s to [%s, %s]' % (moved[0], list(start[moved[0]]), moved[1], moved[2]))
 
+        if a.hostile_device_name:
+            step = 'names are text'
+            security_checks.check_names(b, a, say)
+        if a.resume_fix_command:
+            step = 'live feed resume'
+            resume_check.check_resume(b, a, say)
+        if a.check_csp:
+            step = 'csp'
+            security_checks.check_csp(b, a, say)
+
         step = 'screenshot'
         time.sleep(a.settle)
         shot = b.send('Page.captureScreenshot', {'format': 'png'})
@@ -328,6 +173,9 @@ def run(a):
                 say('warning: ' + msg)
             else:
                 raise CheckFailed(msg)
+        if a.check_csp:
+            step = 'csp enforced'
+            security_checks.probe_csp(b, a, say)
         return 0
     except CheckFailed as e:
         raise CheckFailed('[%s] %s' % (step, e))
@@ -350,6 +198,15 @@ def main():
                     help='pins required once ready (default 1; 0 with --post-fix-command, whose fix may be the first)')
     ap.add_argument('--no-move-check', action='store_true', help='skip waiting for some pin to move')
     ap.add_argument('--expect-map', choices=['svg', 'leaflet'], help='require this renderer')
+    ap.add_argument('--force-map', choices=['svg'], help='answer config.json with {"leaflet": false} to use the SVG map')
+    ap.add_argument('--hostile-device-name', help='the (HTML/script) name of --device-id: check it shows as text and runs nothing')
+    ap.add_argument('--hostile-member-name', help='the (HTML/script) display name of the signed-in user, owner of --device-id')
+    ap.add_argument('--hostile-group-name', help='the (HTML/script) name of one of the user\'s groups (as owner)')
+    ap.add_argument('--check-csp', action='store_true',
+                    help='check the CSP and security headers of the page and its assets, no violations, and enforcement')
+    ap.add_argument('--resume-fix-command', help='after a refused reconnect, post a fix moving --device-id to --resume-lon/lat')
+    ap.add_argument('--resume-lon', type=float)
+    ap.add_argument('--resume-lat', type=float)
     ap.add_argument('--timeout', type=float, default=20.0, help='seconds for each wait')
     ap.add_argument('--settle', type=float, default=0.5, help='seconds to wait before the screenshot')
     ap.add_argument('--screenshot', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'screenshot.png'))
@@ -363,6 +220,10 @@ def main():
     a = ap.parse_args()
     if a.min_pins is None:
         a.min_pins = 0 if a.post_fix_command else 1
+    if (a.hostile_device_name or a.resume_fix_command) and not a.device_id:
+        ap.error('--hostile-device-name and --resume-fix-command need --device-id')
+    if a.resume_fix_command and (a.resume_lon is None or a.resume_lat is None):
+        ap.error('--resume-fix-command needs --resume-lon and --resume-lat')
     try:
         run(a)
     except CheckFailed as e:
