@@ -11,8 +11,12 @@ import Tracking
 /// Anything not recognised is a 500 with a generic message (the detail goes to the log only).
 public struct ErrorMapper: Sendable {
     let logger: Logger
+    let storageFaults: StorageFaultResponder
 
-    public init(logger: Logger) { self.logger = logger }
+    public init(logger: Logger) {
+        self.logger = logger
+        storageFaults = StorageFaultResponder(logger: logger)
+    }
 
     public func response(for error: Error, request: Request) -> Response {
         switch error {
@@ -31,10 +35,8 @@ public struct ErrorMapper: Sendable {
             return Self.body(status: 400, code: e.code, message: e.message)
         case let e as JSONParseError:
             return Self.body(status: 400, code: "malformed_json", message: e.description)
-        case let e as StorageError where e.isBusy:
-            var response = Self.body(status: 503, code: "busy", message: "the database is busy; try again")
-            response.setHeader("Retry-After", "1")
-            return response
+        case let e as StorageError where e.fault != nil:
+            return storageFaults.response(for: e, request: request)
         default:
             logger.error("\(request.requestID) \(request.method) \(request.path) failed: \(error)")
             return Self.body(status: 500, code: "internal_error", message: "the server failed to handle this request")

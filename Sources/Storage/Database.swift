@@ -24,8 +24,9 @@ public final class Database {
         let rc = sqlite3_open_v2(path, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open database"
+            let systemErrno = db.map { sqlite3_system_errno($0) } ?? 0
             if let db { sqlite3_close_v2(db) }
-            throw StorageError(code: rc, message: "\(message) (\(path))")
+            throw StorageError(code: rc & 0xff, extendedCode: rc, message: "\(message) (\(path))", systemErrno: systemErrno)
         }
         self.handle = db
         self.path = path
@@ -54,7 +55,8 @@ public final class Database {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw StorageError(code: rc & 0xff, extendedCode: rc, message: message, sql: sql)
+            throw StorageError(code: rc & 0xff, extendedCode: rc, message: message, sql: sql,
+                               systemErrno: systemErrno(rc))
         }
     }
 
@@ -104,6 +106,16 @@ public final class Database {
         return try map(statement)
     }
 
+    /// Whether this connection cannot write: opened `.readOnly`, or opened read-write on a file
+    /// that was not writable then (SQLite falls back to read-only and stays so; only a new
+    /// connection can write once the file is writable again).
+    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+
+    /// Whether a transaction is open. SQLite may roll a whole transaction back by itself when a
+    /// statement fails with SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM or SQLITE_BUSY; after such
+    /// a failure this tells whether the earlier statements of the transaction still stand.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
     /// The rowid of the most recent successful insert on this connection.
     public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
@@ -123,6 +135,18 @@ public final class Database {
     func error(_ rc: Int32, sql: String?) -> StorageError {
         let extended = sqlite3_extended_errcode(handle)
         return StorageError(code: rc & 0xff, extendedCode: extended,
-                            message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+                            message: String(cString: sqlite3_errmsg(handle)), sql: sql,
+                            systemErrno: systemErrno(extended))
+    }
+
+    /// The errno behind a failure with result code `rc`: for an I/O error, the last failed call
+    /// on the log or database file (the failure that just happened, unless that file kept an
+    /// older one); for a failed open, SQLite's own record; else 0.
+    private func systemErrno(_ rc: Int32) -> Int32 {
+        switch rc & 0xff {
+        case SQLITE_IOERR: fod_sqlite_file_errno(handle)
+        case SQLITE_CANTOPEN: sqlite3_system_errno(handle)
+        default: 0
+        }
     }
 }

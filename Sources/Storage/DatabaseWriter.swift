@@ -9,8 +9,8 @@ import Foundation
 /// (with `synchronous=FULL`, after the WAL was fsynced), so "a 2xx means committed" holds for
 /// anyone answering after `write` returns.
 public final class DatabaseWriter: @unchecked Sendable {
-    // @unchecked: `queue`, `stopping` and `stopped` are guarded by `condition`; `database` is
-    // touched only by the writer thread after init (and by `close` after that thread ended).
+    // @unchecked: `queue`, `stopping` and `stopped` are guarded by `condition`; `database` and
+    // `recovery` are touched only by the writer thread after init.
     private let condition = NSCondition()
     private var queue: [any WriteJob] = []
     private var stopping = false
@@ -25,14 +25,22 @@ public final class DatabaseWriter: @unchecked Sendable {
     private var commitCount: UInt64 = 0
     private var jobCount: UInt64 = 0
 
+    /// Replaces a connection that cannot write (nil: never); writer thread only.
+    private let recovery: WriterRecovery?
+
     /// `observer` hears, on the writer thread, of every job start, job rollback, commit and
     /// transaction rollback (for state kept beside the database that must follow it).
+    /// `reconnect` opens a new writer connection to the same file with the same settings, after
+    /// closing (and before reopening) the process's other connections to it: with it, writing
+    /// resumes by itself once a database that was read-only is writable again (see
+    /// `WriterRecovery`); it runs on the writer thread with the writer's connection closed.
     public init(database: Database, maxJobsPerCommit: Int = 4_096, commitHooks: CommitHooks = CommitHooks(),
-                observer: (any TransactionObserver)? = nil) {
+                observer: (any TransactionObserver)? = nil, reconnect: (@Sendable () throws -> Database)? = nil) {
         self.database = database
         self.maxJobsPerCommit = maxJobsPerCommit
         self.commitHooks = commitHooks
         self.observer = observer
+        self.recovery = reconnect.map { WriterRecovery(path: database.path, reconnect: $0) }
         let thread = Thread { [unowned self] in self.runLoop() }
         thread.name = "fod-writer"
         self.thread = thread
@@ -116,20 +124,34 @@ public final class DatabaseWriter: @unchecked Sendable {
             let batch = Array(queue.prefix(take))
             queue.removeFirst(take)
             condition.unlock()
-            guard let database else { continue }
-            commit(batch, on: database)
+            recovery?.replaceIfReadOnly(&database)
+            guard let database else {
+                let error = recovery?.unavailable ?? StorageError.misuse("the writer has no connection")
+                for job in batch { job.finish(.failure(error)) }
+                continue
+            }
+            let errors = commit(batch, on: database)
+            recovery?.batchEnded(errors: errors)
         }
     }
 
-    private func commit(_ batch: [any WriteJob], on database: Database) {
-        var results: [Result<Void, Error>] = []
-        results.reserveCapacity(batch.count)
+    /// Runs `batch` in one transaction and reports every job's outcome.
+    ///
+    /// A failing job is rolled back to its savepoint — unless SQLite rolled the whole
+    /// transaction back by itself (it may on SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM): then the
+    /// jobs before it are undone too and those after it must not run outside a transaction, so
+    /// the whole batch fails with that error. Returns the errors the jobs failed with.
+    private func commit(_ batch: [any WriteJob], on database: Database) -> [Error] {
+        // A rollback that failed earlier may have left a transaction open.
+        if database.isInTransaction { try? database.execute("ROLLBACK") }
         do {
             try database.execute("BEGIN IMMEDIATE")
         } catch {
             for job in batch { job.finish(.failure(error)) }
-            return
+            return [error]
         }
+        var results: [Result<Void, Error>] = []
+        results.reserveCapacity(batch.count)
         let single = batch.count == 1
         for job in batch {
             observer?.jobWillRun()
@@ -143,6 +165,11 @@ public final class DatabaseWriter: @unchecked Sendable {
                 try database.execute("RELEASE job")
                 results.append(.success(()))
             } catch {
+                guard database.isInTransaction else {
+                    observer?.transactionRolledBack()
+                    for job in batch { job.finish(.failure(error)) }
+                    return [error]
+                }
                 try? database.execute("ROLLBACK TO job")
                 try? database.execute("RELEASE job")
                 observer?.jobRolledBack()
@@ -153,7 +180,7 @@ public final class DatabaseWriter: @unchecked Sendable {
             try? database.execute("ROLLBACK")
             observer?.transactionRolledBack()
             batch[0].finish(.failure(error))
-            return
+            return [error]
         }
         do {
             try database.execute("COMMIT")
@@ -161,7 +188,7 @@ public final class DatabaseWriter: @unchecked Sendable {
             try? database.execute("ROLLBACK")
             observer?.transactionRolledBack()
             for job in batch { job.finish(.failure(error)) }
-            return
+            return [error]
         }
         observer?.transactionCommitted()
         commitHooks.afterCommit?()
@@ -170,6 +197,7 @@ public final class DatabaseWriter: @unchecked Sendable {
         jobCount += UInt64(batch.count)
         condition.unlock()
         for (job, result) in zip(batch, results) { job.finish(result) }
+        return results.compactMap { if case .failure(let error) = $0 { error } else { nil } }
     }
 }
 

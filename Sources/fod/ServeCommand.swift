@@ -30,6 +30,10 @@ enum ServeCommand {
             source.resume()
             sources.append(source)
         }
+        // Past a file-size limit (`ulimit -f`, systemd's LimitFSIZE=) a write raises SIGXFSZ,
+        // which kills the process; ignored, the write fails with EFBIG and the request gets a
+        // 503 `storage_full` like on a full disk.
+        signal(SIGXFSZ, SIG_IGN)
         raiseOpenFileLimit()
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous,
                                              merging: configuration.merging)

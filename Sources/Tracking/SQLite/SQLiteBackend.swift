@@ -11,7 +11,9 @@ public final class SQLiteBackend: Sendable {
     public let path: String
     public let writer: DatabaseWriter
     public let readers: ReaderPool
-    let checkpointer: Checkpointer
+    /// The readers and the checkpointer, which the writer closes and reopens around a new
+    /// connection of its own when the database was read-only and is writable again.
+    let files: FileConnections
     let sequences = SequenceAllocator()
     /// Fixes in `index_queue`, mirrored in memory for queries and dedupe.
     let unmerged: UnmergedFixes
@@ -29,25 +31,37 @@ public final class SQLiteBackend: Sendable {
                             readerCount: Int = 4, merging: MergePolicy = .standard) throws -> SQLiteBackend {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/fod.sqlite"
-        let database = try Database(path: path, synchronous: synchronous)
+        let database = try writerConnection(path: path, synchronous: synchronous)
         try Schema.migrator.migrate(database)
-        return try SQLiteBackend(path: path, writerDatabase: database, readerCount: readerCount, merging: merging)
+        return try SQLiteBackend(path: path, writerDatabase: database, readerCount: readerCount, merging: merging,
+                                 synchronous: synchronous)
     }
 
-    init(path: String, writerDatabase: Database, readerCount: Int, merging: MergePolicy) throws {
-        self.path = path
+    /// Opens the writer's connection. A database that is read-only now opens read-only (reads
+    /// work, writes fail with `StorageError.Fault.readOnly`); the writer opens a new one through
+    /// `FileConnections.reconnectWriter` once it is writable again.
+    static func writerConnection(path: String, synchronous: Database.Synchronous) throws -> Database {
+        let database = try Database(path: path, synchronous: synchronous)
         // Checkpoints run beside the writer (see `Checkpointer`), never inside a commit.
-        try writerDatabase.execute("PRAGMA wal_autocheckpoint = 0")
+        try database.execute("PRAGMA wal_autocheckpoint = 0")
         // The writer probes and inserts across the whole of `client_ids` and `cell_index`: a
         // page cache of 64 MiB (SQLite's default is 2 MiB) keeps their upper levels and hot
         // leaves in memory instead of re-reading them from the OS on every probe.
-        try writerDatabase.execute("PRAGMA cache_size = -\(Self.writerCacheKiB)")
+        try database.execute("PRAGMA cache_size = -\(Self.writerCacheKiB)")
+        return database
+    }
+
+    init(path: String, writerDatabase: Database, readerCount: Int, merging: MergePolicy, synchronous: Database.Synchronous) throws {
+        self.path = path
         let unmerged = UnmergedFixes()
         try Self.loadUnmerged(into: unmerged, from: writerDatabase)
         self.unmerged = unmerged
-        self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged)
-        self.readers = try ReaderPool(path: path, size: readerCount)
-        self.checkpointer = try Checkpointer(path: path)
+        let files = try FileConnections(readers: try ReaderPool(path: path, size: readerCount)) { try Checkpointer(path: path) }
+        self.files = files
+        self.readers = files.readers
+        self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged) {
+            try files.reconnectWriter { try Self.writerConnection(path: path, synchronous: synchronous) }
+        }
         self.merger = IndexMerger(policy: merging, unmerged: unmerged, writer: writer, readers: readers)
         merger.start()
     }
@@ -122,9 +136,8 @@ public final class SQLiteBackend: Sendable {
 
     public func close() {
         merger.stop()
-        checkpointer.close()
         writer.close()
-        readers.close()
+        files.close()
         if let database = try? Database(path: path) {
             database.checkpoint()
         }

@@ -1,0 +1,66 @@
+import Foundation
+import HTTPServer
+import Storage
+import Synchronization
+
+/// Answers a request whose write failed because of the storage (a full disk, a read-only
+/// database, a busy lock, an I/O error): a 503 with `Retry-After` in the API's error shape,
+/// never a 500 — nothing was wrong with the request, and it may succeed later as it is. Reads
+/// keep working meanwhile.
+///
+/// The operator needs to hear of a full or read-only disk, but a flood of failing requests must
+/// not flood the log (which may well be on the same full disk): each fault is logged at most
+/// once per `logInterval`, with the number of failures since the last line.
+final class StorageFaultResponder: Sendable {
+    let logger: Logger
+    /// Seconds between two log lines for the same fault.
+    let logInterval: Double
+    private let lastLogged = Mutex<[StorageError.Fault: (at: Date, suppressed: Int)]>([:])
+
+    init(logger: Logger, logInterval: Double = 10) {
+        self.logger = logger
+        self.logInterval = logInterval
+    }
+
+    /// The reply for `fault`: status 503, its code, message and `Retry-After` (seconds).
+    static func reply(for fault: StorageError.Fault) -> (code: String, message: String, retryAfter: Int) {
+        switch fault {
+        case .storageFull:
+            ("storage_full", "the server's storage is full, so this request's changes were not saved; reads still work; try again later", 30)
+        case .readOnly:
+            ("read_only", "the server's database is read-only at the moment, so this request's changes were not saved; reads still work; try again later", 30)
+        case .busy:
+            ("busy", "the database is busy; try again", 1)
+        case .ioError:
+            ("storage_unavailable", "the server could not write to its storage, so this request's changes were not saved; try again later", 5)
+        }
+    }
+
+    /// The 503 for `error` (whose `fault` must be set; any other error is a 500).
+    func response(for error: StorageError, request: Request) -> Response {
+        guard let fault = error.fault else {
+            return ErrorMapper.body(status: 500, code: "internal_error", message: "the server failed to handle this request")
+        }
+        if fault != .busy { log(fault, error, request) }
+        let reply = Self.reply(for: fault)
+        var response = ErrorMapper.body(status: 503, code: reply.code, message: reply.message)
+        response.setHeader("Retry-After", String(reply.retryAfter))
+        return response
+    }
+
+    private func log(_ fault: StorageError.Fault, _ error: StorageError, _ request: Request) {
+        let now = Date()
+        let suppressed: Int? = lastLogged.withLock { entries in
+            if let last = entries[fault], now.timeIntervalSince(last.at) < logInterval {
+                entries[fault] = (last.at, last.suppressed + 1)
+                return nil
+            }
+            let suppressed = entries[fault]?.suppressed ?? 0
+            entries[fault] = (now, 0)
+            return suppressed
+        }
+        guard let suppressed else { return }
+        let more = suppressed > 0 ? " (and \(suppressed) more such failure(s) since the last report)" : ""
+        logger.error("\(request.requestID) \(request.method) \(request.path): storage \(Self.reply(for: fault).code), answered 503: \(error)\(more)")
+    }
+}
