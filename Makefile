@@ -5,7 +5,7 @@ SWIFT ?= swift
 DATA ?= ./fod-data
 PORT ?= 8080
 
-.PHONY: run test build release deps test-deps bench-quick clean
+.PHONY: run test build release deps test-deps bench-quick crash-test clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -29,6 +29,11 @@ test: test-deps
 
 bench-quick: release
 	./Benchmarks/healthz/run.sh --quick
+
+# kill -9 the server at random moments under concurrent ingest and check every acknowledged fix
+# (CYCLES=20 by default; SEED=n repeats a run).
+crash-test: release
+	python3 ./scripts/crash-test.py --fod ./.build/release/fod $(if $(CYCLES),--cycles $(CYCLES)) $(if $(SEED),--seed $(SEED))
 
 clean:
 	rm -rf .build

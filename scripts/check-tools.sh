@@ -22,6 +22,9 @@ echo "== exports checked with ogrinfo, xmllint and vl-convert"
 echo "== web map in headless Chromium against fod demo (sign in, live pins, a posted fix moves its pin)"
 ./scripts/browser-check.sh "$fod"
 
+echo "== crash test smoke (3 kill -9 cycles under concurrent ingest; make crash-test runs 20)"
+python3 ./scripts/crash-test.py --fod "$fod" --cycles 3
+
 echo "== live feed benchmark smoke (--quick: 100 subscribers, no missed events)"
 ./Benchmarks/live/run.sh --quick
 
