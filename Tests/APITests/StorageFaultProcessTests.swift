@@ -88,6 +88,23 @@ import HTTPTestSupport
         let (status, output) = try FodProcess.run(["db", "check", "--data", directory])
         #expect(status == 0, "\(output)")
     }
+
+    /// After a clean stop the `-wal` and `-shm` files are gone, and SQLite cannot open a WAL
+    /// database in a read-only directory without them: the server refuses to start, saying why.
+    @Test func aReadOnlyDirectoryWithoutTheLogFilesIsRefusedAtStartWithAClearMessage() throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let first = try FodProcess(dataDirectory: directory)
+        _ = try StorageFaultWorld.setUp(port: first.port)
+        #expect(first.stop() == 0)
+        let readOnly = try ReadOnlySwitch(directory)
+        defer { readOnly.release() }
+        #expect {
+            try FodProcess(dataDirectory: directory)
+        } throws: { error in
+            "\(error)".contains("its directory is read-only")
+        }
+    }
 }
 
 /// Makes a directory or file read-only and writable again: a read-only bind mount as root

@@ -31,7 +31,13 @@ public final class SQLiteBackend: Sendable {
                             readerCount: Int = 4, merging: MergePolicy = .standard) throws -> SQLiteBackend {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/fod.sqlite"
-        let database = try writerConnection(path: path, synchronous: synchronous)
+        let database: Database
+        do {
+            database = try writerConnection(path: path, synchronous: synchronous)
+        } catch let error as StorageError where error.code == 14 && access(directory, W_OK) != 0 {
+            throw StorageError(code: 14, message: "cannot open \(path): its directory is read-only, and SQLite can read a WAL database "
+                               + "there only if its -wal and -shm files exist (make the directory writable)", systemErrno: errno)
+        }
         try Schema.migrator.migrate(database)
         return try SQLiteBackend(path: path, writerDatabase: database, readerCount: readerCount, merging: merging,
                                  synchronous: synchronous)
