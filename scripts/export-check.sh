@@ -16,7 +16,7 @@ for _ in $(seq 1 200); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.
 # Seed: a group where Ann and Bob share (40 fixes each, a 2-hour gap after 20 → 2 track parts)
 # and Cat does not; expected: 2 Points + 2 MultiLineStrings; GPX: 40 track points in 2 segments.
 read -r group ann_device ann <<<"$(python3 - "$base" <<'PY'
-import json, sys, urllib.request
+import json, sys, time, urllib.request
 base = sys.argv[1]
 def call(method, path, body=None, token=None):
     req = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
@@ -29,7 +29,7 @@ for n in ["bob", "cat"]:
     call("POST", f"/v1/groups/{group}/invitations", {"email": f"{n}@example.org"}, users["ann"])
     call("POST", f"/v1/invitations/{group}/accept", {"deviceId": devices[n]["device"]["id"]}, users[n])
 call("PUT", f"/v1/groups/{group}/sharing", {"shareLocation": False}, users["cat"])
-start = 1764000000000
+start = int(time.time() * 1000) + 1000  # after joining: history before it is not the group's to read
 for i, n in enumerate(users):
     fixes = [{"location": [13.4 + i * 0.1 + k * 0.001, 52.5 + k * 0.001], "altitude": 30 + k,
               "timestamp": start + k * 60000 + (7200000 if k >= 20 else 0)} for k in range(40)]

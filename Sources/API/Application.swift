@@ -22,7 +22,7 @@ public struct Services: Sendable {
     public init(backend: SQLiteBackend, passwordCost: PasswordHasher.Cost = .interactive, signInAttemptsPerMinute: Int = 10,
                 fixRules: FixRules = .standard, live: LiveHub.Configuration = LiveHub.Configuration(), logger: Logger) throws {
         self.backend = backend
-        let hub = LiveHub(log: backend, directory: backend, configuration: live)
+        let hub = LiveHub(log: backend, configuration: live)
         self.live = hub
         self.accounts = try AccountService(store: backend, passwordCost: passwordCost,
                                            signInAttemptsPerMinute: signInAttemptsPerMinute, sink: hub)

@@ -52,6 +52,7 @@ public struct ErrorMapper: Sendable {
         case .conflict: 409
         case .rateLimited: 429
         case .invalidGeometry: 422
+        case .unavailable: 503
         case .internalFailure: 500
         }
     }

@@ -58,16 +58,19 @@ public struct ExportRoutes: Sendable {
         case .groupGeoJSON:
             let subjects = try services.exports.groupSubjects(groupID: id, credential: credential)
             let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: options.tracks)
-            return try make(subjects, options, writer, "application/geo+json", "group-\(id).geojson", rows: options.tracks)
+            return try make(subjects, options, writer, "application/geo+json", "group-\(id).geojson", rows: options.tracks,
+                            scope: .group(id), credential: credential)
         case .deviceGeoJSON:
             let subject = try services.exports.deviceSubject(deviceID: id, credential: credential)
             let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: true)
-            return try make([subject], options, writer, "application/geo+json", "device-\(id).geojson", rows: true)
+            return try make([subject], options, writer, "application/geo+json", "device-\(id).geojson", rows: true,
+                            scope: .device(id), credential: credential)
         case .deviceGPX:
             let subject = try services.exports.deviceSubject(deviceID: id, credential: credential)
             let writer = ExportWriter.gpx(GPXExport(metadata: GPXExport.Metadata(name: subject.deviceName, timeMilliseconds: Time.now()),
                                                     gapMilliseconds: options.gapMilliseconds))
-            return try make([subject], options, writer, "application/gpx+xml", "device-\(id).gpx", rows: true)
+            return try make([subject], options, writer, "application/gpx+xml", "device-\(id).gpx", rows: true,
+                            scope: .device(id), credential: credential)
         case .groupScatter:
             var subjects = try services.exports.groupSubjects(groupID: id, credential: credential)
             let field: ScatterColorField
@@ -83,18 +86,18 @@ public struct ExportRoutes: Sendable {
             let basemap = self.basemap
             switch request.query("format") ?? "json" {
             case "json":
-                return try make(subjects, options, .scatterJSON(ScatterJSONExport(colorField: field)), "application/json; charset=utf-8", "scatter-\(id).json", rows: true)
+                return try make(subjects, options, .scatterJSON(ScatterJSONExport(colorField: field)), "application/json; charset=utf-8", "scatter-\(id).json", rows: true, scope: .group(id), credential: credential)
             case "csv":
-                return try make(subjects, options, .scatterCSV(ScatterCSVExport(colorField: field)), "text/csv; charset=utf-8", "scatter-\(id).csv", rows: true)
+                return try make(subjects, options, .scatterCSV(ScatterCSVExport(colorField: field)), "text/csv; charset=utf-8", "scatter-\(id).csv", rows: true, scope: .group(id), credential: credential)
             case "vega-lite":
                 let writer = VegaLiteExport(colorField: field, basemap: basemap, options: VegaLiteExport.Options(title: title))
-                return try make(subjects, options, .vegaLite(writer), "application/json; charset=utf-8", "scatter-\(id).vl.json", rows: true)
+                return try make(subjects, options, .vegaLite(writer), "application/json; charset=utf-8", "scatter-\(id).vl.json", rows: true, scope: .group(id), credential: credential)
             case "svg":
                 let pending: (GeoBounds?) -> SVGScatterMap = { bounds in
                     SVGScatterMap(bounds: bounds, colorField: field, basemap: basemap,
                                   options: SVGScatterMap.Options(title: title, attribution: "Countries: Natural Earth (public domain)"))
                 }
-                return try make(subjects, options, .svg(pending: pending, map: nil), "image/svg+xml", "scatter-\(id).svg", rows: true)
+                return try make(subjects, options, .svg(pending: pending, map: nil), "image/svg+xml", "scatter-\(id).svg", rows: true, scope: .group(id), credential: credential)
             default:
                 throw TrackingError.invalid("format must be json, csv, vega-lite or svg", code: "invalid_format")
             }
@@ -102,10 +105,11 @@ public struct ExportRoutes: Sendable {
     }
 
     func make(_ subjects: [ExportSubject], _ options: ExportOptions, _ writer: ExportWriter, _ contentType: String,
-              _ filename: String, rows: Bool) throws -> Prepared {
+              _ filename: String, rows: Bool, scope: ExportService.Scope, credential: Credential) throws -> Prepared {
         let exports = services.exports
         let producer = ExportProducer(subjects: subjects,
-                                      makeCursor: { exports.rows(of: subjects, from: options.from, to: options.to) },
+                                      makeCursor: { exports.rows(of: subjects, from: options.from, to: options.to,
+                                                                 scope: scope, credential: credential) },
                                       within: options.within, simplifyMeters: options.simplifyMeters, writer: writer, logger: services.logger)
         let expected = rows ? try exports.countRows(of: subjects, from: options.from, to: options.to) : subjects.count
         return Prepared(contentType: contentType, filename: filename, producer: producer, expectedRows: expected)

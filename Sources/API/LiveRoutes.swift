@@ -6,12 +6,14 @@ import Tracking
 struct LiveRoutes {
     let services: Services
     static let maxChangesPage = 1_000
+    /// Most log entries one `/changes` call reads while skipping hidden ones.
+    static let maxChangesScanned = 100_000
 
     var routes: [Route] {
         let services = self.services
         let auth = Authentication(services: services)
         return [
-            Route("GET", "/v1/groups/{id}/live", .inline { request in
+            Route("GET", "/v1/groups/{id}/live", .deferred { request in
                 let groupID = request.parameter("id")
                 let userID = try Self.member(request, groupID: groupID, auth: auth, allowQueryToken: true)
                 let lastEventID = try (request.header("last-event-id") ?? request.query("lastEventId")).map { text -> Int64 in
@@ -37,29 +39,39 @@ struct LiveRoutes {
                 guard since >= 0, (1...Self.maxChangesPage).contains(limit) else {
                     throw TrackingError.invalid("since must be ≥ 0 and limit 1 to \(Self.maxChangesPage)", code: "invalid_range")
                 }
-                let bounds = try services.backend.eventBounds(groupID: groupID)
-                let sharing = Set(try services.groups.group(id: groupID, for: .user(userID: userID)).members.filter(\.shareLocation).map(\.userID))
-                // Hidden events (locations of members who no longer share) are skipped, reading on
-                // until the page has something or the log ends: an empty page always means "done".
-                var visible: [GroupEvent] = []
-                var last = since
-                while visible.count < limit {
-                    let wanted = limit - visible.count
-                    let page = try services.backend.events(groupID: groupID, after: last, limit: wanted)
-                    guard let end = page.last?.id else { break }
-                    last = end
-                    visible += page.filter { $0.kind != .location || $0.userID.map(sharing.contains) == true }
-                    if page.count < wanted { break }  // the end of the log
-                }
-                var document: JSONObject = [
-                    "events": .array(visible.map { ["id": .number(JSONNumber($0.id)), "type": .string($0.kind.rawValue), "data": $0.data] }),
-                    "last": .number(JSONNumber(last)),
-                ]
-                // The client's position was pruned from the log: it must re-read the group.
-                if since + 1 < (bounds.oldest ?? bounds.last + 1) { document["truncated"] = true }
-                return .json(.object(document))
+                return .json(try Self.changes(services.backend, groupID: groupID, readerID: userID, since: since, limit: limit))
             }),
         ]
+    }
+
+    /// A page of the log after `since` as `reader` may see it. Hidden events (locations of
+    /// members who do not share now, redacted ones) are skipped, reading on until the page has
+    /// something or the log ends: an empty page means "done" — unless `maxChangesScanned`
+    /// entries were all hidden, which the reply says with `"more": true`.
+    static func changes(_ log: any EventLog, groupID: String, readerID: String, since: Int64, limit: Int) throws -> JSONValue {
+        guard let state = try log.feedSnapshot(groupID: groupID, readerID: readerID) else { throw TrackingError.notFound("group") }
+        var visible: [GroupEvent] = []
+        var last = since
+        var scanned = 0
+        var more = false
+        while visible.count < limit {
+            if scanned >= maxChangesScanned { more = true; break }
+            let wanted = limit - visible.count
+            let page = try log.events(groupID: groupID, after: last, limit: wanted)
+            guard let end = page.last?.id else { break }
+            last = end
+            scanned += page.count
+            visible += page.filter(state.visibility.serves)
+            if page.count < wanted { break }  // the end of the log
+        }
+        var document: JSONObject = [
+            "events": .array(visible.map { ["id": .number(JSONNumber($0.id)), "type": .string($0.kind.rawValue), "data": $0.data] }),
+            "last": .number(JSONNumber(last)),
+        ]
+        if more { document["more"] = true }
+        // The client's position was pruned from the log: it must re-read the group.
+        if since < (state.oldestEventID.map { $0 - 1 } ?? state.lastEventID) { document["truncated"] = true }
+        return .object(document)
     }
 
     /// The caller's user id if they are a member (404 otherwise). EventSource cannot set

@@ -58,7 +58,7 @@ struct QueryRoutes {
             document["explain"] = ["scope": .string(explain.scope), "cellsInCovering": .number(JSONNumber(explain.cellsInCovering)),
                                    "ranges": .number(JSONNumber(explain.ranges)), "keysExamined": .number(JSONNumber(explain.keysExamined)),
                                    "docsExamined": .number(JSONNumber(explain.docsExamined)), "cellsProbed": .number(JSONNumber(explain.cellsProbed)),
-                                   "nReturned": .number(JSONNumber(results.count)), "milliseconds": .number(JSONNumber(explain.milliseconds)),
+                                   "nReturned": .number(JSONNumber(results.count)),
                                    "covering": .array(explain.coveringTokens.map { .string($0) })]
         }
         return .object(document)

@@ -32,6 +32,12 @@ public protocol DirectoryTransaction {
     func insertMembership(_ membership: Membership, at time: Int64) throws
     func deleteMembership(groupID: String, userID: String) throws
     func setSharing(groupID: String, userID: String, share: Bool) throws
+    /// Starts a sharing period of the membership at `time` (ms); its history from then on is
+    /// visible to the group (see `HistoryWindows`).
+    func openSharingPeriod(groupID: String, userID: String, deviceID: String, at time: Int64) throws
+    /// Ends the membership's open sharing period, if any, at `time` (ms). Periods disappear
+    /// with their membership.
+    func closeSharingPeriod(groupID: String, userID: String, at time: Int64) throws
 
     func hasInvitation(groupID: String, inviteeID: String) throws -> Bool
     func insertInvitation(groupID: String, inviteeID: String, senderID: String, at time: Int64) throws

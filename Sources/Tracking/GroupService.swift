@@ -41,8 +41,8 @@ public final class GroupService: Sendable {
                 throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: "too_many_groups")
             }
             try tx.insertGroup(record)
-            try tx.insertMembership(Membership(groupID: record.id, userID: userID, deviceID: deviceID, shareLocation: true),
-                                    at: record.createdAt)
+            try Self.join(Membership(groupID: record.id, userID: userID, deviceID: deviceID, shareLocation: true),
+                          at: record.createdAt, in: tx)
             let event = try tx.appendMembershipEvent(groupID: record.id, type: "joined", userID: userID,
                                                      extra: ["deviceId": .string(deviceID), "shareLocation": true])
             return (try Self.document(record.id, in: tx), [event])
@@ -117,8 +117,8 @@ public final class GroupService: Sendable {
                 throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: "too_many_groups")
             }
             try tx.deleteInvitation(groupID: groupID, inviteeID: userID)
-            try tx.insertMembership(Membership(groupID: groupID, userID: userID, deviceID: deviceID, shareLocation: true),
-                                    at: Timestamp.nowMilliseconds())
+            try Self.join(Membership(groupID: groupID, userID: userID, deviceID: deviceID, shareLocation: true),
+                          at: Timestamp.nowMilliseconds(), in: tx)
             let event = try tx.appendMembershipEvent(groupID: groupID, type: "joined", userID: userID,
                                                      extra: ["deviceId": .string(deviceID), "shareLocation": true])
             return (try Self.document(groupID, in: tx), [event])
@@ -158,6 +158,13 @@ public final class GroupService: Sendable {
     public func setSharing(groupID: String, userID: String, share: Bool) async throws -> Group {
         try await change { tx in
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
+            guard let membership = try tx.membership(groupID: groupID, userID: userID) else { throw TrackingError.notFound("group") }
+            let now = Timestamp.nowMilliseconds()
+            if share && !membership.shareLocation {
+                try tx.openSharingPeriod(groupID: groupID, userID: userID, deviceID: membership.deviceID, at: now)
+            } else if !share && membership.shareLocation {
+                try tx.closeSharingPeriod(groupID: groupID, userID: userID, at: now)
+            }
             try tx.setSharing(groupID: groupID, userID: userID, share: share)
             let event = try tx.appendMembershipEvent(groupID: groupID, type: "sharing", userID: userID,
                                                      extra: ["shareLocation": .bool(share)])
@@ -172,6 +179,15 @@ public final class GroupService: Sendable {
             return Profile(user: user, devices: try tx.devices(ownerID: userID),
                            memberships: try tx.membershipSummaries(userID: userID),
                            invitations: try tx.invitationSummaries(inviteeID: userID))
+        }
+    }
+
+    /// Adds a membership; a sharing one starts its first sharing period at `time`, so the
+    /// group sees the device's history from joining on, never before.
+    static func join(_ membership: Membership, at time: Int64, in tx: any DirectoryTransaction) throws {
+        try tx.insertMembership(membership, at: time)
+        if membership.shareLocation {
+            try tx.openSharingPeriod(groupID: membership.groupID, userID: membership.userID, deviceID: membership.deviceID, at: time)
         }
     }
 

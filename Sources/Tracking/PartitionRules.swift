@@ -7,6 +7,9 @@ public protocol PartitionFacts: Sendable {
     /// Whether `viewerID` belongs to a group in which device `deviceID` is a member's device with
     /// sharing on (the viewer may then read the device's locations).
     func isSharedWith(deviceID: String, viewerID: String) throws -> Bool
+    /// The union of the sharing periods of device `deviceID` in the groups where it is shared
+    /// now and `viewerID` is a member (empty when there is none).
+    func sharedHistoryWindows(deviceID: String, viewerID: String) throws -> HistoryWindows
 }
 
 /// The permission model of API.md, in one place. Every endpoint asks it.
@@ -41,6 +44,16 @@ public struct PartitionRules: Sendable {
     public func canWrite(_ credential: Credential, _ partition: Partition) -> Bool {
         guard case .device(let tokenDevice, _) = credential, case .device(let deviceID) = partition else { return false }
         return tokenDevice == deviceID
+    }
+
+    /// The part of device `deviceID`'s history the caller may read: all of it for its owner,
+    /// the sharing periods for members of groups it shares with now (API.md, "Visibility of
+    /// history"). Throws 401 without a credential, 404 when the device is not readable at all.
+    public func historyWindows(_ credential: Credential, deviceID: String) throws -> HistoryWindows {
+        try requireRead(credential, .device(deviceID), hiddenAs: "device")
+        guard case .user(let userID) = credential else { throw TrackingError.notFound("device") }
+        if try facts.deviceOwner(deviceID: deviceID) == userID { return .all }
+        return try facts.sharedHistoryWindows(deviceID: deviceID, viewerID: userID)
     }
 
     /// Throws 404 when the caller may not read (hiding whether the object exists), 401 when

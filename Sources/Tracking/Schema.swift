@@ -179,5 +179,47 @@ public enum Schema {
                 coalesce(max(seq), 0), coalesce(max(seq), 0), 0 FROM fixes;
             DROP TABLE fixes;
             """),
+        .init(version: 6, name: "sharing periods (history visibility)", sql: """
+            -- When a member's device was shared with a group: from joining (or turning sharing on)
+            -- until turning it off (end_ts) or leaving (the rows go with the membership). A member
+            -- reads another device's history only inside these periods (HistoryWindows).
+            CREATE TABLE sharing_periods (
+                group_id TEXT NOT NULL,
+                user_id TEXT NOT NULL,
+                device_id TEXT NOT NULL,
+                start_ts INTEGER NOT NULL,
+                end_ts INTEGER,               -- NULL while sharing is on
+                PRIMARY KEY (group_id, user_id, start_ts),
+                FOREIGN KEY (group_id, user_id) REFERENCES memberships(group_id, user_id) ON DELETE CASCADE
+            ) WITHOUT ROWID;
+            CREATE INDEX sharing_periods_by_device ON sharing_periods(device_id);
+            -- Members sharing now have shared since they joined; the history of members not
+            -- sharing now is unknown, so nothing of it is visible until they share again.
+            INSERT INTO sharing_periods (group_id, user_id, device_id, start_ts, end_ts)
+                SELECT group_id, user_id, device_id, joined_at, NULL FROM memberships WHERE share_location = 1;
+            """),
+        .init(version: 7, name: "location events name their fix (redaction on delete)", sql: """
+            -- A location event records which fix it shows, so deleting fixes (owner range delete,
+            -- device or account deletion, retention) redacts their events: replay and /changes
+            -- never serve a deleted position. Redacted rows keep their id (no gaps) with type
+            -- 'redacted' and empty data; readers skip them.
+            ALTER TABLE events ADD COLUMN device_key INTEGER;
+            ALTER TABLE events ADD COLUMN fix_ts INTEGER;
+            UPDATE events SET
+                device_key = (SELECT key FROM devices WHERE id = json_extract(events.data, '$.deviceId')),
+                fix_ts = CAST(round((julianday(json_extract(events.data, '$.timestamp')) - 2440587.5) * 86400000) AS INTEGER)
+                WHERE type = 'location';
+            UPDATE events SET type = 'redacted', data = '{}' WHERE type = 'location' AND (device_key IS NULL OR fix_ts IS NULL);
+            CREATE INDEX events_by_fix ON events(device_key, fix_ts) WHERE device_key IS NOT NULL;
+            """),
+        .init(version: 8, name: "sessions: public ids, last use, client", sql: """
+            -- A session has a public id (to list and revoke it without its token), the time it
+            -- was last used (idle expiry; updated at most once a minute) and what signed it in.
+            ALTER TABLE sessions ADD COLUMN id TEXT;
+            ALTER TABLE sessions ADD COLUMN last_used_at INTEGER;
+            ALTER TABLE sessions ADD COLUMN client TEXT;
+            UPDATE sessions SET id = 's_' || lower(hex(randomblob(12))), last_used_at = created_at;
+            CREATE UNIQUE INDEX sessions_by_id ON sessions(id);
+            """),
     ])
 }

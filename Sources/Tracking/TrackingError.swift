@@ -17,6 +17,8 @@ public struct TrackingError: Error, Sendable, CustomStringConvertible {
         case rateLimited
         /// Well-formed but invalid geometry (422).
         case invalidGeometry
+        /// Temporarily unable (503, with `retryAfterSeconds`): overloaded, storage unavailable.
+        case unavailable
         /// The server could not do it (500): never caused by input.
         case internalFailure
     }
@@ -73,6 +75,16 @@ public struct TrackingError: Error, Sendable, CustomStringConvertible {
     }
     public static func rateLimited(retryAfter: Int) -> TrackingError {
         TrackingError(.rateLimited, code: "rate_limited", message: "too many attempts; try again in \(retryAfter) s",
+                      retryAfterSeconds: retryAfter)
+    }
+    /// A query that would examine too much (400): the caller should narrow it.
+    public static func queryTooBroad(_ reason: String) -> TrackingError {
+        TrackingError(.invalidInput, code: "query_too_broad",
+                      message: "\(reason); narrow the region, add $maxDistance or a time range, or lower limit")
+    }
+    /// The server has too much of this work queued right now (503 with Retry-After).
+    public static func busy(_ what: String, retryAfter: Int = 1) -> TrackingError {
+        TrackingError(.unavailable, code: "busy", message: "too many \(what) in progress; try again shortly",
                       retryAfterSeconds: retryAfter)
     }
     public static func internalFailure(_ message: String) -> TrackingError {

@@ -3,7 +3,6 @@ import Testing
 import HTTPTestSupport
 
 @Suite struct ExportAPITests {
-    static let base: Int64 = 1_764_000_000_000
 
     /// Ann (A1) and Bob (B1) share; Cat (C1) does not; Fay (F1) is outside. Each posts a track.
     static func world(_ app: TestApp) throws -> PermissionWorld {
@@ -13,7 +12,7 @@ import HTTPTestSupport
             var fixes: [String] = []
             for k in 0..<10 {
                 // A 40-minute gap after the fifth fix splits tracks (default gap 30 min).
-                let ts = base + Int64(k) * 60_000 + (k >= 5 ? 2_400_000 : 0)
+                let ts = w.sharedSince + Int64(k) * 60_000 + (k >= 5 ? 2_400_000 : 0)
                 fixes.append(#"{"location":[\#(Double(i) + Double(k) / 100),\#(45 + Double(k) / 100)],"timestamp":\#(ts),"altitude":\#(100 + k)}"#)
             }
             let reply = try app.client().request("POST", "/v1/devices/\(d.id)/locations", token: d.token, json: #"{"locations":[\#(fixes.joined(separator: ","))]}"#)
@@ -53,7 +52,7 @@ import HTTPTestSupport
         try TestApp.with { app in
             let w = try Self.world(app)
             let ann = w.users["ann"]!.token
-            let window = try app.client().get("/v1/groups/\(w.groupID)/export/scatter?from=\(Self.base)&to=\(Self.base + 4 * 60_000)", token: ann)
+            let window = try app.client().get("/v1/groups/\(w.groupID)/export/scatter?from=\(w.sharedSince)&to=\(w.sharedSince + 4 * 60_000)", token: ann)
             let series = window.json["series"].array
             #expect(series.count == 2 && series.allSatisfy { $0["points"].count == 5 })
             let square = #"{"type":"Polygon","coordinates":[[[0.5,44],[1.5,44],[1.5,46],[0.5,46],[0.5,44]]]}"#

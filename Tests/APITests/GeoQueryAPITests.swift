@@ -36,12 +36,13 @@ func haversineMeters(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Dou
     static func seededWorld(_ app: TestApp) throws -> Seeded {
         let w = try PermissionWorld(app: app)
         var random = SplitMix64(seed: 20261130)
-        let base: Int64 = 1_764_000_000_000
+        let base = w.sharedSince
         var visible: [(Double, Double, String)] = []
         for (name, device) in [("A1", true), ("B1", true), ("C1", false), ("F1", false)] {
             let d = w.devices[name]!
+            // Devices not readable in the group post an hour back (before anyone joined).
             let points = try seed(app, deviceID: d.id, token: d.token, count: 300, lon: 2.35, lat: 48.85, spread: 0.2,
-                                  random: &random, firstTimestamp: base)
+                                  random: &random, firstTimestamp: device ? base : base - 3_600_000)
             if device { visible += points.map { ($0.0, $0.1, d.id) } }
         }
         return Seeded(world: w, visible: visible)
@@ -104,9 +105,15 @@ func haversineMeters(_ lon1: Double, _ lat1: Double, _ lon2: Double, _ lat2: Dou
             #expect(reply.json["results"].count == 600)
             #expect(reply.json["explain"]["keysExamined"].int == 600)
             #expect(reply.json["explain"]["docsExamined"].int == 600)
-            // Cat turns sharing on: her 300 fixes become candidates; Fay's never do.
+            // Cat turns sharing on: her 300 fixes from while she did not share stay hidden (history
+            // is visible only for the times it was shared); what she posts from now on counts.
             _ = try app.client().request("PUT", "/v1/groups/\(s.world.groupID)/sharing", token: s.world.users["cat"]!.token, json: #"{"shareLocation":true}"#)
-            #expect(try query(app, s.world, body).json["explain"]["keysExamined"].int == 900)
+            #expect(try query(app, s.world, body).json["explain"]["keysExamined"].int == 600)
+            var random = SplitMix64(seed: 7)
+            let cat = s.world.devices["C1"]!
+            _ = try Self.seed(app, deviceID: cat.id, token: cat.token, count: 50, lon: 2.35, lat: 48.85, spread: 0.2,
+                              random: &random, firstTimestamp: Int64(Date().timeIntervalSince1970 * 1000) + 1_000)
+            #expect(try query(app, s.world, body).json["explain"]["keysExamined"].int == 650)
             // Outsiders, invitees and former members cannot query.
             for user in ["fay", "dan", "eve"] { #expect(try query(app, s.world, body, as: user).status == 404) }
             #expect(try app.client().request("POST", "/v1/groups/\(s.world.groupID)/query", token: s.world.devices["B1"]!.token, json: body).status == 403)

@@ -108,7 +108,7 @@ import HTTPServer
                                               longitude: fix.longitude, latitude: fix.latitude))
                     }
                 }
-                let outcome = try await world.backend.append(deviceID: device, fixes: batch) { _ in }
+                let outcome = try await world.backend.append(deviceID: device, fixes: batch, events: .standard) { _ in }
                 #expect(outcome.accepted == expectedAccepted, "step \(step): accepted")
                 #expect(outcome.duplicates == batch.count - expectedAccepted, "step \(step): duplicates")
             } else if roll < 0.75 {
@@ -185,18 +185,18 @@ import HTTPServer
         defer { world.close() }
         let device = world.deviceIDs[0]
         let fixes = (0..<5).map { Fix(longitude: 2.35 + Double($0) * 1e-4, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0), clientID: "r\($0)") }
-        let first = try await world.backend.append(deviceID: device, fixes: fixes) { _ in }
+        let first = try await world.backend.append(deviceID: device, fixes: fixes, events: .standard) { _ in }
         #expect(first.accepted == 5)
         #expect(world.backend.unmergedCount == 5)
         try world.restart()
         #expect(world.backend.unmergedCount == 5)
-        let again = try await world.backend.append(deviceID: device, fixes: fixes) { _ in }
+        let again = try await world.backend.append(deviceID: device, fixes: fixes, events: .standard) { _ in }
         #expect(again.accepted == 0 && again.duplicates == 5)
         try await world.backend.drainIndex()
-        let third = try await world.backend.append(deviceID: device, fixes: fixes) { _ in }
+        let third = try await world.backend.append(deviceID: device, fixes: fixes, events: .standard) { _ in }
         #expect(third.accepted == 0 && third.duplicates == 5)
         // New fixes after the restart continue the sequence (never reuse a stored fix's number).
-        let more = try await world.backend.append(deviceID: device, fixes: [Fix(longitude: 2.36, latitude: 48.85, timestamp: 1_700_000_001_000)]) { _ in }
+        let more = try await world.backend.append(deviceID: device, fixes: [Fix(longitude: 2.36, latitude: 48.85, timestamp: 1_700_000_001_000)], events: .standard) { _ in }
         #expect(more.stored.map(\.sequence) == [first.stored.map(\.sequence).max()! + 1])
     }
 
@@ -213,7 +213,7 @@ import HTTPServer
         let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
         for batch in 0..<3 {
             let fixes = (0..<10).map { Fix(longitude: 1, latitude: 2, timestamp: 1_700_000_000_000 + Int64(batch * 10 + $0), clientID: "a\(batch)-\($0)") }
-            _ = try await backend.append(deviceID: device.id, fixes: fixes) { _ in }
+            _ = try await backend.append(deviceID: device.id, fixes: fixes, events: .standard) { _ in }
         }
         // Liveness, not timing: the deadline only keeps a broken merger from hanging the suite.
         #expect(backend.waitUntilAllMerged(deadline: Date().addingTimeInterval(60)))
@@ -225,7 +225,7 @@ import HTTPServer
         let world = try await World(devices: 1)
         defer { world.close() }
         let fixes = (0..<20).map { Fix(longitude: 2.35 + Double($0) * 1e-3, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0), clientID: "i\($0)") }
-        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes) { _ in }
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes, events: .standard) { _ in }
         let cycle = try #require(try world.backend.beginMerge(batch: 100, chunk: 8))
         while world.backend.unmergedCount > 0 { #expect(try await cycle.step()) }
         // Cells merged, client ids not yet: stop here, as a crash would.
@@ -238,7 +238,7 @@ import HTTPServer
             try ["cell_index", "client_ids", "index_queue"].map { table in try db.firstRow("SELECT count(*) FROM \(table)", []) { $0.int(0) } ?? -1 }
         }
         #expect(counts == [20, 20, 0])
-        let again = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes) { _ in }
+        let again = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes, events: .standard) { _ in }
         #expect(again.duplicates == 20)
     }
 
@@ -264,7 +264,7 @@ import HTTPServer
                     Fix(longitude: 2.35 + Double(i) * 1e-4, latitude: 48.85 + Double(batch) * 1e-5,
                         timestamp: 1_700_000_000_000 + Int64(batch * 15 + i), clientID: i % 2 == 0 ? "r\(batch)-\(i)" : nil)
                 }
-                _ = try await backend.append(deviceID: device.id, fixes: fixes) { _ in }
+                _ = try await backend.append(deviceID: device.id, fixes: fixes, events: .standard) { _ in }
                 committed.withLock { $0.formUnion(fixes.map(\.timestamp)) }
             }
         }
@@ -291,7 +291,7 @@ import HTTPServer
         let world = try await World(devices: 1)
         defer { world.close() }
         let fixes = (0..<30).map { Fix(longitude: 2.35 + Double($0) * 1e-4, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0)) }
-        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes) { _ in }
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: fixes, events: .standard) { _ in }
         let backend = world.backend
         backend.readerTestHook.withLock { $0 = {
             let merged = DispatchSemaphore(value: 0)
@@ -346,9 +346,9 @@ import HTTPServer
         let world = try await IndexMergeTests.World(devices: 1)
         defer { world.close() }
         let fixes = (0..<6).map { Fix(longitude: 2.35 + Double($0) * 1e-3, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0)) }
-        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: Array(fixes[0..<4])) { _ in }
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: Array(fixes[0..<4]), events: .standard) { _ in }
         try await world.backend.drainIndex()
-        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: Array(fixes[4...])) { _ in }
+        _ = try await world.backend.append(deviceID: world.deviceIDs[0], fixes: Array(fixes[4...]), events: .standard) { _ in }
         let sound = try world.backend.read { try IndexConsistency.check($0) }
         #expect(sound == IndexConsistency(history: 6, indexed: 4, queued: 2, orphans: 0, missing: 0))
         try await world.backend.write { db in
@@ -393,9 +393,9 @@ import HTTPServer
         #expect(page.fixes.map(\.sequence) == [10, 11, 12])
         // Dedupe sees the migrated client ids; new fixes continue the sequence.
         let again = try await backend.append(deviceID: "d", fixes: [Fix(longitude: 2.35, latitude: 48.85, timestamp: 5_000, clientID: "a"),
-                                                                    Fix(longitude: 2.35, latitude: 48.85, timestamp: 1_001)]) { _ in }
+                                                                    Fix(longitude: 2.35, latitude: 48.85, timestamp: 1_001)], events: .standard) { _ in }
         #expect(again.accepted == 0 && again.duplicates == 2)
-        let more = try await backend.append(deviceID: "d", fixes: [Fix(longitude: 2.36, latitude: 48.85, timestamp: 6_000)]) { _ in }
+        let more = try await backend.append(deviceID: "d", fixes: [Fix(longitude: 2.36, latitude: 48.85, timestamp: 6_000)], events: .standard) { _ in }
         #expect(more.stored.map(\.sequence) == [13])
     }
 }

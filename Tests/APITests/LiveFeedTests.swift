@@ -15,11 +15,16 @@ import API
         return (head, SSEReader(client: client))
     }
 
+    /// Posts `fixes` one second apart from `ts`, in batches of 100 (the most one append turns
+    /// into one event per fix; larger appends log a summary).
     static func post(_ app: TestApp, _ w: PermissionWorld, device: String, _ fixes: [(Double, Double)], from ts: Int64) throws {
         let d = w.devices[device]!
         let body = fixes.enumerated().map { #"{"location":[\#($1.0),\#($1.1)],"timestamp":\#(ts + Int64($0) * 1000)}"# }
-        let reply = try app.client().request("POST", "/v1/devices/\(d.id)/locations", token: d.token, json: #"{"locations":[\#(body.joined(separator: ","))]}"#)
-        guard reply.status == 200 else { throw TestFailure("post failed: \(reply.text)") }
+        for start in stride(from: 0, to: body.count, by: 100) {
+            let batch = body[start..<min(start + 100, body.count)]
+            let reply = try app.client().request("POST", "/v1/devices/\(d.id)/locations", token: d.token, json: #"{"locations":[\#(batch.joined(separator: ","))]}"#)
+            guard reply.status == 200 else { throw TestFailure("post failed: \(reply.text)") }
+        }
     }
 
     @Test func snapshotFirstThenLocationsInCommitOrder() throws {
@@ -30,7 +35,7 @@ import API
             let snapshot = try #require(try events.nextEvent())
             #expect(snapshot.name == "snapshot" && snapshot.json["id"].string == w.groupID)
             #expect(snapshot.json["members"].count == 3)
-            let start = Int64(Date().timeIntervalSince1970 * 1000) - 600_000
+            let start = w.sharedSince
             try Self.post(app, w, device: "B1", (0..<20).map { (Double($0) / 10, 1.0) }, from: start)
             var ids: [Int] = []
             for i in 0..<20 {
@@ -49,7 +54,7 @@ import API
             let w = try PermissionWorld(app: app)
             let (_, first) = try Self.open(app, w)
             let snapshot = try #require(try first.nextEvent())
-            let start = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+            let start = w.sharedSince
             try Self.post(app, w, device: "A1", [(0, 0)], from: start)
             let seen = try #require(try first.nextEvent())
             #expect(seen.name == "location")
@@ -76,7 +81,7 @@ import API
         let app = try TestApp()
         defer { app.close() }
         let w = try PermissionWorld(app: app)
-        let start = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+        let start = w.sharedSince
         try Self.post(app, w, device: "B1", (0..<5).map { (Double($0), 0) }, from: start)
         _ = try await app.backend.pruneEvents(before: Int64(Date().timeIntervalSince1970 * 1000) + 1000)
         let (_, events) = try Self.open(app, w, lastEventID: "1")
@@ -90,7 +95,7 @@ import API
             let w = try PermissionWorld(app: app)
             let (_, events) = try Self.open(app, w)
             _ = try events.nextEvent()
-            let start = Int64(Date().timeIntervalSince1970 * 1000) - 600_000
+            let start = w.sharedSince
             #expect(try app.client().request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":false}"#).status == 200)
             try Self.post(app, w, device: "B1", [(1, 1)], from: start)  // hidden
             try Self.post(app, w, device: "A1", [(2, 2)], from: start)  // visible
@@ -159,7 +164,7 @@ import API
     @Test func changesPagesThroughTheLog() throws {
         try TestApp.with { app in
             let w = try PermissionWorld(app: app)
-            let start = Int64(Date().timeIntervalSince1970 * 1000) - 600_000
+            let start = w.sharedSince
             try Self.post(app, w, device: "A1", (0..<30).map { (Double($0), 0) }, from: start)
             var since = 0, locations = 0, pages = 0
             while true {
@@ -182,7 +187,7 @@ import API
         live.streamCapacity = 16 * 1024
         try TestApp.with(live: live) { app in
             let w = try PermissionWorld(app: app)
-            let start = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+            let start = w.sharedSince
             try LiveFeedTests.post(app, w, device: "B1", (0..<400).map { (Double($0) / 1000, 1.0) }, from: start)
             let (_, events) = try LiveFeedTests.open(app, w, lastEventID: "1")
             let first = try #require(try events.nextEvent())
@@ -200,7 +205,7 @@ import API
     @Test func hiddenEventsNeverYieldAnEmptyPageBeforeTheEnd() throws {
         try TestApp.with { app in
             let w = try PermissionWorld(app: app)
-            let start = Int64(Date().timeIntervalSince1970 * 1000) - 3_600_000
+            let start = w.sharedSince
             // Bob's 30 fixes, then Bob stops sharing (they become hidden), then Ann's one fix.
             try LiveFeedTests.post(app, w, device: "B1", (0..<30).map { (Double($0), 0) }, from: start)
             _ = try app.client().request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":false}"#)

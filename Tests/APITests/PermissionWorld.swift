@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTestSupport
 
 /// A group with one actor of every kind, built through the API.
@@ -17,6 +18,9 @@ struct PermissionWorld {
     var groupID = ""
     var revokedB1Token = ""
     var signedOutBobToken = ""
+    /// A time (ms) after every membership of the world began: fixes timestamped from here on are
+    /// inside the members' sharing periods (history before joining is not the group's to read).
+    var sharedSince: Int64 = 0
     /// Makes this world's emails unique within one server.
     let suffix: String
 
@@ -49,6 +53,7 @@ struct PermissionWorld {
         revokedB1Token = devices["B1"]!.token
         let rotated = try client.request("POST", "/v1/devices/\(devices["B1"]!.id)/token", headers: ["Authorization": "Bearer \(users["bob"]!.token)"])
         devices["B1"] = (devices["B1"]!.id, rotated.json["deviceToken"].string ?? "")
+        sharedSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
     }
 
     /// The bearer token an actor presents (nil: none).

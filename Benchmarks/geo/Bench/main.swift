@@ -231,7 +231,7 @@ if options.compareLayouts {
         print(String(format: "built the rowid + B-tree index layout in %.1f s", Date().timeIntervalSince(t)))
     }
     func scanLayout(_ table: String, _ filter: GeoFilter) throws -> (Double, Int, Int) {
-        let ranges = RegionCoverer.ranges(of: GeoQueryService.coverer.covering(of: filter.region))
+        let ranges = RegionCoverer.ranges(of: GeoQueryService.defaultCoverer.covering(of: filter.region))
         let t = DispatchTime.now().uptimeNanoseconds
         var keys = 0, hits = 0
         try backend.read { db in

@@ -5,7 +5,16 @@ import JSONCore
 /// Invariant: within a group, ids start at 1 and increase by exactly one per event, in commit
 /// order (events are written in the transaction of the change they describe).
 public struct GroupEvent: Sendable, Equatable {
-    public enum Kind: String, Sendable { case location, membership }
+    public enum Kind: String, Sendable {
+        /// One accepted fix of a sharing member.
+        case location
+        /// Many fixes of one device in one append (a backfill or an import): one summary
+        /// `{deviceId, userId, count, from, to}` instead of an event per fix.
+        case locations
+        case membership
+        /// An event whose fix was deleted: kept in the log (ids stay gapless), never served.
+        case redacted
+    }
 
     public let groupID: String
     public let id: Int64
@@ -26,6 +35,26 @@ public struct GroupEvent: Sendable, Equatable {
 
     /// The membership change type (`joined`, `left`, `removed`, `sharing`, `owner`, `deleted`).
     public var membershipType: String? { kind == .membership ? data["type"]?.stringValue : nil }
+
+    /// Whether this event shows a member's positions (and so is served only while they share).
+    public var showsLocation: Bool { kind == .location || kind == .locations }
+}
+
+/// An event about to be appended to a group's log, in the transaction of its change.
+public struct EventLogEntry: Sendable {
+    public let kind: GroupEvent.Kind
+    public let userID: String?
+    public let data: JSONValue
+    /// For location events: the fix shown (store key of its device, its timestamp), so that
+    /// deleting the fix redacts the event.
+    public let fix: (deviceKey: Int64, timestamp: Int64)?
+
+    public init(kind: GroupEvent.Kind, userID: String?, data: JSONValue, fix: (deviceKey: Int64, timestamp: Int64)? = nil) {
+        self.kind = kind
+        self.userID = userID
+        self.data = data
+        self.fix = fix
+    }
 }
 
 /// Receives committed events in commit order (the live hub).
@@ -42,6 +71,24 @@ public protocol EventLog: Sendable {
     func eventBounds(groupID: String) throws -> (last: Int64, oldest: Int64?)
     /// Deletes events older than `before` (ms); returns how many.
     func pruneEvents(before: Int64) async throws -> Int
+    /// From one snapshot: whether `readerID` is a member of `groupID` (nil when not), who shares
+    /// there, and the log's bounds — what a new stream starts from.
+    func feedSnapshot(groupID: String, readerID: String) throws -> FeedSnapshot?
+}
+
+/// A group's feed state at one point of its log.
+public struct FeedSnapshot: Sendable {
+    public let visibility: GroupVisibility
+    /// The newest event id (0 when none).
+    public let lastEventID: Int64
+    /// The oldest id still in the log (nil when the log holds none of the group's events).
+    public let oldestEventID: Int64?
+
+    public init(visibility: GroupVisibility, lastEventID: Int64, oldestEventID: Int64?) {
+        self.visibility = visibility
+        self.lastEventID = lastEventID
+        self.oldestEventID = oldestEventID
+    }
 }
 
 /// Builds the event payloads (shared by every writer of events).
@@ -51,6 +98,12 @@ public enum EventPayload {
         ["deviceId": .string(deviceID), "userId": .string(userID),
          "location": .array([.number(JSONNumber(longitude)), .number(JSONNumber(latitude))]),
          "timestamp": .string(timestamp), "latest": .bool(latest)]
+    }
+
+    /// `count` fixes of a device timestamped from `from` to `to` (RFC 3339) arrived at once.
+    public static func locations(deviceID: String, userID: String, count: Int, from: String, to: String) -> JSONValue {
+        ["deviceId": .string(deviceID), "userId": .string(userID), "count": .number(JSONNumber(count)),
+         "from": .string(from), "to": .string(to)]
     }
 
     public static func membership(_ type: String, groupID: String, userID: String, extra: JSONObject = [:]) -> JSONValue {

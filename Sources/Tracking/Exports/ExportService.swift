@@ -1,6 +1,7 @@
 import Timestamps
 
-/// A device whose positions an export may contain, with the names the exports show.
+/// A device whose positions an export may contain, with the names the exports show and the
+/// part of its history the caller may read.
 public struct ExportSubject: Sendable, Equatable {
     public let deviceKey: Int64
     public let deviceID: String
@@ -8,6 +9,20 @@ public struct ExportSubject: Sendable, Equatable {
     public let userID: String
     public let displayName: String
     public let last: LastLocation?
+    /// What of its history the export may contain (`.all` for its owner, else its sharing
+    /// periods in the group).
+    public var windows: HistoryWindows
+
+    public init(deviceKey: Int64, deviceID: String, deviceName: String, userID: String, displayName: String,
+                last: LastLocation?, windows: HistoryWindows) {
+        self.deviceKey = deviceKey
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.userID = userID
+        self.displayName = displayName
+        self.last = last
+        self.windows = windows
+    }
 }
 
 /// One stored position as exports read it.
@@ -21,17 +36,19 @@ public struct ExportRow: Sendable, Equatable {
 
 /// Reads what exports need, in pages (bounded memory for any history size).
 public protocol ExportStore: Sendable {
-    /// Devices of members sharing with the group, in device-id order.
+    /// Devices of members sharing with the group now, in device-id order, each with its
+    /// sharing periods in the group as `windows`.
     func exportSubjects(groupID: String) throws -> [ExportSubject]
+    /// The device with its owner's names; `windows` is `.all` (the caller narrows it).
     func exportSubject(deviceID: String) throws -> ExportSubject?
     func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int
     /// Up to `limit` positions of a device in [from, to] after `cursor`, oldest first.
     func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
 }
 
-/// Who and what an export may contain: only what the caller may read (members of a group see
-/// the devices of members who share now; a device's own history is for its owner and for
-/// members it shares with), else 404.
+/// Who and what an export may contain: only what the caller may read, at every page — a
+/// member who stops sharing, leaves or is removed, or a group deleted, stops the rows at
+/// once, as in the live feed — else 404 before it starts.
 public final class ExportService: Sendable {
     let store: any ExportStore
     let directory: any DirectoryStore
@@ -41,66 +58,64 @@ public final class ExportService: Sendable {
         self.directory = directory
     }
 
+    var rules: PartitionRules { PartitionRules(facts: directory) }
+
+    /// What an export is of, for re-checking as it streams.
+    public enum Scope: Sendable {
+        case group(String)
+        case device(String)
+    }
+
     public func groupSubjects(groupID: String, credential: Credential) throws -> [ExportSubject] {
-        try PartitionRules(facts: directory).requireRead(credential, .group(groupID), hiddenAs: "group")
-        return try store.exportSubjects(groupID: groupID)
+        try rules.requireRead(credential, .group(groupID), hiddenAs: "group")
+        return try store.exportSubjects(groupID: groupID).map { subject in
+            // The owner of a device always reads all of its history.
+            var subject = subject
+            if subject.userID == credential.userID { subject.windows = .all }
+            return subject
+        }
     }
 
     public func deviceSubject(deviceID: String, credential: Credential) throws -> ExportSubject {
-        try PartitionRules(facts: directory).requireRead(credential, .device(deviceID), hiddenAs: "device")
-        guard let subject = try store.exportSubject(deviceID: deviceID) else { throw TrackingError.notFound("device") }
+        let windows = try rules.historyWindows(credential, deviceID: deviceID)
+        guard var subject = try store.exportSubject(deviceID: deviceID) else { throw TrackingError.notFound("device") }
+        subject.windows = windows
         return subject
     }
 
-    /// How many positions of `subjects` lie in [from, to] (for progress bars).
-    public func countRows(of subjects: [ExportSubject], from: Int64?, to: Int64?) throws -> Int {
-        try subjects.reduce(0) { $0 + (try store.countRows(deviceKey: $1.deviceKey, from: from, to: to)) }
-    }
-
-    /// A cursor over the positions of `subjects` in [from, to], device after device, each in
-    /// time order, read `pageSize` rows at a time.
-    public func rows(of subjects: [ExportSubject], from: Int64?, to: Int64?, pageSize: Int = 4_096) -> ExportRowCursor {
-        ExportRowCursor(store: store, subjects: subjects, from: from, to: to, pageSize: pageSize)
-    }
-}
-
-/// Walks the positions of several devices page by page. Not thread-safe: one export drives it.
-public final class ExportRowCursor: @unchecked Sendable {
-    // @unchecked: used by one pull stream at a time (the server calls a stream's refill serially).
-    let store: any ExportStore
-    let subjects: [ExportSubject]
-    let from: Int64?, to: Int64?
-    public let pageSize: Int
-    private var subjectIndex = 0
-    private var cursor: HistoryCursor?
-
-    init(store: any ExportStore, subjects: [ExportSubject], from: Int64?, to: Int64?, pageSize: Int) {
-        self.store = store
-        self.subjects = subjects
-        self.from = from
-        self.to = to
-        self.pageSize = pageSize
-    }
-
-    /// The next page if it still belongs to `subject` (the device in progress), else nil and
-    /// nothing is consumed.
-    public func peekSameSubject(_ subject: ExportSubject) throws -> (ExportSubject, [ExportRow])? {
-        guard subjectIndex < subjects.count, subjects[subjectIndex].deviceKey == subject.deviceKey else { return nil }
-        return try nextPage()
-    }
-
-    /// The next page of rows (all of one device), or nil when every device is done.
-    public func nextPage() throws -> (subject: ExportSubject, rows: [ExportRow])? {
-        while subjectIndex < subjects.count {
-            let subject = subjects[subjectIndex]
-            let rows = try store.exportRows(deviceKey: subject.deviceKey, from: from, to: to, after: cursor, limit: pageSize)
-            if let last = rows.last { cursor = HistoryCursor(timestamp: last.timestamp, sequence: last.sequence) }
-            if rows.count < pageSize {
-                subjectIndex += 1
-                cursor = nil
+    /// The windows each device of `scope` may be read in now, by device key; nil when the
+    /// caller may no longer read the scope at all.
+    public func currentWindows(_ scope: Scope, credential: Credential) throws -> [Int64: HistoryWindows]? {
+        do {
+            switch scope {
+            case .group(let groupID):
+                let subjects = try groupSubjects(groupID: groupID, credential: credential)
+                return Dictionary(subjects.map { ($0.deviceKey, $0.windows) }, uniquingKeysWith: { $0.union($1) })
+            case .device(let deviceID):
+                let subject = try deviceSubject(deviceID: deviceID, credential: credential)
+                return [subject.deviceKey: subject.windows]
             }
-            if !rows.isEmpty { return (subject, rows) }
+        } catch let error as TrackingError where error.kind == .notFound || error.kind == .unauthenticated {
+            return nil
         }
-        return nil
+    }
+
+    /// How many positions of `subjects` lie in [from, to] (for progress bars; an upper bound
+    /// when windows cut history).
+    public func countRows(of subjects: [ExportSubject], from: Int64?, to: Int64?) throws -> Int {
+        try subjects.reduce(0) { total, subject in
+            subject.windows.clipped(from: from, to: to).isEmpty ? total
+                : total + (try store.countRows(deviceKey: subject.deviceKey, from: from, to: to))
+        }
+    }
+
+    /// A cursor over the readable positions of `subjects` in [from, to], device after device,
+    /// each in time order, read `pageSize` rows at a time; before each page it re-checks what
+    /// `credential` may read of `scope`.
+    public func rows(of subjects: [ExportSubject], from: Int64?, to: Int64?, scope: Scope, credential: Credential,
+                     pageSize: Int = 4_096) -> ExportRowCursor {
+        ExportRowCursor(store: store, subjects: subjects, from: from, to: to, pageSize: pageSize) { [self] in
+            try currentWindows(scope, credential: credential)
+        }
     }
 }

@@ -42,12 +42,15 @@ public struct HistoryCursor: Sendable, Equatable {
 public protocol LocationStore: Sendable {
     /// Dedupes `fixes` (by client id, else by timestamp; against stored fixes and each other, in
     /// the given order), stores the rest keyed by leaf cell, updates the device's latest
-    /// location when a newer fix arrived, and returns once durable.
+    /// location when a newer fix arrived, logs the location events `events` gives for each group
+    /// where the device's member shares (same transaction), and returns once durable.
     /// `onCommit` runs right after the commit, in commit order across all writers.
-    func append(deviceID: String, fixes: [Fix], onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome
+    func append(deviceID: String, fixes: [Fix], events: LocationEventRule,
+                onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome
     /// History of a device in [from, to], oldest first, after `cursor`, at most `limit`.
     func history(deviceID: String, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage
-    /// Deletes fixes of `deviceID` older than `before` (ms); returns how many. Works in batches.
+    /// Deletes fixes of `deviceID` older than `before` (ms), and redacts their location events;
+    /// returns how many. Works in batches.
     func deleteHistory(deviceID: String, before: Int64) async throws -> Int
     /// Deletes fixes older than `before` of every device, at most `batch` rows per commit;
     /// returns how many in all.

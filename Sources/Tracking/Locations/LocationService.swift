@@ -16,13 +16,15 @@ public final class LocationService: Sendable {
     let directory: any DirectoryStore
     let sink: (any GroupEventSink)?
     public let rules: FixRules
+    public let events: LocationEventRule
 
     public init(store: any LocationStore, directory: any DirectoryStore,
-                sink: (any GroupEventSink)? = nil, rules: FixRules = .standard) {
+                sink: (any GroupEventSink)? = nil, rules: FixRules = .standard, events: LocationEventRule = .standard) {
         self.store = store
         self.directory = directory
         self.sink = sink
         self.rules = rules
+        self.events = events
     }
 
     /// Stores `fixes` for `deviceID` if `credential` is that device's token; returns the counts
@@ -32,22 +34,47 @@ public final class LocationService: Sendable {
         guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
         guard !fixes.isEmpty else { return IngestOutcome() }
         let sink = self.sink
-        let outcome = try await store.append(deviceID: deviceID, fixes: fixes) { committed in
+        let outcome = try await store.append(deviceID: deviceID, fixes: fixes, events: events) { committed in
             if let sink, !committed.events.isEmpty { sink.publish(committed.events) }
         }
         return outcome
     }
 
-    /// A page of history, oldest first; 404 to anyone who may not read the device.
+    /// A page of history, oldest first, of what the caller may see (all of it for the owner, the
+    /// sharing periods for group members); 404 to anyone who may not read the device.
     public func history(deviceID: String, credential: Credential, from: Int64?, to: Int64?,
                         cursor: HistoryCursor?, limit: Int?) throws -> HistoryPage {
-        try PartitionRules(facts: directory).requireRead(credential, .device(deviceID), hiddenAs: "device")
+        let windows = try PartitionRules(facts: directory).historyWindows(credential, deviceID: deviceID)
         let limit = limit ?? Self.defaultHistoryPage
         guard (1...Self.maxHistoryPage).contains(limit) else {
             throw TrackingError.invalid("limit must be 1 to \(Self.maxHistoryPage)", code: "invalid_limit")
         }
         if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
-        return try store.history(deviceID: deviceID, from: from, to: to, after: cursor, limit: limit)
+        return try Self.page(of: windows.clipped(from: from, to: to), after: cursor, limit: limit) { range, after, count in
+            try store.history(deviceID: deviceID, from: range.lowerBound, to: range.upperBound, after: after, limit: count)
+        }
+    }
+
+    /// A page of up to `limit` fixes read window by window (oldest first) after `cursor`;
+    /// `read` returns one window's page.
+    static func page(of windows: HistoryWindows, after cursor: HistoryCursor?, limit: Int,
+                     read: (ClosedRange<Int64>, HistoryCursor?, Int) throws -> HistoryPage) throws -> HistoryPage {
+        var fixes: [StoredFix] = []
+        var position = cursor
+        let open = windows.intervals.filter { window in cursor.map { window.upperBound >= $0.timestamp } ?? true }
+        for (index, window) in open.enumerated() {
+            let remaining = limit - fixes.count
+            guard remaining > 0 else {
+                // Full: a cursor only if a later window holds more.
+                let more = try open[index...].contains { try !read($0, position, 1).fixes.isEmpty }
+                return HistoryPage(fixes: fixes, next: more ? position : nil)
+            }
+            let page = try read(window, position, remaining)
+            fixes += page.fixes
+            if page.next != nil { return HistoryPage(fixes: fixes, next: page.next) }
+            if let last = page.fixes.last { position = HistoryCursor(timestamp: last.fix.timestamp, sequence: last.sequence) }
+        }
+        return HistoryPage(fixes: fixes, next: nil)
     }
 
     /// Deletes the device's fixes older than `before` (owner only); returns how many.

@@ -38,8 +38,10 @@ public struct GeoQueryResult: Sendable, Equatable {
     public let distance: Double?
 }
 
-/// How a query ran. Counts include only entries of devices the caller may read: other
-/// groups' and non-sharing members' entries are skipped before they are counted.
+/// How a query ran. Every field depends only on what the caller may read: other groups',
+/// non-sharing members' and out-of-period entries are skipped before they are counted, and
+/// the search's choices (cells refined, scanned) follow readable entries alone. (No timing
+/// field: time is the one thing other data can change.)
 public struct QueryExplain: Sendable {
     public var scope = "latest"
     public var cellsInCovering = 0
@@ -48,7 +50,6 @@ public struct QueryExplain: Sendable {
     public var docsExamined = 0
     /// For `$near`: coarse cells probed for entries before being split.
     public var cellsProbed = 0
-    public var milliseconds = 0.0
     /// Tokens of the scanned cells (the covering; for `$near` the cells the search scanned).
     public var coveringTokens: [String] = []
 

@@ -1,68 +1,103 @@
 import GeoKit
 import GeoQuery
-import Glibc
 import Timestamps
 
 /// Answers MongoDB-style geo queries over a group's shared positions with the cell index.
 ///
-/// Candidates are only the devices of members who share with the group, and only if the caller
-/// is a member — so nothing else can appear in results or in explain counts.
+/// Privacy: candidates are only the devices of members who share with the group, only inside
+/// the device's sharing periods there (history scope), and only if the caller is a member.
+/// Every decision the search makes — which cells it refines, scans or skips, when it stops —
+/// and every count in `explain` depends on those readable positions alone, never on other
+/// groups' data: the same query gives the same answer and the same explain whatever else the
+/// index holds (only the time taken differs).
+///
 /// History scans: region → covering (GeoKit `RegionCoverer`) → signed-key ranges → B-tree range
-/// scans of the cell index (and the not yet merged fixes) → device filter → exact geometry. `$near` scans annuli of doubling radius
-/// and stops as soon as `limit` results closer than the next annulus are known.
+/// scans of the cell index (and the not yet merged fixes) → device and time filter → exact
+/// geometry. `$near` is a best-first search over the cell hierarchy (see `nearHistory`).
+///
+/// Work is bounded (`Limits`): a query that examines too many readable positions, or runs too
+/// long, is refused with `query_too_broad` (400).
 public final class GeoQueryService: Sendable {
-    let index: any GeoIndex
-    let directory: any DirectoryStore
-    /// Coverings of query regions: MongoDB's levels, few cells (each cell is a B-tree seek;
-    /// covering time grows with the cell count). `FOD_COVER_MAX_CELLS` / `FOD_COVER_MAX_LEVEL`
-    /// override them (for tuning).
-    public static let coverer = RegionCoverer(minLevel: 2, maxLevel: environment("FOD_COVER_MAX_LEVEL") ?? 16, levelMod: 1,
-                                              maxCells: environment("FOD_COVER_MAX_CELLS") ?? 8)
-
-    static func environment(_ name: String) -> Int? {
-        guard let text = getenv(name) else { return nil }
-        return Int(String(cString: text))
+    /// Tuning of coverings and scans; the defaults are MongoDB's levels with few cells (each
+    /// cell is a B-tree seek; covering time grows with the cell count).
+    public struct Tuning: Sendable {
+        public var coverer = GeoQueryService.defaultCoverer
+        /// Level at which `$near` starts scanning (nil: chosen by `limit`, see `nearScanLevel`).
+        public var nearScanLevel: Int?
+        public init() {}
     }
+
+    /// What one query may cost.
+    public struct Limits: Sendable {
+        /// Readable positions a history query may examine before it is refused.
+        public var maxKeysExamined = 5_000_000
+        /// Wall-clock time a query may take before it is refused (ms).
+        public var maxMilliseconds: Int64 = 10_000
+        public init() {}
+    }
+
+    public static let defaultCoverer = RegionCoverer(minLevel: 2, maxLevel: 16, levelMod: 1, maxCells: 8)
     /// First `$near` annulus radius (meters) when no `$minDistance` gives a better start.
     public static let firstAnnulusMeters = 250.0
 
-    public init(index: any GeoIndex, directory: any DirectoryStore) {
+    let index: any GeoIndex
+    let directory: any DirectoryStore
+    public let tuning: Tuning
+    public let limits: Limits
+    public var coverer: RegionCoverer { tuning.coverer }
+
+    public init(index: any GeoIndex, directory: any DirectoryStore, tuning: Tuning = Tuning(), limits: Limits = Limits()) {
         self.index = index
         self.directory = directory
+        self.tuning = tuning
+        self.limits = limits
     }
 
     public func query(groupID: String, credential: Credential, _ request: GeoQueryRequest) throws -> ([GeoQueryResult], QueryExplain) {
-        let started = Timestamp.monotonicNanoseconds()
         try PartitionRules(facts: directory).requireRead(credential, .group(groupID), hiddenAs: "group")
         guard (1...GeoQueryRequest.maxLimit).contains(request.limit) else {
             throw TrackingError.invalid("limit must be 1 to \(GeoQueryRequest.maxLimit)", code: "invalid_limit")
         }
         let devices = try index.sharedDevices(groupID: groupID)
-        var explain = QueryExplain()
-        var results: [GeoQueryResult]
+        var run = QueryRun(limits: limits)
+        let results: [GeoQueryResult]
         switch request.scope {
         case .latest:
-            results = Self.latest(devices, request, &explain)
+            results = Self.latest(devices, request, &run.explain)
         case .history(let from, let to):
             if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
-            // A device without a latest position has no stored fix at all: it cannot match, and
-            // with no candidate left the index is not searched (other groups' data never is).
-            let withHistory = devices.filter { $0.last != nil }
-            results = try queryHistory(request.filter, readable: Dictionary(uniqueKeysWithValues: withHistory.map { ($0.key, $0) }),
-                                       from: from, to: to, limit: request.limit, &explain)
+            // Only devices with visible history in [from, to] are candidates; with none left the
+            // index is not searched at all.
+            var readable: [Int64: SharedDevice] = [:]
+            for device in devices where device.last != nil {
+                // The owner of a device always reads all of its history.
+                let windows = (device.userID == credential.userID ? .all : device.windows).clipped(from: from, to: to)
+                guard !windows.isEmpty else { continue }
+                readable[device.key] = SharedDevice(key: device.key, deviceID: device.deviceID, userID: device.userID,
+                                                    last: device.last, windows: windows)
+            }
+            results = try queryHistory(request.filter, readable: readable, from: from, to: to, limit: request.limit, &run)
         }
-        explain.milliseconds = Double(Timestamp.monotonicNanoseconds() - started) / 1e6
-        return (results, explain)
+        return (results, run.explain)
     }
 
-    /// The history path on an already-known set of readable devices (by device key).
+    /// The history path on an already-known set of readable devices (by device key); each
+    /// device's `windows` says which of its fixes count.
     public func queryHistory(_ filter: GeoFilter, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
                              _ explain: inout QueryExplain) throws -> [GeoQueryResult] {
-        explain.scope = "history"
+        var run = QueryRun(limits: limits)
+        defer { explain = run.explain }
+        return try queryHistory(filter, readable: readable, from: from, to: to, limit: limit, &run)
+    }
+
+    func queryHistory(_ filter: GeoFilter, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
+                      _ run: inout QueryRun) throws -> [GeoQueryResult] {
+        run.explain.scope = "history"
+        guard !readable.isEmpty else { return [] }
         if case .near(let near) = filter {
-            return try nearHistory(near, readable: readable, from: from, to: to, limit: limit, &explain)
+            return try nearHistory(near, readable: ReadableEntries(readable), from: from, to: to, limit: limit, &run)
         }
-        return try withinHistory(filter, readable: readable, from: from, to: to, limit: limit, &explain)
+        return try withinHistory(filter, readable: ReadableEntries(readable), from: from, to: to, limit: limit, &run)
     }
 
     /// Latest positions: a group has at most a thousand members, so every shared device's
@@ -87,107 +122,56 @@ public final class GeoQueryService: Sendable {
         return Array(results.prefix(request.limit))
     }
 
-    func withinHistory(_ filter: GeoFilter, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
-                       _ explain: inout QueryExplain) throws -> [GeoQueryResult] {
-        guard !readable.isEmpty else { return [] }
-        let covering = Self.coverer.covering(of: filter.region)
-        let ranges = RegionCoverer.ranges(of: covering)
-        explain.cellsInCovering = covering.count
-        explain.ranges = ranges.count
-        explain.coveringTokens = covering.map(\.token)
-        var results: [GeoQueryResult] = []
-        try index.withReader { reader in
-            for range in ranges {
-                guard try reader.scan(range, from: from, to: to, { entry in
-            guard let device = readable[entry.deviceKey] else { return true }
-            explain.keysExamined += 1
-            explain.docsExamined += 1
-            let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
-            if filter.matches(longitude: entry.longitude, latitude: entry.latitude, point: point) {
-                results.append(device.result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
-            }
-            return results.count < limit
-                }) else { return }
-            }
-        }
-        return results
-    }
-
-    /// Best-first search over the cell hierarchy (no "fetch everything within the maximum
-    /// distance and sort"): cells wait in a min-heap keyed by a lower bound of their distance to
-    /// the centre; a coarse cell is split into its children only if the index holds any entry
-    /// in its range (one B-tree probe), a cell at `scanLevel` is range-scanned. The search stops
-    /// as soon as the `limit` best results are all closer than the next cell's lower bound, or
-    /// the bound passes `$maxDistance`. Cells entirely inside `$minDistance` are skipped.
-    func nearHistory(_ near: NearQuery, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
-                     _ explain: inout QueryExplain) throws -> [GeoQueryResult] {
-        guard !readable.isEmpty else { return [] }
-        let center = near.center
-        let minAngle = near.minAngle?.radians ?? 0
-        let maxAngle = min(near.maxAngle?.radians ?? Double.pi, Double.pi)
-        /// Slack for the bounds' rounding (radians, ~1 µm on Earth).
-        let slack = 1e-13
-        var scanLevel = Self.nearScanLevel(limit: limit)
-        // Entries are compared by squared chord length (monotonic in the angle, no trig).
-        let minChord = ChordAngle(Angle(radians: max(0, minAngle - slack))).length2
-        let maxChord = ChordAngle(Angle(radians: min(Double.pi, maxAngle + slack))).length2
-        typealias Candidate = (lower: Double, upper: Double, id: CellID)
-        var queue = BinaryHeap<Candidate> { $0.lower < $1.lower }
-        for face in 0..<6 {
-            let cell = Cell.face(face)
-            queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id))
-        }
-        typealias Found = (chord: Double, sequence: Int64, result: GeoQueryResult)
-        var best = BinaryHeap<Found> { ($0.chord, $0.sequence) > ($1.chord, $1.sequence) }  // worst on top
-        try index.withReader { reader in
-            while let next = queue.popFirst() {
-                if next.lower > maxAngle + slack { break }
-                if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
-                if next.upper < minAngle - slack { continue }
-                let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
-                if next.id.level < scanLevel {
-                    if next.id.level >= 4 {
-                        explain.cellsProbed += 1
-                        guard try reader.hasEntries(in: range, from: from, to: to) else { continue }
-                    }
-                    for child in next.id.children {
-                        guard let cell = Cell(child) else { continue }
-                        queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child))
-                    }
-                    continue
-                }
-                explain.cellsInCovering += 1
-                explain.ranges += 1
-                explain.coveringTokens.append(next.id.token)
-                var scanned = 0
-                _ = try reader.scan(range, from: from, to: to) { entry in
-                    scanned += 1
-                    guard let device = readable[entry.deviceKey] else { return true }
-                    explain.keysExamined += 1
-                    let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
-                    let chord = ChordAngle(between: center, point).length2
-                    guard chord >= minChord, chord <= maxChord else { return true }
-                    explain.docsExamined += 1
-                    if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return true }
-                    guard near.matches(point) else { return true }
-                    best.push((chord, entry.sequence, device.result(entry.longitude, entry.latitude, entry.timestamp,
-                                                                    distance: near.distance(to: point))))
-                    if best.count > limit { _ = best.popFirst() }
-                    return true
-                }
-                // Dense data: a cell held far more than needed, so scan finer cells from now on.
-                if scanned > 16 * max(limit, 8) && scanLevel < 24 { scanLevel += 2 }
-            }
-        }
-        return best.elements.sorted { ($0.chord, $0.sequence) < ($1.chord, $1.sequence) }.map(\.result)
-    }
-
     /// The level at which `$near` starts scanning: cells of about 5 km for small limits,
-    /// coarser for large ones; the search goes finer by itself where data is dense.
-    /// `FOD_NEAR_SCAN_LEVEL` overrides the start (for tuning).
-    static func nearScanLevel(limit: Int) -> Int {
-        if let text = getenv("FOD_NEAR_SCAN_LEVEL"), let level = Int(String(cString: text)), (4...24).contains(level) { return level }
+    /// coarser for large ones; the search goes finer by itself where readable data is dense.
+    func nearScanLevel(limit: Int) -> Int {
+        if let level = tuning.nearScanLevel, (4...24).contains(level) { return level }
         return limit <= 100 ? 11 : (limit <= 1_000 ? 10 : 9)
+    }
+}
+
+/// The readable devices of one query and the test an index entry must pass to count.
+struct ReadableEntries {
+    let devices: [Int64: SharedDevice]
+
+    init(_ devices: [Int64: SharedDevice]) { self.devices = devices }
+
+    /// The device of `entry` when the caller may read this fix (device readable, timestamp
+    /// inside its visible windows), else nil.
+    func device(of entry: IndexEntry) -> SharedDevice? {
+        guard let device = devices[entry.deviceKey], device.windows.contains(entry.timestamp) else { return nil }
+        return device
+    }
+}
+
+/// The counters and budget of one query run.
+struct QueryRun {
+    let limits: GeoQueryService.Limits
+    let deadline: UInt64
+    var explain = QueryExplain()
+    /// Index rows read, readable or not (only to look at the clock now and then).
+    private var rowsRead = 0
+
+    init(limits: GeoQueryService.Limits) {
+        self.limits = limits
+        let budget = UInt64(clamping: max(0, limits.maxMilliseconds)).multipliedReportingOverflow(by: 1_000_000)
+        deadline = Timestamp.monotonicNanoseconds() &+ (budget.overflow ? UInt64.max / 2 : budget.partialValue)
+    }
+
+    /// Counts one readable position examined; throws past the budget.
+    mutating func examined() throws {
+        explain.keysExamined += 1
+        guard explain.keysExamined <= limits.maxKeysExamined else {
+            throw TrackingError.queryTooBroad("the query examined more than \(limits.maxKeysExamined) positions")
+        }
+    }
+
+    /// Counts one index row read; every 4,096 rows, throws when the time is up.
+    mutating func read() throws {
+        rowsRead &+= 1
+        if rowsRead & 4_095 == 0, Timestamp.monotonicNanoseconds() > deadline {
+            throw TrackingError.queryTooBroad("the query took longer than \(limits.maxMilliseconds) ms")
+        }
     }
 }
 
@@ -197,55 +181,7 @@ extension GeoFilter {
         if let shape, !shape.isSpherical { return shape.contains(longitude: longitude, latitude: latitude) }
         return matches(point)
     }
-}
 
-/// A device whose positions the caller may read in this group.
-public struct SharedDevice: Sendable {
-    public let key: Int64
-    public let deviceID: String
-    public let userID: String
-    public let last: LastLocation?
-
-    public init(key: Int64, deviceID: String, userID: String, last: LastLocation?) {
-        self.key = key
-        self.deviceID = deviceID
-        self.userID = userID
-        self.last = last
-    }
-
-    func result(_ longitude: Double, _ latitude: Double, _ timestamp: Int64, distance: Double?) -> GeoQueryResult {
-        GeoQueryResult(deviceID: deviceID, userID: userID, longitude: longitude, latitude: latitude, timestamp: timestamp, distance: distance)
-    }
-}
-
-/// One entry of the cell index as a range scan yields it.
-public struct IndexEntry: Sendable {
-    public let cell: Int64
-    public let deviceKey: Int64
-    public let timestamp: Int64
-    public let sequence: Int64
-    public let longitude: Double
-    public let latitude: Double
-}
-
-/// The cell-keyed index of stored fixes.
-public protocol GeoIndex: Sendable {
-    /// Devices of members sharing with `groupID`, with their latest positions.
-    func sharedDevices(groupID: String) throws -> [SharedDevice]
-    /// Runs `body` with a reader on one consistent snapshot of the index.
-    func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T
-}
-
-/// Reads the cell index inside one snapshot.
-public protocol GeoIndexReader {
-    /// Calls `body` for each entry whose signed cell key is in `range` and time in [from, to]
-    /// (each entry once; order unspecified); returns false if `body` stopped the scan.
-    func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
-    /// Whether any entry lies in `range` (and [from, to]): one B-tree probe.
-    func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool
-}
-
-extension GeoFilter {
     /// Exact test for a stored `[lon, lat]` (public for benchmarks and tools).
     public func matchesStored(longitude: Double, latitude: Double) -> Bool {
         matches(longitude: longitude, latitude: latitude, point: LatLng(degreesLatitude: latitude, longitude: longitude).toPoint())

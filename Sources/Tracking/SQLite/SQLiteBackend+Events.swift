@@ -5,8 +5,7 @@ import Timestamps
 extension SQLiteBackend: EventLog {
     /// Appends events to a group's log inside the current write transaction; ids are the next
     /// ones of the group, in the order given.
-    static func appendEvents(groupID: String, _ entries: [(kind: GroupEvent.Kind, userID: String?, data: JSONValue)],
-                             in db: Database) throws -> [GroupEvent] {
+    static func appendEvents(groupID: String, _ entries: [EventLogEntry], in db: Database) throws -> [GroupEvent] {
         guard !entries.isEmpty else { return [] }
         guard let last = try db.firstRow("""
             INSERT INTO event_heads (group_id, last_id) VALUES (?, ?)
@@ -15,25 +14,42 @@ extension SQLiteBackend: EventLog {
             throw StorageError(code: 1, message: "event head not returned")
         }
         let now = Timestamp.nowMilliseconds()
-        let insert = try db.prepare("INSERT INTO events (group_id, id, type, user_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)")
+        let insert = try db.prepare("""
+            INSERT INTO events (group_id, id, type, user_id, data, created_at, device_key, fix_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
         var events: [GroupEvent] = []
         events.reserveCapacity(entries.count)
         var id = last - Int64(entries.count)
         for entry in entries {
             id += 1
             try insert.bind([.text(groupID), .integer(id), .text(entry.kind.rawValue), .optional(entry.userID),
-                             .text(entry.data.serializedString()), .integer(now)])
+                             .text(entry.data.serializedString()), .integer(now),
+                             entry.fix.map { .integer($0.deviceKey) } ?? .null, entry.fix.map { .integer($0.timestamp) } ?? .null])
             try insert.run()
             events.append(GroupEvent(groupID: groupID, id: id, kind: entry.kind, userID: entry.userID, data: entry.data))
         }
         return events
     }
 
+    /// Redacts the location events of device `deviceKey` whose fix is older than `before` (all
+    /// of them when nil), inside the transaction that deletes those fixes.
+    static func redactLocationEvents(deviceKey: Int64, before: Int64?, in db: Database) throws {
+        if let before {
+            try db.run("""
+                UPDATE events SET type = 'redacted', data = '{}'
+                WHERE device_key = ? AND fix_ts < ? AND type IN ('location', 'locations')
+                """, [.integer(deviceKey), .integer(before)])
+        } else {
+            try db.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = ? AND type IN ('location', 'locations')",
+                       [.integer(deviceKey)])
+        }
+    }
+
     public func events(groupID: String, after: Int64, limit: Int) throws -> [GroupEvent] {
         try read { db in
             try db.rows("SELECT id, type, user_id, data FROM events WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?",
                         [.text(groupID), .integer(after), .int(limit)]) { row in
-                GroupEvent(groupID: groupID, id: row.int64(0), kind: GroupEvent.Kind(rawValue: row.string(1)) ?? .membership,
+                GroupEvent(groupID: groupID, id: row.int64(0), kind: GroupEvent.Kind(rawValue: row.string(1)) ?? .redacted,
                            userID: row.optionalString(2), data: (try? JSONParser.parse(Array(row.string(3).utf8))) ?? .null)
             }
         }
@@ -44,6 +60,18 @@ extension SQLiteBackend: EventLog {
             let last = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [.text(groupID)]) { $0.int64(0) } ?? 0
             let oldest = try db.firstRow("SELECT min(id) FROM events WHERE group_id = ?", [.text(groupID)]) { $0.optionalInt64(0) } ?? nil
             return (last, oldest)
+        }
+    }
+
+    public func feedSnapshot(groupID: String, readerID: String) throws -> FeedSnapshot? {
+        try read { db in
+            guard try db.firstRow("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?",
+                                  [.text(groupID), .text(readerID)], { _ in true }) == true else { return nil }
+            let sharing = try db.rows("SELECT user_id FROM memberships WHERE group_id = ? AND share_location = 1",
+                                      [.text(groupID)]) { $0.string(0) }
+            let last = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [.text(groupID)]) { $0.int64(0) } ?? 0
+            let oldest = try db.firstRow("SELECT min(id) FROM events WHERE group_id = ?", [.text(groupID)]) { $0.optionalInt64(0) } ?? nil
+            return FeedSnapshot(visibility: GroupVisibility(sharing: Set(sharing)), lastEventID: last, oldestEventID: oldest)
         }
     }
 

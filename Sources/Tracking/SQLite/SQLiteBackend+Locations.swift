@@ -5,7 +5,8 @@ import Synchronization
 import Timestamps
 
 extension SQLiteBackend: LocationStore {
-    public func append(deviceID: String, fixes: [Fix], onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
+    public func append(deviceID: String, fixes: [Fix], events rule: LocationEventRule,
+                       onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
         let sequences = self.sequences
         let unmerged = self.unmerged
         let merger = self.merger
@@ -74,7 +75,7 @@ extension SQLiteBackend: LocationStore {
                             .integer(cell), .integer(device.key)])
                 outcome.newLatestSequence = newest.sequence
             }
-            outcome.events = try Self.locationEvents(deviceID: deviceID, outcome: outcome, in: db)
+            outcome.events = try Self.locationEvents(deviceID: deviceID, deviceKey: device.key, outcome: outcome, rule: rule, in: db)
             unmerged.add(entries)
             return outcome
         }, onCommit: { outcome in
@@ -83,19 +84,22 @@ extension SQLiteBackend: LocationStore {
         })
     }
 
-    /// Location events for every group in which the device's member shares, one per stored fix
-    /// in arrival order.
-    static func locationEvents(deviceID: String, outcome: IngestOutcome, in db: Database) throws -> [GroupEvent] {
-        let shares = try db.rows("SELECT group_id, user_id FROM memberships WHERE device_id = ? AND share_location = 1",
-                                 [.text(deviceID)]) { ($0.string(0), $0.string(1)) }
+    /// Location events for every group in which the device's member shares, as `rule` says.
+    static func locationEvents(deviceID: String, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
+                               in db: Database) throws -> [GroupEvent] {
+        var periods: [String: (userID: String, periods: [(start: Int64, end: Int64?)])] = [:]
+        try db.forEachRow("""
+            SELECT m.group_id, m.user_id, p.start_ts, p.end_ts FROM memberships m
+            JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
+            WHERE m.device_id = ? AND m.share_location = 1
+            """, [.text(deviceID)]) { row in
+            periods[row.string(0), default: (row.string(1), [])].periods.append((row.int64(2), row.optionalInt64(3)))
+        }
         var events: [GroupEvent] = []
-        for (groupID, userID) in shares {
-            events += try appendEvents(groupID: groupID, outcome.stored.map { stored in
-                (.location, userID, EventPayload.location(
-                    deviceID: deviceID, userID: userID, longitude: stored.fix.longitude, latitude: stored.fix.latitude,
-                    timestamp: Timestamp.rfc3339(millisecondsSince1970: stored.fix.timestamp),
-                    latest: stored.sequence == outcome.newLatestSequence))
-            }, in: db)
+        for (groupID, membership) in periods.sorted(by: { $0.key < $1.key }) {
+            events += try appendEvents(groupID: groupID, rule.entries(
+                deviceID: deviceID, deviceKey: deviceKey, userID: membership.userID, stored: outcome.stored,
+                newLatestSequence: outcome.newLatestSequence, windows: HistoryWindows(periods: membership.periods)), in: db)
         }
         return events
     }
@@ -232,6 +236,7 @@ extension SQLiteBackend: LocationStore {
             WHERE key = ? AND last_ts < ?
             """, [.integer(deviceKey), .integer(before)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
+        try redactLocationEvents(deviceKey: deviceKey, before: last.ts + 1, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: Set(victims.map(\.seq)),
                         clientIDs: victims.compactMap { v in v.clientID.map { .init(deviceKey: deviceKey, clientID: $0) } })
         return deleted
@@ -248,6 +253,7 @@ extension SQLiteBackend: LocationStore {
         try db.run("DELETE FROM index_queue WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("DELETE FROM locations WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
+        try redactLocationEvents(deviceKey: deviceKey, before: nil, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: nil, clientIDs: [])
     }
 }

@@ -130,6 +130,18 @@ struct SQLiteDirectory: DirectoryTransaction {
                    [.bool(share), .text(groupID), .text(userID)])
     }
 
+    func openSharingPeriod(groupID: String, userID: String, deviceID: String, at time: Int64) throws {
+        try db.run("""
+            INSERT INTO sharing_periods (group_id, user_id, device_id, start_ts, end_ts) VALUES (?, ?, ?, ?, NULL)
+            ON CONFLICT (group_id, user_id, start_ts) DO UPDATE SET end_ts = NULL
+            """, [.text(groupID), .text(userID), .text(deviceID), .integer(time)])
+    }
+
+    func closeSharingPeriod(groupID: String, userID: String, at time: Int64) throws {
+        try db.run("UPDATE sharing_periods SET end_ts = max(start_ts, ?) WHERE group_id = ? AND user_id = ? AND end_ts IS NULL",
+                   [.integer(time), .text(groupID), .text(userID)])
+    }
+
     func hasInvitation(groupID: String, inviteeID: String) throws -> Bool {
         try db.firstRow("SELECT 1 FROM invitations WHERE group_id = ? AND invitee_id = ?", [.text(groupID), .text(inviteeID)]) { _ in true } ?? false
     }
@@ -157,7 +169,9 @@ struct SQLiteDirectory: DirectoryTransaction {
 extension SQLiteDirectory {
     func appendMembershipEvent(groupID: String, type: String, userID: String, extra: JSONObject) throws -> GroupEvent {
         let data = EventPayload.membership(type, groupID: groupID, userID: userID, extra: extra)
-        return try SQLiteBackend.appendEvents(groupID: groupID, [(.membership, userID, data)], in: db)[0]
+        let events = try SQLiteBackend.appendEvents(groupID: groupID, [EventLogEntry(kind: .membership, userID: userID, data: data)], in: db)
+        guard let event = events.first else { throw StorageError(code: 1, message: "event not appended") }
+        return event
     }
 }
 
@@ -192,5 +206,29 @@ extension SQLiteBackend: DirectoryStore {
                 WHERE shared.device_id = ? AND shared.share_location = 1 AND viewer.user_id = ? LIMIT 1
                 """, [.text(deviceID), .text(viewerID)]) { _ in true } ?? false
         }
+    }
+
+    public func sharedHistoryWindows(deviceID: String, viewerID: String) throws -> HistoryWindows {
+        try read { db in
+            HistoryWindows(periods: try db.rows("""
+                SELECT p.start_ts, p.end_ts FROM memberships shared
+                JOIN memberships viewer ON viewer.group_id = shared.group_id AND viewer.user_id = ?
+                JOIN sharing_periods p ON p.group_id = shared.group_id AND p.user_id = shared.user_id
+                WHERE shared.device_id = ? AND shared.share_location = 1
+                """, [.text(viewerID), .text(deviceID)]) { (start: $0.int64(0), end: $0.optionalInt64(1)) })
+        }
+    }
+
+    /// The sharing periods of every member of `groupID` who shares now, by user id.
+    static func sharingWindows(groupID: String, in db: Database) throws -> [String: HistoryWindows] {
+        var periods: [String: [(start: Int64, end: Int64?)]] = [:]
+        try db.forEachRow("""
+            SELECT p.user_id, p.start_ts, p.end_ts FROM sharing_periods p
+            JOIN memberships m ON m.group_id = p.group_id AND m.user_id = p.user_id
+            WHERE p.group_id = ? AND m.share_location = 1
+            """, [.text(groupID)]) { row in
+            periods[row.string(0), default: []].append((row.int64(1), row.optionalInt64(2)))
+        }
+        return periods.mapValues { HistoryWindows(periods: $0) }
     }
 }

@@ -1,0 +1,48 @@
+/// A device whose positions the caller may read in this group.
+public struct SharedDevice: Sendable {
+    public let key: Int64
+    public let deviceID: String
+    public let userID: String
+    public let last: LastLocation?
+    /// The part of its history the group may read (its sharing periods there).
+    public let windows: HistoryWindows
+
+    public init(key: Int64, deviceID: String, userID: String, last: LastLocation?, windows: HistoryWindows = .all) {
+        self.key = key
+        self.deviceID = deviceID
+        self.userID = userID
+        self.last = last
+        self.windows = windows
+    }
+
+    func result(_ longitude: Double, _ latitude: Double, _ timestamp: Int64, distance: Double?) -> GeoQueryResult {
+        GeoQueryResult(deviceID: deviceID, userID: userID, longitude: longitude, latitude: latitude, timestamp: timestamp, distance: distance)
+    }
+}
+
+/// One entry of the cell index as a range scan yields it.
+public struct IndexEntry: Sendable {
+    public let cell: Int64
+    public let deviceKey: Int64
+    public let timestamp: Int64
+    public let sequence: Int64
+    public let longitude: Double
+    public let latitude: Double
+}
+
+/// The cell-keyed index of stored fixes.
+public protocol GeoIndex: Sendable {
+    /// Devices of members sharing with `groupID`, with their latest positions and sharing periods.
+    func sharedDevices(groupID: String) throws -> [SharedDevice]
+    /// Runs `body` with a reader on one consistent snapshot of the index.
+    func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T
+}
+
+/// Reads the cell index inside one snapshot.
+public protocol GeoIndexReader {
+    /// Calls `body` for each entry whose signed cell key is in `range` and time in [from, to]
+    /// (each entry once; order unspecified); returns false if `body` stopped the scan.
+    func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
+    /// Whether any entry lies in `range` (and [from, to]): one B-tree probe.
+    func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool
+}

@@ -1,0 +1,122 @@
+import GeoKit
+import GeoQuery
+
+extension GeoQueryService {
+    /// `$geoWithin` / `$geoIntersects` over history: the covering depends on the region alone;
+    /// only readable positions are examined, counted and matched, and the scan stops at `limit`
+    /// matches.
+    func withinHistory(_ filter: GeoFilter, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
+                       _ run: inout QueryRun) throws -> [GeoQueryResult] {
+        let covering = coverer.covering(of: filter.region)
+        let ranges = RegionCoverer.ranges(of: covering)
+        run.explain.cellsInCovering = covering.count
+        run.explain.ranges = ranges.count
+        run.explain.coveringTokens = covering.map(\.token)
+        var results: [GeoQueryResult] = []
+        try index.withReader { reader in
+            for range in ranges {
+                let complete = try reader.scan(range, from: from, to: to) { entry in
+                    try run.read()
+                    guard let device = readable.device(of: entry) else { return true }
+                    try run.examined()
+                    run.explain.docsExamined += 1
+                    let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
+                    if filter.matches(longitude: entry.longitude, latitude: entry.latitude, point: point) {
+                        results.append(device.result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
+                    }
+                    return results.count < limit
+                }
+                if !complete { return }
+            }
+        }
+        return results
+    }
+
+    /// `$near` over history: a best-first search over the cell hierarchy (no "fetch everything
+    /// within the maximum distance and sort"). Cells wait in a min-heap keyed by a lower bound
+    /// of their distance to the centre; a coarse cell is split into its children only if it
+    /// holds a *readable* position (an exact test: see `hasReadable`), a cell at the scan level
+    /// is range-scanned. The search stops as soon as the `limit` best results are all closer
+    /// than the next cell's lower bound, or the bound passes `$maxDistance`. Cells entirely
+    /// inside `$minDistance` are skipped. Where a scanned cell held many readable positions,
+    /// later scans go two levels finer. Every one of these decisions depends on readable data
+    /// only, so the cells refined and scanned (explain's `cellsProbed`, `cellsInCovering`,
+    /// `coveringTokens`) are the same whatever other groups store.
+    func nearHistory(_ near: NearQuery, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
+                     _ run: inout QueryRun) throws -> [GeoQueryResult] {
+        let center = near.center
+        let minAngle = near.minAngle?.radians ?? 0
+        let maxAngle = min(near.maxAngle?.radians ?? Double.pi, Double.pi)
+        /// Slack for the bounds' rounding (radians, ~1 µm on Earth).
+        let slack = 1e-13
+        var scanLevel = nearScanLevel(limit: limit)
+        // Entries are compared by squared chord length (monotonic in the angle, no trig).
+        let minChord = ChordAngle(Angle(radians: max(0, minAngle - slack))).length2
+        let maxChord = ChordAngle(Angle(radians: min(Double.pi, maxAngle + slack))).length2
+        typealias Candidate = (lower: Double, upper: Double, id: CellID)
+        var queue = BinaryHeap<Candidate> { $0.lower < $1.lower }
+        for face in 0..<6 {
+            let cell = Cell.face(face)
+            queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id))
+        }
+        typealias Found = (chord: Double, sequence: Int64, result: GeoQueryResult)
+        var best = BinaryHeap<Found> { ($0.chord, $0.sequence) > ($1.chord, $1.sequence) }  // worst on top
+        try index.withReader { reader in
+            while let next = queue.popFirst() {
+                if next.lower > maxAngle + slack { break }
+                if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
+                if next.upper < minAngle - slack { continue }
+                let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
+                if next.id.level < scanLevel {
+                    if next.id.level >= 4 {
+                        run.explain.cellsProbed += 1
+                        guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
+                    }
+                    for child in next.id.children {
+                        guard let cell = Cell(child) else { continue }
+                        queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child))
+                    }
+                    continue
+                }
+                run.explain.cellsInCovering += 1
+                run.explain.ranges += 1
+                run.explain.coveringTokens.append(next.id.token)
+                var readableInCell = 0
+                _ = try reader.scan(range, from: from, to: to) { entry in
+                    try run.read()
+                    guard let device = readable.device(of: entry) else { return true }
+                    readableInCell += 1
+                    try run.examined()
+                    let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
+                    let chord = ChordAngle(between: center, point).length2
+                    guard chord >= minChord, chord <= maxChord else { return true }
+                    run.explain.docsExamined += 1
+                    if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return true }
+                    guard near.matches(point) else { return true }
+                    best.push((chord, entry.sequence, device.result(entry.longitude, entry.latitude, entry.timestamp,
+                                                                    distance: near.distance(to: point))))
+                    if best.count > limit { _ = best.popFirst() }
+                    return true
+                }
+                // Dense readable data: a cell held far more than needed, so scan finer cells from now on.
+                if readableInCell > 16 * max(limit, 8) && scanLevel < 24 { scanLevel += 2 }
+            }
+        }
+        return best.elements.sorted { ($0.chord, $0.sequence) < ($1.chord, $1.sequence) }.map(\.result)
+    }
+
+    /// Whether `range` holds a position the caller may read: the range is scanned up to its
+    /// first readable entry (an empty range costs one B-tree seek). Entries of other devices
+    /// passed on the way are the one cost other groups' data can add: time, never a
+    /// different answer.
+    static func hasReadable(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ readable: ReadableEntries,
+                            _ reader: any GeoIndexReader, _ run: inout QueryRun) throws -> Bool {
+        var found = false
+        _ = try reader.scan(range, from: from, to: to) { entry in
+            try run.read()
+            found = readable.device(of: entry) != nil
+            return !found
+        }
+        return found
+    }
+}
