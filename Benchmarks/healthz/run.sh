@@ -20,7 +20,7 @@ done
 command -v wrk >/dev/null || { echo "wrk is missing (apt-get install wrk)" >&2; exit 1; }
 [ -x "$fod" ] || { echo "no fod binary at $fod (swift build -c release)" >&2; exit 1; }
 work="$(mktemp -d)"
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 gcc -O2 -o "$work/hello" "$here/hello.c" $(pkg-config --cflags --libs libmicrohttpd)
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }

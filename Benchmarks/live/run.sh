@@ -13,11 +13,12 @@ here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
 duration=15; config=release; scale=1
 while [ $# -gt 0 ]; do case "$1" in --duration) duration="$2"; shift ;; --quick) duration=2; config=debug; scale=10; echo "(--quick: a smoke run on the debug build at 1/10 scale; the figures mean nothing)" ;; *) exit 2 ;; esac; shift; done
 ulimit -n 65536 2>/dev/null || ulimit -n 16384
-work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 gcc -O2 -o "$work/sselab" "$here/sselab.c"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$root/.build/$config/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --password-cost minimal --log-level warning \
-  --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 --sync "${FOD_SYNC:-full}" ${FOD_SERVE_ARGS:-} >/dev/null 2>"$work/fod.err" &
+  --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 \
+  --sign-in-address-limit 100000 --sign-up-limit 100000 --device-request-rate 0 --streams-per-user 100000 --sync "${FOD_SYNC:-full}" ${FOD_SERVE_ARGS:-} >/dev/null 2>"$work/fod.err" &
 pid=$!
 for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 rss() { awk '/VmRSS/ {print $2}' /proc/$pid/status; }

@@ -8,28 +8,46 @@ import Tracking
 
 /// Everything the routes need, built once at start-up by the executable (or a test).
 public struct Services: Sendable {
+    /// Every rule and limit of the services that is a setting, with working defaults.
+    public struct Configuration: Sendable {
+        public var accounts = AccountService.Policy()
+        public var groups = GroupService.Policy()
+        public var fixRules = FixRules.standard
+        public var locationEvents = LocationEventRule.standard
+        public var deviceRequests = LocationService.RequestLimit.standard
+        public var queryLimits = GeoQueryService.Limits()
+        public var queryTuning = GeoQueryService.Tuning()
+        /// Geo queries running at once; more get 503 (they run off the HTTP threads).
+        public var concurrentQueries = 4 * System.coreCount
+        public var live = LiveHub.Configuration()
+        public init() {}
+    }
+
     public let backend: SQLiteBackend
+    public let configuration: Configuration
     public let accounts: AccountService
     public let devices: DeviceService
     public let groups: GroupService
     public let locations: LocationService
     public let queries: GeoQueryService
+    public let queryGate: AdmissionGate
     public let live: LiveHub
     public let exports: ExportService
     public let logger: Logger
 
     /// Everything wired to one backend; every service publishes its group events to `live`.
-    public init(backend: SQLiteBackend, passwordCost: PasswordHasher.Cost = .interactive, signInAttemptsPerMinute: Int = 10,
-                fixRules: FixRules = .standard, live: LiveHub.Configuration = LiveHub.Configuration(), logger: Logger) throws {
+    public init(backend: SQLiteBackend, configuration: Configuration = Configuration(), logger: Logger) throws {
         self.backend = backend
-        let hub = LiveHub(log: backend, configuration: live)
+        self.configuration = configuration
+        let hub = LiveHub(log: backend, configuration: configuration.live)
         self.live = hub
-        self.accounts = try AccountService(store: backend, passwordCost: passwordCost,
-                                           signInAttemptsPerMinute: signInAttemptsPerMinute, sink: hub)
+        self.accounts = try AccountService(store: backend, policy: configuration.accounts, sink: hub)
         self.devices = DeviceService(store: backend, sink: hub)
-        self.groups = GroupService(store: backend, sink: hub)
-        self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: fixRules)
-        self.queries = GeoQueryService(index: backend, directory: backend)
+        self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups)
+        self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,
+                                         events: configuration.locationEvents, requestLimit: configuration.deviceRequests)
+        self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
+        self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
         self.exports = ExportService(store: backend, directory: backend)
         self.logger = logger
     }

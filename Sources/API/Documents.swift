@@ -10,6 +10,17 @@ struct Documents: Sendable {
          "createdAt": .string(Time.format(user.createdAt))]
     }
 
+    /// One session as `GET /v1/sessions` lists it; `expiresAt` is the earlier of its idle and
+    /// absolute ends.
+    static func session(_ session: Session, current: Bool, policy: AccountService.Policy) -> JSONValue {
+        let expires = min(session.lastUsedAt + policy.sessionIdleMilliseconds, session.createdAt + policy.sessionLifetimeMilliseconds)
+        var object: JSONObject = ["id": .string(session.id), "createdAt": .string(Time.format(session.createdAt)),
+                                  "lastUsedAt": .string(Time.format(session.lastUsedAt)), "expiresAt": .string(Time.format(expires)),
+                                  "current": .bool(current)]
+        if let client = session.client { object["client"] = .string(client) }
+        return .object(object)
+    }
+
     /// `GET /v1/me`.
     func me(userID: String) throws -> JSONValue {
         let profile = try services.groups.profile(userID: userID)

@@ -12,7 +12,7 @@ struct QueryRoutes {
         let queries = services.queries
         let auth = Authentication(services: services)
         return [
-            Route("POST", "/v1/groups/{id}/query", maxBodyBytes: 4 << 20, .inline { request in
+            Route("POST", "/v1/groups/{id}/query", maxBodyBytes: 4 << 20, .deferred { request in
                 let credential = try auth.reader(request, of: .group(request.parameter("id")))
                 let body = try JSONBody(request)
                 guard let filter = body["filter"]?.objectValue else { throw TrackingError.missingField("filter") }
@@ -23,9 +23,9 @@ struct QueryRoutes {
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
                                                                   from: try Self.time(body["from"], "from"), to: try Self.time(body["to"], "to")),
                                             limit: try Self.limit(body["limit"]), explain: body["explain"]?.boolValue ?? false)
-                return .json(try Self.answer(queries, request.parameter("id"), credential, query))
+                return .json(try services.queryGate.run { try Self.answer(queries, request.parameter("id"), credential, query) })
             }),
-            Route("GET", "/v1/groups/{id}/near", .inline { request in
+            Route("GET", "/v1/groups/{id}/near", .deferred { request in
                 let credential = try auth.reader(request, of: .group(request.parameter("id")))
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
                       let lat = try QueryNumber.double(request.query("lat"), name: "lat") else {
@@ -41,7 +41,7 @@ struct QueryRoutes {
                                           to: try QueryTime.parse(request.query("to"), name: "to")),
                     limit: try QueryNumber.int(request.query("limit"), name: "limit") ?? GeoQueryRequest.defaultLimit,
                     explain: request.query("explain") == "true")
-                return .json(try Self.answer(queries, request.parameter("id"), credential, query))
+                return .json(try services.queryGate.run { try Self.answer(queries, request.parameter("id"), credential, query) })
             }),
         ]
     }

@@ -1,47 +1,88 @@
 import Crypto
-import Dispatch
+import Synchronization
 import Timestamps
 
-/// Sign-up, sign-in, sign-out, profile and account deletion, and turning bearer tokens into
+/// Sign-up, sign-in, sessions, profile and account deletion, and turning user tokens into
 /// credentials.
 ///
 /// Invariants: a password is never stored, only its Argon2id hash; a token is shown once and
 /// stored only as a hash; unknown email and wrong password fail with the same error and take
 /// the same time (a dummy hash is verified for unknown emails).
+///
+/// Abuse limits (`Policy`): hashing runs on a few dedicated threads with a bounded queue (a
+/// flood gets 503, never starves other requests); sign-ups are limited per client address;
+/// sign-ins per (address, account) pair and per address — never per account alone, so an
+/// attacker cannot lock the owner out; sessions expire after an idle and an absolute lifetime.
 public final class AccountService: Sendable {
     /// User tokens start with this; device tokens with `DeviceTokens.prefix`.
     public static let userTokenPrefix = "fodu_"
+    /// A session's last use is written at most this often (ms).
+    public static let touchInterval: Int64 = 60_000
+
+    /// The account rules that are settings.
+    public struct Policy: Sendable {
+        public var passwordCost = PasswordHasher.Cost.interactive
+        /// Sign-ups one client address may make per hour.
+        public var signUpsPerAddressPerHour = 20
+        /// Sign-in attempts per minute for one (client address, email) pair.
+        public var signInsPerAccountAndAddressPerMinute = 10
+        /// Sign-in attempts per minute from one client address, whatever the emails.
+        public var signInsPerAddressPerMinute = 60
+        /// A session unused this long stops working (ms; default 30 days).
+        public var sessionIdleMilliseconds: Int64 = 30 * 86_400_000
+        /// A session stops working this long after sign-in, used or not (ms; default 180 days).
+        public var sessionLifetimeMilliseconds: Int64 = 180 * 86_400_000
+        /// Most sessions a user holds; signing in again drops the oldest.
+        public var sessionsPerUser = 50
+        /// Threads hashing passwords (each Argon2id hash at interactive cost takes 64 MiB).
+        public var hashingThreads = 2
+        /// Hashes that may wait for a thread before sign-ups and sign-ins get 503.
+        public var hashingQueue = 32
+        public init() {}
+    }
 
     let store: any AccountStore
+    public let policy: Policy
     let hasher: PasswordHasher
-    let signInByEmail: RateLimiter
-    let signInByAddress: RateLimiter
-    let hashing = PasswordHashingQueue()
+    let signUps: RateLimiter
+    let signInsByPair: RateLimiter
+    let signInsByAddress: RateLimiter
+    let hashing: BlockingWorkPool
     let dummyHash: String
     let sink: (any GroupEventSink)?
+    /// When each session's last use was last written (ms), so a busy session writes once a minute.
+    let touched = Mutex<[String: Int64]>([:])
+    /// Writes of last use still running (awaited by `waitForRecordedUses`).
+    let touches = Mutex<[Task<Void, Never>]>([])
 
-    public init(store: any AccountStore, passwordCost: PasswordHasher.Cost = .interactive,
-                signInAttemptsPerMinute: Int = 10, sink: (any GroupEventSink)? = nil) throws {
+    public init(store: any AccountStore, policy: Policy = Policy(), sink: (any GroupEventSink)? = nil) throws {
         self.store = store
+        self.policy = policy
         self.sink = sink
-        self.hasher = PasswordHasher(cost: passwordCost)
-        self.signInByEmail = RateLimiter(limit: signInAttemptsPerMinute)
-        self.signInByAddress = RateLimiter(limit: signInAttemptsPerMinute)
+        self.hasher = PasswordHasher(cost: policy.passwordCost)
+        self.signUps = RateLimiter(limit: policy.signUpsPerAddressPerHour, windowMilliseconds: 3_600_000)
+        self.signInsByPair = RateLimiter(limit: policy.signInsPerAccountAndAddressPerMinute)
+        self.signInsByAddress = RateLimiter(limit: policy.signInsPerAddressPerMinute)
+        self.hashing = BlockingWorkPool(name: "fod-hashing", threads: policy.hashingThreads, maxQueued: policy.hashingQueue,
+                                        what: "password checks")
         self.dummyHash = try hasher.hash(Base64URL.encode(Secrets.randomBytes(16)))
     }
 
     /// Creates an account and signs it in.
-    /// - Throws: invalid input (400), `email_taken` conflict (409).
-    public func signUp(email rawEmail: String, password: String, displayName rawName: String) async throws -> SignedIn {
+    /// - Throws: invalid input (400), `email_taken` conflict (409), `rate_limited` (429) past the
+    ///   per-address limit, `busy` (503) when too many hashes wait.
+    public func signUp(email rawEmail: String, password: String, displayName rawName: String,
+                       clientAddress: String = "", client: String? = nil) async throws -> SignedIn {
         let email = try Validate.email(rawEmail)
         try Validate.password(password)
         let displayName = try Validate.displayName(rawName)
+        let now = Timestamp.nowMilliseconds()
+        if let wait = signUps.attempt(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let hash = try await hashing.run { [hasher] in try hasher.hash(password) }
-        let user = User(id: Secrets.newID(prefix: "u_"), email: email, displayName: displayName,
-                        createdAt: Timestamp.nowMilliseconds())
-        let token = Secrets.newToken(prefix: Self.userTokenPrefix)
-        try await store.createUser(user, passwordHash: hash, sessionTokenHash: Secrets.tokenHash(token))
-        return SignedIn(user: user, token: token)
+        let user = User(id: Secrets.newID(prefix: "u_"), email: email, displayName: displayName, createdAt: now)
+        let (token, session) = Self.newSession(userID: user.id, at: now, client: client)
+        try await store.createUser(user, passwordHash: hash, session: session, tokenHash: Secrets.tokenHash(token))
+        return SignedIn(user: user, token: token, session: session)
     }
 
     /// Creates an account nobody can sign in to (no password), for fleet devices that have no
@@ -51,8 +92,10 @@ public final class AccountService: Sendable {
         if let (existing, _) = try store.userWithPasswordHash(email: email) { return existing }
         let user = User(id: Secrets.newID(prefix: "u_"), email: email, displayName: try Validate.displayName(rawName),
                         createdAt: Timestamp.nowMilliseconds())
-        // "!" is never a valid Argon2 string, so verification always fails.
-        try await store.createUser(user, passwordHash: "!no-password", sessionTokenHash: Secrets.tokenHash(Secrets.newToken(prefix: "x_")))
+        // "!" is never a valid Argon2 string, so verification always fails; the session's token
+        // is thrown away at once.
+        let (token, session) = Self.newSession(userID: user.id, at: user.createdAt, client: nil)
+        try await store.createUser(user, passwordHash: "!no-password", session: session, tokenHash: Secrets.tokenHash("x_" + token))
         return user
     }
 
@@ -62,22 +105,35 @@ public final class AccountService: Sendable {
     }
 
     /// Checks email and password and opens a new session.
-    /// - Throws: `rate_limited` (429) past the per-email or per-address limit,
-    ///   `invalid_credentials` (401) for an unknown email or a wrong password alike.
-    public func signIn(email rawEmail: String, password: String, clientAddress: String) async throws -> SignedIn {
+    /// - Throws: `rate_limited` (429) past the per-pair or per-address limit,
+    ///   `invalid_credentials` (401) for an unknown email or a wrong password alike, `busy` (503).
+    /// `now` (ms) is for tests of the limits; callers leave it.
+    public func signIn(email rawEmail: String, password: String, clientAddress: String, client: String? = nil,
+                       now: Int64 = Timestamp.nowMilliseconds()) async throws -> SignedIn {
         let email = Validate.normalizedEmail(rawEmail)
-        let now = Timestamp.nowMilliseconds()
-        if let wait = signInByAddress.attempt("ip:" + clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
-        if let wait = signInByEmail.attempt("email:" + email, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
+        if let wait = signInsByAddress.attempt(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
+        if let wait = signInsByPair.attempt(clientAddress + " " + email, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let found = try store.userWithPasswordHash(email: email)
         let storedHash = found?.1 ?? dummyHash
-        let matches = await hashing.run { [hasher] in hasher.verify(password, against: storedHash) }
+        let matches = try await hashing.run { [hasher] in hasher.verify(password, against: storedHash) }
         guard matches, let user = found?.0 else {
             throw TrackingError(.unauthenticated, code: "invalid_credentials", message: "email or password is wrong")
         }
-        let token = Secrets.newToken(prefix: Self.userTokenPrefix)
-        try await store.createSession(tokenHash: Secrets.tokenHash(token), userID: user.id, at: now)
-        return SignedIn(user: user, token: token)
+        let (token, session) = Self.newSession(userID: user.id, at: now, client: client)
+        try await store.createSession(session, tokenHash: Secrets.tokenHash(token), keepAtMost: policy.sessionsPerUser)
+        return SignedIn(user: user, token: token, session: session)
+    }
+
+    static func newSession(userID: String, at time: Int64, client: String?) -> (token: String, session: Session) {
+        let token = Secrets.newToken(prefix: userTokenPrefix)
+        return (token, Session(id: Secrets.newID(prefix: "s_"), userID: userID, createdAt: time, lastUsedAt: time,
+                               client: client.flatMap(Self.clientLabel)))
+    }
+
+    /// A User-Agent as stored: printable ASCII, at most 120 characters (nil when nothing is left).
+    static func clientLabel(_ raw: String) -> String? {
+        let kept = String(String.UnicodeScalarView(raw.unicodeScalars.filter { (0x20...0x7e).contains($0.value) }).prefix(120))
+        return kept.isEmpty ? nil : kept
     }
 
     /// Ends the session of `token`; it stops working at once.
@@ -87,10 +143,61 @@ public final class AccountService: Sendable {
         }
     }
 
-    /// The user of a user token, or nil when the token is unknown or signed out.
+    /// The live session of a user token, or nil when the token is unknown, signed out or
+    /// expired. Records the use (at most once a minute per session, after the reply).
+    public func session(forUserToken token: String, now: Int64 = Timestamp.nowMilliseconds()) throws -> Session? {
+        guard token.hasPrefix(Self.userTokenPrefix), token.utf8.count < 200,
+              let session = try store.session(tokenHash: Secrets.tokenHash(token)) else { return nil }
+        guard !isExpired(session, now: now) else { return nil }
+        let due = touched.withLock { table -> Bool in
+            let last = max(table[session.id] ?? 0, session.lastUsedAt)
+            guard now - last >= Self.touchInterval else { return false }
+            if table.count > 100_000 { table.removeAll() }
+            table[session.id] = now
+            return true
+        }
+        if due {
+            let store = self.store
+            let task = Task<Void, Never> { _ = try? await store.touchSession(id: session.id, at: now) }
+            touches.withLock { running in
+                if running.count >= 64 { running.removeAll { $0.isCancelled } }
+                running.append(task)
+                if running.count > 256 { running.removeFirst(running.count - 256) }
+            }
+        }
+        return session
+    }
+
+    /// Waits until the last uses recorded so far are written (for tests and shutdown).
+    public func waitForRecordedUses() async {
+        let running = touches.withLock { running in defer { running = [] }; return running }
+        for task in running { await task.value }
+    }
+
+    /// The user of a user token, or nil when the token is unknown, signed out or expired.
     public func userID(forUserToken token: String) throws -> String? {
-        guard token.hasPrefix(Self.userTokenPrefix), token.utf8.count < 200 else { return nil }
-        return try store.userID(sessionTokenHash: Secrets.tokenHash(token))
+        try session(forUserToken: token)?.userID
+    }
+
+    func isExpired(_ session: Session, now: Int64) -> Bool {
+        now - session.lastUsedAt > policy.sessionIdleMilliseconds || now - session.createdAt > policy.sessionLifetimeMilliseconds
+    }
+
+    /// The user's sessions that still work, newest first.
+    public func sessions(userID: String) throws -> [Session] {
+        let now = Timestamp.nowMilliseconds()
+        return try store.sessions(userID: userID).filter { !isExpired($0, now: now) }
+    }
+
+    /// Revokes one of the user's sessions (404 for anyone else's).
+    public func revokeSession(id: String, userID: String) async throws {
+        guard try await store.deleteSession(id: id, userID: userID) else { throw TrackingError.notFound("session") }
+    }
+
+    /// Deletes expired sessions (a background job); returns how many.
+    public func purgeExpiredSessions(now: Int64 = Timestamp.nowMilliseconds()) async throws -> Int {
+        try await store.deleteExpiredSessions(createdBefore: now - policy.sessionLifetimeMilliseconds,
+                                              usedBefore: now - policy.sessionIdleMilliseconds)
     }
 
     public func user(id: String) throws -> User {
@@ -110,34 +217,5 @@ public final class AccountService: Sendable {
     public func deleteAccount(userID: String) async throws {
         let sink = self.sink
         try await store.deleteUser(id: userID) { events in if let sink, !events.isEmpty { sink.publish(events) } }
-    }
-}
-
-/// Runs password hashing off the request threads, at most `width` at once (each Argon2id
-/// hash at interactive cost takes 64 MiB and tens of milliseconds).
-final class PasswordHashingQueue: Sendable {
-    private let queue = DispatchQueue(label: "fod.password-hashing", attributes: .concurrent)
-    private let slots: DispatchSemaphore
-
-    init(width: Int = 2) { slots = DispatchSemaphore(value: width) }
-
-    func run<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async { [slots] in
-                slots.wait()
-                defer { slots.signal() }
-                continuation.resume(with: Result { try work() })
-            }
-        }
-    }
-
-    func run<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-        await withCheckedContinuation { continuation in
-            queue.async { [slots] in
-                slots.wait()
-                defer { slots.signal() }
-                continuation.resume(returning: work())
-            }
-        }
     }
 }

@@ -12,12 +12,21 @@ public final class GroupService: Sendable {
     public static let maxGroupsPerUser = 100
     public static let maxMembersPerGroup = 1_000
 
+    /// The group rules that are settings.
+    public struct Policy: Sendable {
+        /// Invitations one user may send per hour (429 beyond).
+        public var invitationsPerUserPerHour = 50
+        public init() {}
+    }
+
     let store: any DirectoryStore
     let sink: (any GroupEventSink)?
+    let invitations: RateLimiter
 
-    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil) {
+    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil, policy: Policy = Policy()) {
         self.store = store
         self.sink = sink
+        self.invitations = RateLimiter(limit: policy.invitationsPerUserPerHour, windowMilliseconds: 3_600_000)
     }
 
     var rules: PartitionRules { PartitionRules(facts: store) }
@@ -85,6 +94,7 @@ public final class GroupService: Sendable {
     @discardableResult
     public func invite(groupID: String, by userID: String, email rawEmail: String) async throws -> String {
         let email = try Validate.email(rawEmail)
+        if let wait = invitations.attempt(userID, now: Timestamp.nowMilliseconds()) { throw TrackingError.rateLimited(retryAfter: wait) }
         try await store.writeDirectory { tx in
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard let invitee = try tx.user(email: email) else { throw TrackingError.notFound("user with this email") }

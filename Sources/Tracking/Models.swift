@@ -18,6 +18,27 @@ public struct User: Sendable, Equatable {
 public struct SignedIn: Sendable {
     public let user: User
     public let token: String
+    public let session: Session
+}
+
+/// A signed-in session of a user token: listed and revoked by its public `id` (the token
+/// itself is stored only hashed). Times are milliseconds since 1970 UTC.
+public struct Session: Sendable, Equatable {
+    public let id: String
+    public let userID: String
+    public let createdAt: Int64
+    /// Updated at most once a minute (`AccountService.touchInterval`).
+    public var lastUsedAt: Int64
+    /// What signed in (the User-Agent, shortened, printable ASCII), if anything said.
+    public let client: String?
+
+    public init(id: String, userID: String, createdAt: Int64, lastUsedAt: Int64, client: String?) {
+        self.id = id
+        self.userID = userID
+        self.createdAt = createdAt
+        self.lastUsedAt = lastUsedAt
+        self.client = client
+    }
 }
 
 /// Limits on what clients send to account endpoints.

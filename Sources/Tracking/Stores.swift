@@ -2,16 +2,27 @@
 /// database backend can implement it too. Reads are synchronous and cheap; writes are `async`
 /// and return once durable.
 public protocol AccountStore: Sendable {
-    /// Inserts the user and a first session. Throws `TrackingError` conflict when the email is taken.
-    func createUser(_ user: User, passwordHash: String, sessionTokenHash: String) async throws
+    /// Inserts the user and a first session (token stored as `tokenHash` only). Throws
+    /// `TrackingError` conflict when the email is taken.
+    func createUser(_ user: User, passwordHash: String, session: Session, tokenHash: String) async throws
     /// The user with `email` (normalised) and its stored password hash.
     func userWithPasswordHash(email: String) throws -> (User, String)?
     func user(id: String) throws -> User?
-    func createSession(tokenHash: String, userID: String, at time: Int64) async throws
+    /// Adds a session; the user's oldest sessions beyond `keepAtMost` are deleted with it.
+    func createSession(_ session: Session, tokenHash: String, keepAtMost: Int) async throws
+    /// The session whose token hashes to `tokenHash`.
+    func session(tokenHash: String) throws -> Session?
+    /// The user's sessions, newest first.
+    func sessions(userID: String) throws -> [Session]
+    /// Records a use of session `id` at `time` (ms).
+    func touchSession(id: String, at time: Int64) async throws
     /// Deletes the session; returns whether it existed.
     func deleteSession(tokenHash: String) async throws -> Bool
-    /// The user id of the session with this token hash.
-    func userID(sessionTokenHash: String) throws -> String?
+    /// Deletes session `id` if it belongs to `userID`; returns whether it did.
+    func deleteSession(id: String, userID: String) async throws -> Bool
+    /// Deletes every session created before `createdBefore` or last used before `usedBefore`
+    /// (ms); returns how many.
+    func deleteExpiredSessions(createdBefore: Int64, usedBefore: Int64) async throws -> Int
     func updateDisplayName(userID: String, displayName: String) async throws -> User?
     /// Deletes the user and everything that belongs to it (sessions, devices, locations,
     /// memberships, invitations sent and received, owned groups), logging the membership events

@@ -90,7 +90,7 @@ enum DemoCommand {
                 for (mmsi, fixes) in byVessel {
                     guard let credential = credentials[mmsi], case .device(let deviceID, _) = credential else { continue }
                     // One fix per vessel per tick: the newest (equal timestamps would be duplicates).
-                    _ = try? await services.locations.ingest([fixes[fixes.count - 1]], deviceID: deviceID, credential: credential)
+                    _ = try? await services.locations.ingest([fixes[fixes.count - 1]], deviceID: deviceID, credential: credential, countsAsRequest: false)
                 }
             }
             round += 1

@@ -22,7 +22,9 @@ enum ExportCommand {
         let backend = try SQLiteBackend.open(directory: directory)
         defer { backend.close() }
         let logger = Logger(level: .warning)
-        let services = try Services(backend: backend, passwordCost: .minimal, logger: logger)
+        var configuration = Services.Configuration()
+        configuration.accounts.passwordCost = .minimal
+        let services = try Services(backend: backend, configuration: configuration, logger: logger)
         guard let user = try services.accounts.user(email: email) else { throw UsageError("no account \(email) in \(directory)") }
         var query = ["from", "to", "gap", "simplify", "within", "format", "color"].compactMap { name in
             arguments.options[name].map { (name: name, value: $0) }

@@ -35,7 +35,7 @@ enum ImportCommand {
             let undated = batch.fixes.filter { !$0.fix.timestampWasGiven }
             batch.fixes.removeAll { !$0.fix.timestampWasGiven }
             batch.rejected += undated.map { ($0.index, FixError(code: "missing_timestamp", message: "the record has no timestamp")) }
-            let outcome = try await service.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential)
+            let outcome = try await service.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential, countsAsRequest: false)
             summary.add(outcome, rejected: batch.rejected.sorted { $0.index < $1.index }, offset: start)
             start += slice.count
             progress.update(start)

@@ -38,14 +38,8 @@ enum ServeCommand {
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous,
                                              merging: configuration.merging)
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
-        var fixRules = FixRules.standard
-        fixRules.maxFutureMilliseconds = Int64(configuration.maxFutureHours) * 3_600_000
-        var live = LiveHub.Configuration()
-        live.heartbeatSeconds = configuration.heartbeatSeconds
-        let services = try Services(backend: backend, passwordCost: configuration.passwordCost,
-                                    signInAttemptsPerMinute: configuration.signInAttemptsPerMinute,
-                                    fixRules: fixRules, live: live, logger: logger)
-        let pruning = startEventPruning(backend, windowHours: configuration.eventWindowHours, logger: logger)
+        let services = try Services(backend: backend, configuration: configuration.services, logger: logger)
+        let pruning = startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours, logger: logger)
         let retention = configuration.retainDays.map { days in
             startRetention(RetentionJob(store: backend, retainDays: days), logger: logger)
         }
@@ -113,14 +107,17 @@ enum ServeCommand {
     }
 
     /// Drops live-feed events older than the window, now and every 10 minutes.
-    static func startEventPruning(_ log: any EventLog, windowHours: Int, logger: Logger) -> Task<Void, Never> {
+    /// Every ten minutes: prunes live-feed events past the window and deletes expired sessions.
+    static func startEventPruning(_ log: any EventLog, accounts: AccountService, windowHours: Int, logger: Logger) -> Task<Void, Never> {
         Task.detached(priority: .background) {
             while !Task.isCancelled {
                 do {
                     let pruned = try await log.pruneEvents(before: Timestamp.nowMilliseconds() - Int64(windowHours) * 3_600_000)
                     if pruned > 0 { logger.info("live feed: pruned \(pruned) event(s) older than \(windowHours) h") }
+                    let expired = try await accounts.purgeExpiredSessions()
+                    if expired > 0 { logger.info("sessions: deleted \(expired) expired session(s)") }
                 } catch {
-                    logger.warning("event pruning failed: \(error)")
+                    logger.warning("event and session pruning failed: \(error)")
                 }
                 try? await Task.sleep(for: .seconds(600))
             }

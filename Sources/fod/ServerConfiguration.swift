@@ -1,3 +1,4 @@
+import API
 import Crypto
 import Foundation
 import HTTPServer
@@ -13,25 +14,22 @@ struct ServerConfiguration {
     var http = HTTPServer.Configuration()
     var logLevel = Logger.Level.info
     var synchronous = Database.Synchronous.full
-    var passwordCost = PasswordHasher.Cost.interactive
-    var signInAttemptsPerMinute = 10
+    /// The services' rules and limits (accounts, ingest, queries, live feed).
+    var services = Services.Configuration()
     /// Days of history to keep (nil: keep everything).
     var retainDays: Int?
-    /// How far in the future a fix's timestamp may be, in hours.
-    var maxFutureHours = 24
     /// How long live-feed events stay resumable (hours).
     var eventWindowHours = 24
-    /// Seconds between heartbeat comments on live streams.
-    var heartbeatSeconds = 15.0
     /// Optional map tiles for the web map (`https://…/{z}/{x}/{y}.png`) and their attribution.
     var tileURL: String?
     var tileAttribution = ""
     /// When to merge stored fixes into the cell index (`--index-buffer` sets its high water).
     var merging = MergePolicy.standard
 
-    static let optionNames: Set<String> = ["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
+    static let optionNames: Set<String> = Set(["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
-                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer"]
+                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer"])
+        .union(limitOptionNames)
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -46,7 +44,6 @@ struct ServerConfiguration {
           --max-body-bytes <n>       default request body limit (default 1048576)
           --sync full|normal         SQLite synchronous mode (default full: every commit survives power loss)
           --password-cost interactive|minimal   Argon2id cost (minimal is for tests only)
-          --sign-in-limit <n>        sign-in attempts per minute per email and per address (default 10)
           --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
           --index-buffer <n>         stored fixes held in memory before the cell-index merge runs during
@@ -56,7 +53,8 @@ struct ServerConfiguration {
           --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
           --tile-attribution <text>  attribution shown with those tiles
-        """
+
+        """ + limitsHelp
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
         try arguments.rejectUnknown(Self.optionNames)
@@ -84,9 +82,8 @@ struct ServerConfiguration {
         }
         if let cost = arguments.options["password-cost"] {
             guard let value = PasswordHasher.Cost(rawValue: cost) else { throw UsageError("--password-cost must be interactive or minimal") }
-            passwordCost = value
+            services.accounts.passwordCost = value
         }
-        if let n = try arguments.int("sign-in-limit") { signInAttemptsPerMinute = max(1, n) }
         if let n = try arguments.int("retain-days") {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
             retainDays = n
@@ -99,7 +96,7 @@ struct ServerConfiguration {
         }
         if let text = arguments.options["heartbeat-seconds"] {
             guard let s = Double(text), s >= 0.05, s <= 3600 else { throw UsageError("--heartbeat-seconds must be 0.05–3600") }
-            heartbeatSeconds = s
+            services.live.heartbeatSeconds = s
         }
         if let n = try arguments.int("index-buffer") {
             guard (10_000...50_000_000).contains(n) else { throw UsageError("--index-buffer must be 10000–50000000") }
@@ -107,7 +104,8 @@ struct ServerConfiguration {
         }
         if let n = try arguments.int("max-future-hours") {
             guard (0...8760).contains(n) else { throw UsageError("--max-future-hours must be 0–8760") }
-            maxFutureHours = n
+            services.fixRules.maxFutureMilliseconds = Int64(n) * 3_600_000
         }
+        try parseLimits(arguments)
     }
 }

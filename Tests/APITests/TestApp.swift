@@ -13,11 +13,15 @@ final class TestApp: @unchecked Sendable {
 
     let services: Services
 
-    init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration()) throws {
+    /// - Parameter configure: changes the test settings (to test a limit).
+    init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(),
+         configure: (inout Services.Configuration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "fod-test-" + UUID().uuidString
         backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
         let logger = Logger(level: .error)
-        services = try Services(backend: backend, passwordCost: .minimal, signInAttemptsPerMinute: signInLimit, live: live, logger: logger)
+        var settings = Self.configuration(signInLimit: signInLimit, live: live)
+        configure(&settings)
+        services = try Services(backend: backend, configuration: settings, logger: logger)
         let errors = ErrorMapper(logger: logger)
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"
@@ -26,6 +30,21 @@ final class TestApp: @unchecked Sendable {
             errors.response(for: $0, request: $1)
         }
         try server.start()
+    }
+
+    /// Test settings: cheap hashes, and limits high enough for suites that sign up and post a
+    /// lot from one address (tests of a limit set it low themselves).
+    static func configuration(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration()) -> Services.Configuration {
+        var configuration = Services.Configuration()
+        configuration.accounts.passwordCost = .minimal
+        configuration.accounts.signInsPerAccountAndAddressPerMinute = signInLimit
+        configuration.accounts.signInsPerAddressPerMinute = 100_000
+        configuration.accounts.signUpsPerAddressPerHour = 100_000
+        configuration.accounts.hashingQueue = 10_000
+        configuration.groups.invitationsPerUserPerHour = 100_000
+        configuration.deviceRequests = .none
+        configuration.live = live
+        return configuration
     }
 
     func client() throws -> HTTPTestClient { try HTTPTestClient(port: port) }

@@ -25,7 +25,9 @@ public final class FodProcess: @unchecked Sendable {
         self.dataDirectory = dataDirectory
         process.executableURL = URL(fileURLWithPath: Self.executablePath)
         process.arguments = ["serve", "--port", "0", "--bind", "127.0.0.1", "--data", dataDirectory,
-                             "--password-cost", "minimal", "--log-level", "warning", "--sign-in-limit", "1000"] + extraArguments
+                             "--password-cost", "minimal", "--log-level", "warning", "--sign-in-limit", "1000",
+                             // Tests post and sign up fast from one address: the abuse limits are tested on their own.
+                             "--sign-up-limit", "100000", "--sign-in-address-limit", "100000", "--device-request-rate", "0"] + extraArguments
         process.standardOutput = output
         process.standardError = errors
         try process.run()

@@ -17,21 +17,50 @@ public final class LocationService: Sendable {
     let sink: (any GroupEventSink)?
     public let rules: FixRules
     public let events: LocationEventRule
+    /// Ingest requests per device (a token bucket; disabled with a rate of 0).
+    let requests: TokenBucket
+
+    /// How fast one device may post.
+    public struct RequestLimit: Sendable {
+        /// Sustained requests per second per device (0: no limit).
+        public var perSecond: Double
+        /// Requests a device may make at once after being idle.
+        public var burst: Int
+        public static let standard = RequestLimit(perSecond: 20, burst: 100)
+        public static let none = RequestLimit(perSecond: 0, burst: 1)
+        public init(perSecond: Double, burst: Int) {
+            self.perSecond = perSecond
+            self.burst = burst
+        }
+    }
 
     public init(store: any LocationStore, directory: any DirectoryStore,
-                sink: (any GroupEventSink)? = nil, rules: FixRules = .standard, events: LocationEventRule = .standard) {
+                sink: (any GroupEventSink)? = nil, rules: FixRules = .standard, events: LocationEventRule = .standard,
+                requestLimit: RequestLimit = .standard) {
         self.store = store
         self.directory = directory
         self.sink = sink
         self.rules = rules
         self.events = events
+        self.requests = TokenBucket(perSecond: requestLimit.perSecond, burst: requestLimit.burst)
+    }
+
+    /// Counts one ingest request of `deviceID` (every path: ours, the phone apps', imports);
+    /// throws `rate_limited` (429 with Retry-After) past the device's request limit.
+    public func admitRequest(deviceID: String) throws {
+        if let wait = requests.attempt(deviceID, now: Timestamp.nowMilliseconds()) {
+            throw TrackingError(.rateLimited, code: "rate_limited",
+                                message: "this device posts too often; try again in \(wait) s (batch fixes instead)", retryAfterSeconds: wait)
+        }
     }
 
     /// Stores `fixes` for `deviceID` if `credential` is that device's token; returns the counts
     /// once the fixes are durable. Their group events go to the sink right after the commit.
-    public func ingest(_ fixes: [Fix], deviceID: String, credential: Credential) async throws -> IngestOutcome {
+    /// `countsAsRequest` is false only for local tools (`fod import`), which are not clients.
+    public func ingest(_ fixes: [Fix], deviceID: String, credential: Credential, countsAsRequest: Bool = true) async throws -> IngestOutcome {
         try PartitionRules(facts: directory).requireWrite(credential, .device(deviceID))
         guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
+        if countsAsRequest { try admitRequest(deviceID: deviceID) }
         guard !fixes.isEmpty else { return IngestOutcome() }
         let sink = self.sink
         let outcome = try await store.append(deviceID: deviceID, fixes: fixes, events: events) { committed in

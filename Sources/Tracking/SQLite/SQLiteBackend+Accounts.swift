@@ -1,17 +1,28 @@
 import Storage
 
 extension SQLiteBackend: AccountStore {
-    public func createUser(_ user: User, passwordHash: String, sessionTokenHash: String) async throws {
+    public func createUser(_ user: User, passwordHash: String, session: Session, tokenHash: String) async throws {
         do {
             try await write { db in
                 try db.run("INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
                            [.text(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .integer(user.createdAt)])
-                try db.run("INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                           [.text(sessionTokenHash), .text(user.id), .integer(user.createdAt)])
+                try Self.insert(session, tokenHash: tokenHash, in: db)
             }
         } catch let error as StorageError where error.isUniqueViolation {
             throw TrackingError.conflict("an account with this email already exists", code: "email_taken")
         }
+    }
+
+    static func insert(_ session: Session, tokenHash: String, in db: Database) throws {
+        try db.run("INSERT INTO sessions (token_hash, user_id, created_at, id, last_used_at, client) VALUES (?, ?, ?, ?, ?, ?)",
+                   [.text(tokenHash), .text(session.userID), .integer(session.createdAt), .text(session.id),
+                    .integer(session.lastUsedAt), .optional(session.client)])
+    }
+
+    static let sessionColumns = "id, user_id, created_at, last_used_at, client"
+
+    static func session(_ row: Statement) -> Session {
+        Session(id: row.string(0), userID: row.string(1), createdAt: row.int64(2), lastUsedAt: row.int64(3), client: row.optionalString(4))
     }
 
     public func userWithPasswordHash(email: String) throws -> (User, String)? {
@@ -34,10 +45,32 @@ extension SQLiteBackend: AccountStore {
         User(id: row.string(0), email: row.string(1), displayName: row.string(2), createdAt: row.int64(3))
     }
 
-    public func createSession(tokenHash: String, userID: String, at time: Int64) async throws {
+    public func createSession(_ session: Session, tokenHash: String, keepAtMost: Int) async throws {
         try await write { db in
-            try db.run("INSERT INTO sessions (token_hash, user_id, created_at) VALUES (?, ?, ?)",
-                       [.text(tokenHash), .text(userID), .integer(time)])
+            try Self.insert(session, tokenHash: tokenHash, in: db)
+            try db.run("""
+                DELETE FROM sessions WHERE user_id = ? AND id NOT IN
+                  (SELECT id FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id LIMIT ?)
+                """, [.text(session.userID), .text(session.userID), .int(max(1, keepAtMost))])
+        }
+    }
+
+    public func session(tokenHash: String) throws -> Session? {
+        try read { db in
+            try db.firstRow("SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?", [.text(tokenHash)], Self.session)
+        }
+    }
+
+    public func sessions(userID: String) throws -> [Session] {
+        try read { db in
+            try db.rows("SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id",
+                        [.text(userID)], Self.session)
+        }
+    }
+
+    public func touchSession(id: String, at time: Int64) async throws {
+        try await write { db in
+            try db.run("UPDATE sessions SET last_used_at = max(last_used_at, ?) WHERE id = ?", [.integer(time), .text(id)])
         }
     }
 
@@ -47,9 +80,15 @@ extension SQLiteBackend: AccountStore {
         }
     }
 
-    public func userID(sessionTokenHash: String) throws -> String? {
-        try read { db in
-            try db.firstRow("SELECT user_id FROM sessions WHERE token_hash = ?", [.text(sessionTokenHash)]) { $0.string(0) }
+    public func deleteSession(id: String, userID: String) async throws -> Bool {
+        try await write { db in
+            try db.run("DELETE FROM sessions WHERE id = ? AND user_id = ?", [.text(id), .text(userID)]) > 0
+        }
+    }
+
+    public func deleteExpiredSessions(createdBefore: Int64, usedBefore: Int64) async throws -> Int {
+        try await write { db in
+            try db.run("DELETE FROM sessions WHERE created_at < ? OR last_used_at < ?", [.integer(createdBefore), .integer(usedBefore)])
         }
     }
 
