@@ -34,9 +34,12 @@ def call(method, path, body=None, token=None):
                                  headers={"Content-Type": "application/json", **({"Authorization": "Bearer " + token} if token else {})})
     return json.load(urllib.request.urlopen(req, timeout=5))
 deadline = time.time() + 120
+token = None
 while True:
     try:
-        token = call("POST", "/v1/sessions", {"email": "demo@example.org", "password": "demo-password"})["token"]
+        # Sign in once (sign-ins are rate limited), then poll with that session.
+        if token is None:
+            token = call("POST", "/v1/sessions", {"email": "demo@example.org", "password": "demo-password"})["token"]
         me = call("GET", "/v1/me", token=token)
         if me["groups"]:
             group = me["groups"][0]["groupId"]
