@@ -53,6 +53,7 @@ class Server:
         self.process = subprocess.Popen(
             [self.fod, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", self.data,
              "--password-cost", "minimal", "--sign-in-limit", "100000", "--log-level", "warning",
+             "--device-request-rate", "0", "--sign-up-limit", "100000",
              "--index-buffer", str(self.index_buffer)],
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()

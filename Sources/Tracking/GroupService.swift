@@ -92,9 +92,12 @@ public final class GroupService: Sendable {
 
     /// Invites the account with `email` (any member may invite); returns the normalised email.
     @discardableResult
-    public func invite(groupID: String, by userID: String, email rawEmail: String) async throws -> String {
+    /// `countsAgainstLimit` is false only for local tools (`fod demo`), which are not clients.
+    public func invite(groupID: String, by userID: String, email rawEmail: String, countsAgainstLimit: Bool = true) async throws -> String {
         let email = try Validate.email(rawEmail)
-        if let wait = invitations.attempt(userID, now: Timestamp.nowMilliseconds()) { throw TrackingError.rateLimited(retryAfter: wait) }
+        if countsAgainstLimit, let wait = invitations.attempt(userID, now: Timestamp.nowMilliseconds()) {
+            throw TrackingError.rateLimited(retryAfter: wait)
+        }
         try await store.writeDirectory { tx in
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard let invitee = try tx.user(email: email) else { throw TrackingError.notFound("user with this email") }

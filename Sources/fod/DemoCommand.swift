@@ -58,7 +58,7 @@ enum DemoCommand {
             if existing == nil { existing = try await services.devices.add(ownerID: user.id, name: name, platformID: "AIS \(mmsi)").0.id }
             let device = existing ?? ""
             if try !services.backend.isMember(userID: user.id, groupID: groupID) {
-                try await services.groups.invite(groupID: groupID, by: demo.id, email: user.email)
+                try await services.groups.invite(groupID: groupID, by: demo.id, email: user.email, countsAgainstLimit: false)
                 _ = try await services.groups.accept(groupID: groupID, userID: user.id, deviceID: device)
             }
             credentials[mmsi] = .device(deviceID: device, ownerID: user.id)
