@@ -21,6 +21,8 @@ struct PermissionWorld {
     /// A time (ms) after every membership of the world began: fixes timestamped from here on are
     /// inside the members' sharing periods (history before joining is not the group's to read).
     var sharedSince: Int64 = 0
+    /// The public id of Bob's live session.
+    var bobSessionID = ""
     /// Makes this world's emails unique within one server.
     let suffix: String
 
@@ -53,6 +55,7 @@ struct PermissionWorld {
         revokedB1Token = devices["B1"]!.token
         let rotated = try client.request("POST", "/v1/devices/\(devices["B1"]!.id)/token", headers: ["Authorization": "Bearer \(users["bob"]!.token)"])
         devices["B1"] = (devices["B1"]!.id, rotated.json["deviceToken"].string ?? "")
+        bobSessionID = try client.get("/v1/sessions", token: users["bob"]!.token).json["sessions"][0]["id"].string ?? ""
         sharedSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
     }
 
