@@ -44,6 +44,7 @@ let package = Package(
         .testTarget(name: "ExportsTests", dependencies: ["Exports", "JSONCore", "Timestamps", "GeoKit"]),
         .testTarget(name: "PlanarGeometryTests", dependencies: ["PlanarGeometry"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "GeoKit", "JSONCore"]),
         .testTarget(name: "APITests", dependencies: ["API", "Tracking", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
     ],
     swiftLanguageModes: [.v6]
