@@ -41,7 +41,7 @@ public struct Services: Sendable {
         self.configuration = configuration
         let hub = LiveHub(log: backend, configuration: configuration.live)
         self.live = hub
-        self.accounts = try AccountService(store: backend, policy: configuration.accounts, sink: hub)
+        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, sink: hub)
         self.devices = DeviceService(store: backend, sink: hub)
         self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups)
         self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,

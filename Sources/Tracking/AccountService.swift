@@ -42,6 +42,7 @@ public final class AccountService: Sendable {
     }
 
     let store: any AccountStore
+    let directory: any DirectoryStore
     public let policy: Policy
     let hasher: PasswordHasher
     let signUps: RateLimiter
@@ -55,8 +56,10 @@ public final class AccountService: Sendable {
     /// Writes of last use still running (awaited by `waitForRecordedUses`).
     let touches = Mutex<[Task<Void, Never>]>([])
 
-    public init(store: any AccountStore, policy: Policy = Policy(), sink: (any GroupEventSink)? = nil) throws {
+    public init(store: any AccountStore, directory: any DirectoryStore, policy: Policy = Policy(),
+                sink: (any GroupEventSink)? = nil) throws {
         self.store = store
+        self.directory = directory
         self.policy = policy
         self.sink = sink
         self.hasher = PasswordHasher(cost: policy.passwordCost)
@@ -213,9 +216,15 @@ public final class AccountService: Sendable {
         return user
     }
 
-    /// Deletes the account and everything it owns.
+    /// Deletes the account and everything it owns, in one transaction that first logs each of
+    /// its memberships' departures: `deleted` for groups it owns, `left` elsewhere.
     public func deleteAccount(userID: String) async throws {
         let sink = self.sink
-        try await store.deleteUser(id: userID) { events in if let sink, !events.isEmpty { sink.publish(events) } }
+        try await directory.writeDirectory({ tx -> [GroupEvent] in
+            let events = try GroupService.departureEvents(try tx.memberships(userID: userID), ownedBy: userID,
+                                                          reason: "account_deleted", in: tx)
+            try tx.deleteUser(id: userID)
+            return events
+        }, onCommit: { events in if let sink, !events.isEmpty { sink.publish(events) } })
     }
 }

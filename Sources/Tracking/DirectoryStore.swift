@@ -12,8 +12,14 @@ public protocol DirectoryTransaction {
     func insertDevice(_ device: Device, tokenHash: String) throws
     func renameDevice(id: String, name: String) throws
     func replaceDeviceToken(id: String, tokenHash: String) throws
-    /// Deletes the device, its locations and the memberships that use it.
+    /// Deletes the device, its locations (redacting their events) and the memberships that use it.
     func deleteDevice(id: String) throws
+    /// Deletes the user and everything that belongs to it: sessions, devices and their
+    /// locations (redacting their events), memberships, invitations sent and received, owned
+    /// groups. Logs nothing: the caller logs the departures first.
+    func deleteUser(id: String) throws
+    /// The user's memberships.
+    func memberships(userID: String) throws -> [Membership]
 
     func group(id: String) throws -> GroupRecord?
     /// Members in join order, with locations only for those who share.

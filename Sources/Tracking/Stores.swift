@@ -24,8 +24,4 @@ public protocol AccountStore: Sendable {
     /// (ms); returns how many.
     func deleteExpiredSessions(createdBefore: Int64, usedBefore: Int64) async throws -> Int
     func updateDisplayName(userID: String, displayName: String) async throws -> User?
-    /// Deletes the user and everything that belongs to it (sessions, devices, locations,
-    /// memberships, invitations sent and received, owned groups), logging the membership events
-    /// (`deleted` for owned groups, `left` elsewhere); `onCommit` gets them right after the commit.
-    func deleteUser(id: String, onCommit: @escaping @Sendable ([GroupEvent]) -> Void) async throws
 }

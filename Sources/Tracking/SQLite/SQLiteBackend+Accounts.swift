@@ -100,20 +100,4 @@ extension SQLiteBackend: AccountStore {
             return try Self.user(id: userID, in: db)
         }
     }
-
-    public func deleteUser(id: String, onCommit: @escaping @Sendable ([GroupEvent]) -> Void) async throws {
-        let unmerged = self.unmerged
-        try await write({ db -> [GroupEvent] in
-            let tx = SQLiteDirectory(db: db, unmerged: unmerged)
-            let memberships = try db.rows("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE user_id = ?",
-                                          [.text(id)], SQLiteDirectory.membership)
-            let events = try GroupService.departureEvents(memberships, ownedBy: id, reason: "account_deleted", in: tx)
-            // Locations have no foreign key (they are keyed for speed): delete them first.
-            for key in try db.rows("SELECT key FROM devices WHERE owner_id = ?", [.text(id)], { $0.int64(0) }) {
-                try SQLiteBackend.deleteAllFixes(deviceKey: key, unmerged: unmerged, in: db)
-            }
-            try db.run("DELETE FROM users WHERE id = ?", [.text(id)])
-            return events
-        }, onCommit: onCommit)
-    }
 }

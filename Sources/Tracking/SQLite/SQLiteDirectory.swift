@@ -54,6 +54,19 @@ struct SQLiteDirectory: DirectoryTransaction {
         try db.run("DELETE FROM devices WHERE id = ?", [.text(id)])
     }
 
+    func deleteUser(id: String) throws {
+        // Locations have no foreign key (they are keyed for speed): delete them first.
+        for key in try db.rows("SELECT key FROM devices WHERE owner_id = ?", [.text(id)], { $0.int64(0) }) {
+            try SQLiteBackend.deleteAllFixes(deviceKey: key, unmerged: unmerged, in: db)
+        }
+        try db.run("DELETE FROM users WHERE id = ?", [.text(id)])
+    }
+
+    func memberships(userID: String) throws -> [Membership] {
+        try db.rows("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE user_id = ?",
+                    [.text(userID)], Self.membership)
+    }
+
     func group(id: String) throws -> GroupRecord? {
         try db.firstRow("SELECT id, name, owner_id, created_at FROM groups WHERE id = ?", [.text(id)]) {
             GroupRecord(id: $0.string(0), name: $0.string(1), ownerID: $0.string(2), createdAt: $0.int64(3))
