@@ -104,49 +104,33 @@ extension SQLiteBackend: LocationStore {
         return events
     }
 
-    /// The indexes of the fixes to store. Drops duplicates, in submission order: a fix with a
-    /// client id already stored (merged, queued, or earlier in this batch — each kept id is
-    /// staged in the mirror at once), or a fix without id whose timestamp equals a stored fix's
-    /// (or an earlier kept one's in this batch). A timestamp newer than the device's latest
-    /// cannot be stored yet, so it needs no lookup. `idHashes[i]` is the client id's `idHash`.
+    /// The indexes of the fixes to store (`DuplicateRule`). A stored client id is looked up in
+    /// the mirror of unmerged ids (each kept id is staged there at once, so concurrent appends
+    /// see it) and in `client_ids`; a timestamp newer than the device's latest cannot be stored
+    /// yet, so it needs no lookup. `idHashes[i]` is the client id's `idHash`.
     static func deduplicate(_ fixes: [Fix], idHashes: [UInt64], deviceKey: Int64, lastTimestamp: Int64?,
                             unmerged: UnmergedFixes, in db: Database, outcome: inout IngestOutcome) throws -> [Int] {
         let byID = try db.prepare("SELECT 1 FROM client_ids WHERE device_key = ? AND client_id = ?")
         let byTime = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? LIMIT 1")
-        var keptTimestamps: Set<Int64>?   // built only if a fix without id needs it
-        var survivors: [Int] = []
-        survivors.reserveCapacity(fixes.count)
-        for (index, fix) in fixes.enumerated() {
-            var duplicate: Bool
-            if let id = fix.clientID {
-                let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: id, idHash: idHashes[index])
-                duplicate = !unmerged.stageClientIDIfAbsent(key)
-                if !duplicate {
-                    try byID.bind(deviceKey, at: 1)
-                    try byID.bind(id, at: 2)
-                    duplicate = try byID.step()
-                    byID.reset()
-                    if duplicate { unmerged.unstage(key) }
-                }
-            } else {
-                if keptTimestamps == nil {
-                    keptTimestamps = Set(survivors.map { fixes[$0].timestamp })
-                }
-                duplicate = keptTimestamps!.contains(fix.timestamp)
-                if !duplicate, let lastTimestamp, fix.timestamp <= lastTimestamp {
-                    try byTime.bind(deviceKey, at: 1)
-                    try byTime.bind(fix.timestamp, at: 2)
-                    duplicate = try byTime.step()
-                    byTime.reset()
-                }
+        let survivors = try DuplicateRule.survivors(of: fixes, storedID: { index, id in
+            let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: id, idHash: idHashes[index])
+            guard unmerged.stageClientIDIfAbsent(key) else { return true }
+            try byID.bind(deviceKey, at: 1)
+            try byID.bind(id, at: 2)
+            defer { byID.reset() }
+            if try byID.step() {
+                unmerged.unstage(key)
+                return true
             }
-            if duplicate {
-                outcome.duplicates += 1
-            } else {
-                keptTimestamps?.insert(fix.timestamp)
-                survivors.append(index)
-            }
-        }
+            return false
+        }, storedTimestamp: { timestamp in
+            guard let lastTimestamp, timestamp <= lastTimestamp else { return false }
+            try byTime.bind(deviceKey, at: 1)
+            try byTime.bind(timestamp, at: 2)
+            defer { byTime.reset() }
+            return try byTime.step()
+        })
+        outcome.duplicates += fixes.count - survivors.count
         return survivors
     }
 
