@@ -5,7 +5,8 @@ import PackageDescription
 ///
 /// C libraries come only from Debian packages, through system-library targets; everything else
 /// is this package's own Swift. Arrows point down only: API → Tracking → Storage/Crypto/GeoKit;
-/// only Storage, HTTPServer, Crypto and PlanarGeometry import the C modules.
+/// only Storage, HTTPServer, Crypto and PlanarGeometry import the C modules (CMalloc: glibc's
+/// allocator, for Storage).
 let package = Package(
     name: "FindOurDevices",
     platforms: [.macOS(.v15)],
@@ -17,6 +18,7 @@ let package = Package(
         .systemLibrary(name: "CGEOS", pkgConfig: "geos", providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         .target(name: "Timestamps"),
         .target(name: "JSONCore"),
@@ -25,7 +27,7 @@ let package = Package(
         .target(name: "GeoQuery", dependencies: ["GeoKit", "JSONCore"]),
         .target(name: "Exports", dependencies: ["JSONCore", "Timestamps", "GeoKit"]),
         .target(name: "PlanarGeometry", dependencies: ["CGEOS"]),
-        .target(name: "Storage", dependencies: ["CSQLite"]),
+        .target(name: "Storage", dependencies: ["CSQLite", "CMalloc"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "Tracking", dependencies: ["Storage", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats"]),

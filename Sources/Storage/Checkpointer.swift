@@ -1,30 +1,56 @@
-import Dispatch
+import Foundation
 
-/// Runs WAL checkpoints on its own connection, off the writer thread.
+/// Copies the write-ahead log into the database in the background, on its own connection and
+/// thread, with passive checkpoints (which never block the writer or readers).
 ///
 /// With SQLite's automatic checkpoints the committing writer copies the WAL into the database
 /// (and, with `synchronous=FULL`, fsyncs it) every ~4 MiB of WAL, stalling every request queued
-/// behind that commit. Here the writer's auto-checkpoint is turned off and this passive
-/// checkpoint runs every `interval`; passive checkpoints never block the writer or readers.
-/// `@unchecked Sendable`: `database` is touched only on `queue`.
+/// behind that commit. Here the writer's automatic checkpoint is off (`WALBound.attach`) and this
+/// thread keeps the frames not yet copied few: back to back while more than a sixteenth of
+/// `WALLimits.restartBytes` remain, every 50 ms while some do, every
+/// `WALLimits.passiveIntervalMilliseconds` otherwise. What makes the log start over is the
+/// writer's own checkpoint between commits (`WALBound`), which then has little left to copy.
 public final class Checkpointer: @unchecked Sendable {
-    private let queue = DispatchQueue(label: "fod.checkpointer", qos: .utility)
-    private let timer: DispatchSourceTimer
+    // @unchecked: `stopping` and `running` are guarded by `condition`; `database` is used only by
+    // the checkpoint thread (and released by it when it ends).
+    private let condition = NSCondition()
+    private var stopping = false
+    private var running = true
     private var database: Database?
+    private let bound: WALBound
 
-    public init(path: String, interval: DispatchTimeInterval = .milliseconds(500)) throws {
+    public init(path: String, bound: WALBound) throws {
         database = try Database(path: path)
-        timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + interval, repeating: interval)
-        timer.setEventHandler { [unowned self] in
-            try? self.database?.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        self.bound = bound
+        let thread = Thread { [self] in loop() }
+        thread.name = "fod-checkpointer"
+        thread.start()
+    }
+
+    private func loop() {
+        let idle = Double(bound.limits.passiveIntervalMilliseconds) / 1000
+        let backlog = bound.limits.restartBytes / 16
+        condition.lock()
+        while !stopping {
+            condition.unlock()
+            let lag = database.map { bound.passiveCheckpoint(on: $0) } ?? 0
+            condition.lock()
+            if stopping { break }
+            let pause = lag >= backlog ? 0.005 : lag > 0 ? 0.05 : idle
+            _ = condition.wait(until: Date().addingTimeInterval(pause))
         }
-        timer.resume()
+        database = nil
+        running = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Stops checkpointing and closes the connection; waits for a running checkpoint.
     public func close() {
-        timer.cancel()
-        queue.sync { database = nil }
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
     }
 }

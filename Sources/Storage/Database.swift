@@ -8,6 +8,11 @@ public final class Database {
     let handle: OpaquePointer
     public let path: String
     private var cache: [String: Statement] = [:]
+    /// The context of the WAL commit hook (`observeWALCommits`), kept as long as the handle.
+    var walHook: AnyObject?
+
+    /// How long a statement waits for a lock held by another connection (milliseconds).
+    public static let busyTimeoutMilliseconds: Int32 = 5_000
 
     /// How a connection is opened.
     public enum Mode: Sendable { case readWrite, readOnly }
@@ -31,7 +36,7 @@ public final class Database {
         self.handle = db
         self.path = path
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 5_000)
+        sqlite3_busy_timeout(db, Self.busyTimeoutMilliseconds)
         if mode == .readWrite {
             try execute("PRAGMA journal_mode=WAL")
         }

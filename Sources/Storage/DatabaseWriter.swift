@@ -20,6 +20,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     private let maxJobsPerCommit: Int
     private let commitHooks: CommitHooks
     private let observer: (any TransactionObserver)?
+    private let maintenance: (any WriterMaintenance)?
 
     /// Statistics for metrics: commits done and jobs committed (guarded by `condition`).
     private var commitCount: UInt64 = 0
@@ -34,13 +35,16 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// closing (and before reopening) the process's other connections to it: with it, writing
     /// resumes by itself once a database that was read-only is writable again (see
     /// `WriterRecovery`); it runs on the writer thread with the writer's connection closed.
+    /// `maintenance` runs on the writer thread between commits and while idle.
     public init(database: Database, maxJobsPerCommit: Int = 4_096, commitHooks: CommitHooks = CommitHooks(),
-                observer: (any TransactionObserver)? = nil, reconnect: (@Sendable () throws -> Database)? = nil) {
+                observer: (any TransactionObserver)? = nil, maintenance: (any WriterMaintenance)? = nil,
+                reconnect: (@Sendable () throws -> Database)? = nil) {
         self.database = database
         self.maxJobsPerCommit = maxJobsPerCommit
         self.commitHooks = commitHooks
         self.observer = observer
         self.recovery = reconnect.map { WriterRecovery(path: database.path, reconnect: $0) }
+        self.maintenance = maintenance
         let thread = Thread { [unowned self] in self.runLoop() }
         thread.name = "fod-writer"
         self.thread = thread
@@ -112,7 +116,13 @@ public final class DatabaseWriter: @unchecked Sendable {
     private func runLoop() {
         while true {
             condition.lock()
-            while queue.isEmpty && !stopping { condition.wait() }
+            while queue.isEmpty && !stopping {
+                guard let maintenance, let database, let due = maintenance.idleDeadline() else { condition.wait(); continue }
+                if condition.wait(until: due) || !queue.isEmpty || stopping { continue }
+                condition.unlock()
+                maintenance.idle(database)
+                condition.lock()
+            }
             if queue.isEmpty && stopping {
                 database = nil
                 stopped = true
@@ -132,6 +142,7 @@ public final class DatabaseWriter: @unchecked Sendable {
             }
             let errors = commit(batch, on: database)
             recovery?.batchEnded(errors: errors)
+            maintenance?.afterCommit(database)
         }
     }
 

@@ -36,7 +36,7 @@ enum ServeCommand {
         signal(SIGXFSZ, SIG_IGN)
         raiseOpenFileLimit()
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous,
-                                             merging: configuration.merging)
+                                             merging: configuration.merging, wal: configuration.wal)
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
         let services = try Services(backend: backend, configuration: configuration.services, logger: logger)
         let pruning = startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours, logger: logger)
@@ -57,6 +57,7 @@ enum ServeCommand {
         let basemap = BasemapFile.load(from: webConfiguration.dataDirectory, logger: logger)
         let router = API.router(services, web: web, basemap: basemap) {
             guard let server = serverBox.server else { return "" }
+            let wal = backend.walStatus
             return server.metrics.render(gauges: [
                 ("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
                 ("fod_database_size_bytes", "Size of the SQLite database file.", Double(backend.sizeBytes())),
@@ -65,7 +66,7 @@ enum ServeCommand {
                  Double(backend.unmergedCount)),
                 ("fod_index_merge_running", "1 while a merge cycle (cell index, then client ids) is running.", backend.isMerging ? 1 : 0),
                 ("fod_index_merge_failures", "Merge cycles that failed since start (retried).", Double(backend.mergeFailures)),
-            ])
+            ] + WALMetrics.gauges(wal))
         }
         let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in
             errors.response(for: error, request: request)

@@ -25,10 +25,13 @@ struct ServerConfiguration {
     var tileAttribution = ""
     /// When to merge stored fixes into the cell index (`--index-buffer` sets its high water).
     var merging = MergePolicy.standard
+    /// How large the write-ahead log may grow (`--wal-limit-mib`).
+    var wal = WALLimits.standard
 
     static let optionNames: Set<String> = Set(["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
-                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer"])
+                                           "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
+                                           "wal-limit-mib"])
         .union(limitOptionNames)
 
     static let help = """
@@ -49,6 +52,9 @@ struct ServerConfiguration {
           --index-buffer <n>         stored fixes held in memory before the cell-index merge runs during
                                      ingest, ~150 bytes each; it always runs once ingest pauses
                                      (default: 5% of RAM, here \(MergePolicy.defaultHighWater))
+          --wal-limit-mib <n>        bound of the write-ahead log file in MiB, 1–16384; checkpoints that
+                                     briefly hold writes keep it there, it is emptied once ingest pauses
+                                     (default \(WALLimits.defaultMaxBytes >> 20))
           --event-window-hours <n>   how long live-feed events stay resumable with Last-Event-ID (default 24)
           --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
@@ -101,6 +107,10 @@ struct ServerConfiguration {
         if let n = try arguments.int("index-buffer") {
             guard (10_000...50_000_000).contains(n) else { throw UsageError("--index-buffer must be 10000–50000000") }
             merging.highWater = n
+        }
+        if let n = try arguments.int("wal-limit-mib") {
+            guard (1...16_384).contains(n) else { throw UsageError("--wal-limit-mib must be 1–16384") }
+            wal.maxBytes = Int64(n) << 20
         }
         if let n = try arguments.int("max-future-hours") {
             guard (0...8760).contains(n) else { throw UsageError("--max-future-hours must be 0–8760") }

@@ -165,6 +165,8 @@ final class IndexMerger: @unchecked Sendable {
             inFlight = true
             condition.unlock()
             let outcome = runCycle(batch: pressure ? max(1, min(policy.cycleBatch, policy.highWater / 10)) : policy.cycleBatch)
+            // Caught up after merging: the memory the backlog took can go back to the system.
+            if case .merged = outcome, unmerged.pendingWork == 0 { FreeMemory.returnToSystem() }
             condition.lock()
             inFlight = false
             lastCaughtUp = Date()
@@ -188,7 +190,7 @@ final class IndexMerger: @unchecked Sendable {
     /// failed chunk rolled back by itself; the next cycle starts again from the stored point.
     private func runCycle(batch: Int) -> CycleOutcome {
         do {
-            guard let cycle = try readers.read({ try MergeCycle(batch: batch, chunk: policy.chunk, unmerged: unmerged, in: $0) })
+            guard let cycle = try MergeCycle(batch: batch, chunk: policy.chunk, unmerged: unmerged, readers: readers)
             else { return .nothingQueued }
             while true {
                 let done = DispatchSemaphore(value: 0)
@@ -228,28 +230,50 @@ final class MergeCycle: @unchecked Sendable {
     private let deletionsAtRead: Int64
     private var next = 0
 
-    /// Reads the batch (on a reader: off the writer). Nil when nothing is queued.
-    init?(batch: Int, chunk: Int, unmerged: UnmergedFixes, in db: Database) throws {
-        let (idsMergedThrough, deletions) = try db.firstRow("SELECT ids_merged_through, deletions FROM index_state", []) {
-            ($0.int64(0), $0.int64(1))
-        } ?? (0, 0)
-        let point = try MergePoint.read(from: db)
-        // An interrupted cycle's point covers part of its batch: the new batch reaches at least
-        // as far, so the point it writes never claims fixes beyond its own batch.
-        let records = try IndexMerger.queuedRecords(after: idsMergedThrough, upTo: batch, reaching: point.cycleThrough, in: db)
-        guard let last = records.last else { return nil }
+    /// Queue rows read per read transaction: a reader that holds its snapshot long would keep
+    /// the WAL from starting over (see `WALBound`), so a batch is read in short pieces. Rows
+    /// are only appended meanwhile (and deleted with their device: the commits check).
+    static let fixesPerRead = 32_768
+
+    /// Reads the batch on `readers` (off the writer). Nil when nothing is queued.
+    init?(batch: Int, chunk: Int, unmerged: UnmergedFixes, readers: ReaderPool) throws {
+        var idsMergedThrough: Int64 = 0, deletions: Int64 = 0, point = MergePoint.start
+        var entries: [IndexEntry] = []
+        var ids: [(key: UnmergedFixes.ClientKey, timestamp: Int64, sequence: Int64)] = []
+        var last: (firstSequence: Int64, lastSequence: Int64)?
+        var count = 0
+        repeat {
+            let first = last == nil
+            let piece: (firstSequence: Int64, lastSequence: Int64)? = try readers.read { db in
+                if first {
+                    (idsMergedThrough, deletions) = try db.firstRow("SELECT ids_merged_through, deletions FROM index_state", []) {
+                        ($0.int64(0), $0.int64(1))
+                    } ?? (0, 0)
+                    point = try MergePoint.read(from: db)
+                }
+                // An interrupted cycle's point covers part of its batch: the new batch reaches at
+                // least as far, so the point it writes never claims fixes beyond its own batch.
+                let reached = last?.lastSequence ?? .min
+                let records = try IndexMerger.queuedRecords(after: last?.firstSequence ?? idsMergedThrough,
+                                                            upTo: min(Self.fixesPerRead, batch - count),
+                                                            reaching: reached < point.cycleThrough ? point.cycleThrough : .min, in: db)
+                try IndexMerger.forEachStoredFix(of: records, checkStored: deletions > 0, in: db) { entry, clientID in
+                    if !point.covers(entry) { entries.append(entry) }
+                    if let clientID {
+                        ids.append((.init(deviceKey: entry.deviceKey, clientID: clientID), entry.timestamp, entry.sequence))
+                    }
+                }
+                count += records.reduce(0) { $0 + $1.items.count }
+                return records.last.map { ($0.firstSequence, $0.lastSequence) }
+            }
+            guard let piece else { break }
+            last = piece
+        } while count < batch || last.map({ $0.lastSequence < point.cycleThrough }) ?? false
+        guard let last else { return nil }
         self.unmerged = unmerged
         through = last.lastSequence
         lastRowKey = last.firstSequence
         deletionsAtRead = deletions
-        var entries: [IndexEntry] = []
-        var ids: [(key: UnmergedFixes.ClientKey, timestamp: Int64, sequence: Int64)] = []
-        try IndexMerger.forEachStoredFix(of: records, checkStored: deletions > 0, in: db) { entry, clientID in
-            if !point.covers(entry) { entries.append(entry) }
-            if let clientID {
-                ids.append((.init(deviceKey: entry.deviceKey, clientID: clientID), entry.timestamp, entry.sequence))
-            }
-        }
         entries.sort { ($0.cell, $0.deviceKey, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey, $1.timestamp, $1.sequence) }
         ids.sort { ($0.key.deviceKey, $0.key.clientID) < ($1.key.deviceKey, $1.key.clientID) }
         cellChunks = Self.split(entries, chunk: max(1, chunk)) { $0.cell }

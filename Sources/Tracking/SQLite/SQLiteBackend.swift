@@ -14,6 +14,8 @@ public final class SQLiteBackend: Sendable {
     /// The readers and the checkpointer, which the writer closes and reopens around a new
     /// connection of its own when the database was read-only and is writable again.
     let files: FileConnections
+    /// Keeps the write-ahead log within its bound (see `WALBound`).
+    let walBound: WALBound
     let sequences = SequenceAllocator()
     /// Fixes in `index_queue`, mirrored in memory for queries and dedupe.
     let unmerged: UnmergedFixes
@@ -26,30 +28,32 @@ public final class SQLiteBackend: Sendable {
     public static let writerCacheKiB = 65_536
 
     /// Opens (creating) `fod.sqlite` in `directory`, applies pending migrations, loads the
-    /// unmerged fixes and starts merging them by `merging`.
+    /// unmerged fixes and starts merging them by `merging`; the WAL is kept within `wal`.
     public static func open(directory: String, synchronous: Database.Synchronous = .full,
-                            readerCount: Int = 4, merging: MergePolicy = .standard) throws -> SQLiteBackend {
+                            readerCount: Int = 4, merging: MergePolicy = .standard, wal: WALLimits = .standard) throws -> SQLiteBackend {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/fod.sqlite"
+        let walBound = WALBound(limits: wal, databasePath: path)
         let database: Database
         do {
-            database = try writerConnection(path: path, synchronous: synchronous)
+            database = try writerConnection(path: path, synchronous: synchronous, walBound: walBound)
         } catch let error as StorageError where error.code == 14 && access(directory, W_OK) != 0 {
             throw StorageError(code: 14, message: "cannot open \(path): its directory is read-only, and SQLite can read a WAL database "
                                + "there only if its -wal and -shm files exist (make the directory writable)", systemErrno: errno)
         }
         try Schema.migrator.migrate(database)
         return try SQLiteBackend(path: path, writerDatabase: database, readerCount: readerCount, merging: merging,
-                                 synchronous: synchronous)
+                                 synchronous: synchronous, walBound: walBound)
     }
 
     /// Opens the writer's connection. A database that is read-only now opens read-only (reads
     /// work, writes fail with `StorageError.Fault.readOnly`); the writer opens a new one through
     /// `FileConnections.reconnectWriter` once it is writable again.
-    static func writerConnection(path: String, synchronous: Database.Synchronous) throws -> Database {
+    static func writerConnection(path: String, synchronous: Database.Synchronous, walBound: WALBound) throws -> Database {
         let database = try Database(path: path, synchronous: synchronous)
-        // Checkpoints run beside the writer (see `Checkpointer`), never inside a commit.
-        try database.execute("PRAGMA wal_autocheckpoint = 0")
+        // Checkpoints run beside the writer (`Checkpointer`) and between its commits (`WALBound`),
+        // never inside a commit.
+        try walBound.attach(to: database)
         // The writer probes and inserts across the whole of `client_ids` and `cell_index`: a
         // page cache of 64 MiB (SQLite's default is 2 MiB) keeps their upper levels and hot
         // leaves in memory instead of re-reading them from the OS on every probe.
@@ -57,16 +61,20 @@ public final class SQLiteBackend: Sendable {
         return database
     }
 
-    init(path: String, writerDatabase: Database, readerCount: Int, merging: MergePolicy, synchronous: Database.Synchronous) throws {
+    init(path: String, writerDatabase: Database, readerCount: Int, merging: MergePolicy, synchronous: Database.Synchronous,
+         walBound: WALBound) throws {
         self.path = path
         let unmerged = UnmergedFixes()
         try Self.loadUnmerged(into: unmerged, from: writerDatabase)
         self.unmerged = unmerged
-        let files = try FileConnections(readers: try ReaderPool(path: path, size: readerCount)) { try Checkpointer(path: path) }
+        let files = try FileConnections(readers: try ReaderPool(path: path, size: readerCount)) {
+            try Checkpointer(path: path, bound: walBound)
+        }
         self.files = files
         self.readers = files.readers
-        self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged) {
-            try files.reconnectWriter { try Self.writerConnection(path: path, synchronous: synchronous) }
+        self.walBound = walBound
+        self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged, maintenance: walBound) {
+            try files.reconnectWriter { try Self.writerConnection(path: path, synchronous: synchronous, walBound: walBound) }
         }
         self.merger = IndexMerger(policy: merging, unmerged: unmerged, writer: writer, readers: readers)
         merger.start()
@@ -95,7 +103,7 @@ public final class SQLiteBackend: Sendable {
     /// One cycle at a time; with automatic merging, the merger runs its own.
     public func beginMerge(batch: Int, chunk: Int) throws -> MergeStepper? {
         let unmerged = self.unmerged
-        guard let cycle = try read({ try MergeCycle(batch: batch, chunk: chunk, unmerged: unmerged, in: $0) }) else { return nil }
+        guard let cycle = try MergeCycle(batch: batch, chunk: chunk, unmerged: unmerged, readers: readers) else { return nil }
         return MergeStepper(cycle: cycle, backend: self)
     }
 
@@ -134,6 +142,9 @@ public final class SQLiteBackend: Sendable {
                                    onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
         try await writer.write(body, onCommit: onCommit)
     }
+
+    /// The write-ahead log: its size, bound and checkpoint lag.
+    public var walStatus: WALStatus { walBound.status }
 
     /// Size of the database file in bytes.
     public func sizeBytes() -> Int64 {

@@ -365,8 +365,15 @@ extension UnmergedFixes: TransactionObserver {
 
 /// A set of client keys split in 64 shards by fingerprint, so that growing it never rehashes
 /// everything at once (a single set of a million keys stalls its inserter for ~0.25 s).
+///
+/// A Swift set keeps its storage when elements leave; a shard that falls below a quarter of
+/// its capacity is copied into storage of its size (and an empty one freed), so the memory a
+/// burst of ids took returns once they are merged.
 struct ClientIDSet {
     private var shards = [Set<UnmergedFixes.ClientKey>](repeating: [], count: 64)
+
+    /// Shards smaller than this (in capacity) are never compacted: not worth the copy.
+    static let compactionFloor = 4_096
 
     private static func shard(_ key: UnmergedFixes.ClientKey) -> Int { Int(key.fingerprint >> 58) }
 
@@ -374,13 +381,35 @@ struct ClientIDSet {
 
     var count: Int { shards.reduce(0) { $0 + $1.count } }
 
+    /// Element slots allocated in all shards (for tests: the memory held).
+    var capacity: Int { shards.reduce(0) { $0 + $1.capacity } }
+
     /// Returns whether `key` was absent.
     @discardableResult
     mutating func insert(_ key: UnmergedFixes.ClientKey) -> Bool { shards[Self.shard(key)].insert(key).inserted }
 
-    mutating func remove(_ key: UnmergedFixes.ClientKey) { shards[Self.shard(key)].remove(key) }
+    mutating func remove(_ key: UnmergedFixes.ClientKey) {
+        let index = Self.shard(key)
+        shards[index].remove(key)
+        compact(index)
+    }
 
     mutating func removeAll(where shouldRemove: (UnmergedFixes.ClientKey) -> Bool) {
-        for index in shards.indices { shards[index] = shards[index].filter { !shouldRemove($0) } }
+        for index in shards.indices {
+            shards[index] = shards[index].filter { !shouldRemove($0) }
+            compact(index)
+        }
+    }
+
+    private mutating func compact(_ index: Int) {
+        let shard = shards[index]
+        guard shard.capacity >= Self.compactionFloor, shard.count < shard.capacity / 4 else { return }
+        if shard.isEmpty {
+            shards[index] = []
+        } else {
+            var smaller = Set<UnmergedFixes.ClientKey>(minimumCapacity: shard.count * 2)
+            for key in shard { smaller.insert(key) }
+            shards[index] = smaller
+        }
     }
 }
