@@ -177,6 +177,9 @@ def main():
         ("WAL", f"max {max_wal / 2**20:.1f} MiB over {len(load_rows)} samples"
                 + (f" (bound {limit / 2**20:.0f} MiB: {'within' if max_wal <= limit else 'EXCEEDED'})" if limit else "")
                 + f"; {at_rest['wal'] / 2**20:.1f} MiB at rest"),
+        ("WAL checkpoints", f"{gauges.get('fod_wal_restarts_total', 0):.0f} log restarts by the writer, holding writes "
+                            f"{gauges.get('fod_wal_writer_checkpoint_seconds_total', 0):.1f} s in all; largest commit "
+                            f"{gauges.get('fod_wal_largest_commit_bytes', 0) / 2**20:.1f} MiB" if limit else "(no WAL gauges: an older build)"),
         ("disk at rest", f"{disk / 2**20:.1f} MiB = {disk / max(1, at_rest['db']):.2f}x the database file "
                          f"({at_rest['db'] / 2**20:.1f} MiB, {free_pages * page_size / 2**20:.1f} MiB of it free pages)"),
         ("RSS", f"idle before {idle_before['rss'] / 2**20:.1f} MiB, peak under load {max(r['rss'] for r in load_rows) / 2**20:.1f} MiB, "

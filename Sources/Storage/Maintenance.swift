@@ -36,3 +36,11 @@ extension Database {
         sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
     }
 }
+
+extension Database {
+    /// Frees the memory of this connection's page cache that no statement is using
+    /// (`sqlite3_db_release_memory`); later reads refill it from the file (usually the OS cache).
+    public func releaseMemory() {
+        sqlite3_db_release_memory(handle)
+    }
+}

@@ -87,6 +87,13 @@ public final class ReaderPool: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Frees the page-cache memory of the connections not borrowed now (they stay open).
+    public func releaseMemory() {
+        condition.lock()
+        defer { condition.unlock() }
+        for database in idle { database.releaseMemory() }
+    }
+
     /// Waits for borrowed connections to come back, then closes them all.
     public func close() {
         condition.lock()

@@ -52,6 +52,8 @@ public struct WALStatus: Sendable {
     public var writerCheckpointSeconds: Double
     /// The most frames one commit has added, in bytes (the slack allowed past the bound).
     public var largestCommitBytes: Int64
+    /// Bytes of frames all commits have written since start.
+    public var writtenBytes: Int64
     /// How long the writer has been holding writes back at the bound, waiting for readers
     /// of old snapshots to finish (0 when it is not).
     public var holdingSeconds: Double
@@ -89,6 +91,7 @@ public final class WALBound: WriterMaintenance {
         var logFrames = 0
         var copiedFrames = 0
         var largestCommitFrames = 0
+        var writtenFrames: Int64 = 0
         /// The file is empty: truncated and no commit since.
         var truncated = false
         var nextIdleAttempt = Date()
@@ -126,6 +129,7 @@ public final class WALBound: WriterMaintenance {
             let added = frames >= s.logFrames ? frames - s.logFrames : frames
             if frames < s.logFrames { s.copiedFrames = 0 }
             s.largestCommitFrames = max(s.largestCommitFrames, added)
+            s.writtenFrames += Int64(added)
             s.logFrames = frames
             s.truncated = false
             s.nextIdleAttempt = Date().addingTimeInterval(idle)
@@ -239,6 +243,7 @@ public final class WALBound: WriterMaintenance {
                       lagBytes: Int64(max(0, s.logFrames - s.copiedFrames)) * s.frameBytes,
                       lastCompleteCheckpoint: s.lastComplete, restarts: s.restarts, truncations: s.truncations,
                       writerCheckpointSeconds: s.writerSeconds, largestCommitBytes: Int64(s.largestCommitFrames) * s.frameBytes,
+                      writtenBytes: s.writtenFrames * s.frameBytes,
                       holdingSeconds: s.holdingSince.map { Date().timeIntervalSince($0) } ?? 0)
         }
     }

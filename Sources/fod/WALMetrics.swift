@@ -15,6 +15,7 @@ enum WALMetrics {
             ("fod_wal_truncations_total", "Truncations of the log file to zero bytes after writes paused.", Double(wal.truncations)),
             ("fod_wal_writer_checkpoint_seconds_total", "Time the writer spent in checkpoints (writes wait meanwhile).",
              wal.writerCheckpointSeconds),
+            ("fod_wal_written_bytes_total", "Bytes of log frames written by all commits since start.", Double(wal.writtenBytes)),
             ("fod_wal_largest_commit_bytes", "The most log bytes one commit has added since start.", Double(wal.largestCommitBytes)),
             ("fod_wal_holding_seconds", "How long writes have been held at the bound waiting for old readers (0: not now).",
              wal.holdingSeconds),

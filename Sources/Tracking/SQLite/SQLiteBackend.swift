@@ -73,7 +73,8 @@ public final class SQLiteBackend: Sendable {
         self.files = files
         self.readers = files.readers
         self.walBound = walBound
-        self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged, maintenance: walBound) {
+        let maintenance = WriterMaintenanceGroup([walBound, IdleMemoryRelease(readers: files.readers)])
+        self.writer = DatabaseWriter(database: writerDatabase, observer: unmerged, maintenance: maintenance) {
             try files.reconnectWriter { try Self.writerConnection(path: path, synchronous: synchronous, walBound: walBound) }
         }
         self.merger = IndexMerger(policy: merging, unmerged: unmerged, writer: writer, readers: readers)
