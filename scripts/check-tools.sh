@@ -31,6 +31,9 @@ echo "== live feed benchmark smoke (--quick: 100 subscribers, no missed events)"
 echo "== ingest benchmark smoke (--quick)"
 ./Benchmarks/ingest/run.sh --quick
 
+echo "== soak benchmark smoke (--quick: 20 s with a 4 MiB WAL bound, which it must hold; fod db check after)"
+./Benchmarks/soak/run.sh --quick
+
 echo "== healthz benchmark smoke (--quick)"
 ./Benchmarks/healthz/run.sh --quick
 

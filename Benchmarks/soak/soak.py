@@ -26,7 +26,7 @@ class Server:
         self.log = open(os.path.join(os.path.dirname(data), "fod.log"), "w")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", str(self.port), "--bind", "127.0.0.1", "--data", data, "--log-level", "warning",
-             "--password-cost", "minimal", "--sign-in-limit", "100000"] + extra,
+             "--password-cost", "minimal", "--device-request-rate", "0"] + extra,
             stdout=subprocess.DEVNULL, stderr=self.log)
         for _ in range(400):
             try:
@@ -137,6 +137,8 @@ def main():
             elif line.startswith("total"):
                 summary = parse_pairs(line)
         load_status = load.wait()
+        if not any(r["phase"] == "load" for r in rows):
+            raise SystemExit(f"soakload ended (status {load_status}) before its first sample")
         load_end = time.monotonic() - start
         deadline = time.monotonic() + args.idle_after
         while True:

@@ -229,6 +229,8 @@ int main(int argc, char **argv) {
         c->device = i; c->rng = 0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1);
         c->lon = -180 + 360 * fmod(i * 0.6180339887, 1.0); c->lat = -60 + 120 * fmod(i * 0.4142135623 + 0.5, 1.0);
         c->query_kind = i & 1;
+        append(&c->in, &c->len, &c->cap, "", 0);     /* buffers are never NULL: strstr needs a string */
+        append(&c->ev, &c->evlen, &c->evcap, "", 0);
         struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
         epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
     }

@@ -25,7 +25,7 @@ import API
         let backend = try SQLiteBackend.open(
             directory: directory, synchronous: .normal,
             merging: MergePolicy(idleMilliseconds: 1, highWater: 2_000, maxAgeSeconds: 0, cycleBatch: 3_000, chunk: 256), wal: limits)
-        let services = try Services(backend: backend, passwordCost: .minimal, logger: Logger(level: .error))
+        let services = try Services(backend: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "wal@example.org", password: "wal-password", displayName: "WAL")
         var devices: [(id: String, key: Int64)] = []
         for i in 0..<4 {
@@ -63,7 +63,7 @@ import API
                             return Fix(longitude: 2.35 + Double((n * 7919) % 1000) * 1e-5, latitude: 48.85 + Double((n * 104_729) % 1000) * 1e-5,
                                        timestamp: 1_700_000_000_000 + Int64(n) * 1_000, clientID: "w\(d)-\(n)")
                         }
-                        let outcome = try await backend.append(deviceID: device.id, fixes: fixes) { _ in }
+                        let outcome = try await backend.append(deviceID: device.id, fixes: fixes, events: .standard) { _ in }
                         #expect(outcome.accepted == perBatch)
                         probe.note(Self.walBytes(directory))
                     }
