@@ -18,12 +18,12 @@ struct AppIngestRoutes {
         let osmand: Handler = .deferred { request in
             let now = Timestamp.nowMilliseconds()
             let parsed: (deviceToken: String, fix: Fix)
-            let contentType = request.header("content-type")?.lowercased() ?? ""
+            let mediaType = request.mediaType
             if request.body.isEmpty {
                 parsed = try OsmAndFormat.parseQuery(request.queryItems, now: now, rules: locations.rules)
-            } else if contentType.hasPrefix("application/json") {
+            } else if mediaType?.isJSON == true {
                 parsed = try OsmAndFormat.parseJSON(try JSONBody.parse(request), now: now, rules: locations.rules)
-            } else if contentType.hasPrefix("application/x-www-form-urlencoded") {
+            } else if mediaType?.isForm == true {
                 parsed = try OsmAndFormat.parseQuery(request.queryItems + (try OsmAndFormat.decodeForm(request.body)),
                                                      now: now, rules: locations.rules)
             } else {
@@ -67,14 +67,10 @@ struct AppIngestRoutes {
 
     /// HTTP Basic `deviceId:deviceToken`: the token must belong to that device.
     static func ownTracksCredential(_ request: Request, devices: DeviceService) throws -> Credential {
-        guard let header = request.header("authorization") else { throw TrackingError.unauthenticated }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "basic", let decoded = Base64.decodeStandard(String(parts[1])) else {
+        guard let header = request.header("authorization"),
+              let (deviceID, token) = AuthorizationHeader.basic(header, decode: Base64.decodeStandard) else {
             throw TrackingError.unauthenticated
         }
-        let text = String(decoding: decoded, as: UTF8.self)
-        guard let colon = text.firstIndex(of: ":") else { throw TrackingError.unauthenticated }
-        let deviceID = String(text[..<colon]), token = String(text[text.index(after: colon)...])
         guard let credential = try devices.credential(forDeviceToken: token), case .device(let tokenDevice, _) = credential,
               tokenDevice == deviceID else { throw TrackingError.unauthenticated }
         return credential

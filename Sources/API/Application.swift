@@ -80,10 +80,7 @@ struct Authentication: Sendable {
 
     /// The bearer token of `request`, if any (`Authorization: Bearer <token>`).
     static func bearerToken(_ request: Request) -> String? {
-        guard let header = request.header("authorization") else { return nil }
-        let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        return parts[1].trimmingCharacters(in: " ")
+        request.header("authorization").flatMap(AuthorizationHeader.bearerToken)
     }
 
     /// The caller's credential. A token that is present but unknown or revoked is a 401, not

@@ -21,16 +21,20 @@ struct JSONBody {
         guard let contentType = request.header("content-type") else {
             throw HTTPError(status: 415, code: "unsupported_media_type", message: "Content-Type must be application/json")
         }
-        let mediaType = contentType.split(separator: ";")[0].trimmingCharacters(in: " ").lowercased()
-        guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json")) else {
+        guard MediaType(contentType)?.isJSON == true else {
             throw HTTPError(status: 415, code: "unsupported_media_type",
-                            message: "Content-Type must be application/json, not \(contentType)")
+                            message: "Content-Type must be application/json, not \(Self.quoted(contentType))")
         }
         guard !request.body.isEmpty else { throw TrackingError.invalid("a JSON body is required", code: "missing_body") }
         return try JSONParser.parse(request.body)
     }
 
     init(object: JSONObject) { self.object = object }
+
+    /// A client's header value for a message: at most 100 characters, control characters as `?`.
+    static func quoted(_ value: String) -> String {
+        String(value.unicodeScalars.prefix(100).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0) })
+    }
 
     subscript(_ key: String) -> JSONValue? { object[key] }
 

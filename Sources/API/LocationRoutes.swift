@@ -32,7 +32,7 @@ struct LocationRoutes {
                     deviceID: request.parameter("id"), credential: credential,
                     from: try QueryTime.parse(request.query("from"), name: "from"),
                     to: try QueryTime.parse(request.query("to"), name: "to"),
-                    cursor: try request.query("cursor").map(CursorCoding.decode),
+                    cursor: try request.query("cursor").flatMap { $0.isEmpty ? nil : try CursorCoding.decode($0) },
                     limit: try QueryNumber.int(request.query("limit"), name: "limit"))
                 return .json(["locations": .array(page.fixes.map(Self.document)),
                               "nextCursor": page.next.map { .string(CursorCoding.encode($0)) } ?? .null])
@@ -68,29 +68,5 @@ struct LocationRoutes {
         if let v = f.heading { object["heading"] = .number(JSONNumber(v)) }
         if let v = f.battery { object["battery"] = .number(JSONNumber(v)) }
         return .object(object)
-    }
-}
-
-/// Times in query strings: RFC 3339, or epoch milliseconds.
-enum QueryTime {
-    static func parse(_ text: String?, name: String) throws -> Int64? {
-        guard let text, !text.isEmpty else { return nil }
-        if let ms = Timestamp.parseRFC3339(text) { return ms }
-        if let number = Int64(text) { return number }
-        throw TrackingError.invalid("\(name) must be an RFC 3339 time or epoch milliseconds", code: "invalid_time")
-    }
-}
-
-enum QueryNumber {
-    static func int(_ text: String?, name: String) throws -> Int? {
-        guard let text, !text.isEmpty else { return nil }
-        guard let value = Int(text) else { throw TrackingError.invalid("\(name) must be a whole number", code: "invalid_number") }
-        return value
-    }
-
-    static func double(_ text: String?, name: String) throws -> Double? {
-        guard let text, !text.isEmpty else { return nil }
-        guard let value = Double(text), value.isFinite else { throw TrackingError.invalid("\(name) must be a number", code: "invalid_number") }
-        return value
     }
 }

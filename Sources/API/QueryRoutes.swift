@@ -77,7 +77,7 @@ struct QueryRoutes {
     static func time(_ value: JSONValue?, _ name: String) throws -> Int64? {
         guard let value, !value.isNull else { return nil }
         if let text = value.stringValue { return try QueryTime.parse(text, name: name) }
-        if let ms = value.int64Value { return ms }
+        if let ms = value.int64Value { return try QueryTime.checked(ms, name: name) }
         throw TrackingError.wrongType(name, expected: "an RFC 3339 string or epoch milliseconds")
     }
 

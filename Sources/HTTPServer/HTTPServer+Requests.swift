@@ -169,16 +169,16 @@ extension HTTPServer {
 
     /// Completed callback: access log, metrics, stream cleanup.
     func completeRequest(_ context: RequestContext, termination: MHD_RequestTerminationCode) {
-        let seconds = Double(Timestamp.monotonicNanoseconds() - context.startNanos) / 1e9
+        let nanoseconds = Timestamp.monotonicNanoseconds() - context.startNanos
         let bytes = context.stream?.bytesSent ?? context.byteCount
         context.stream?.markClosed()
         let status = context.queued ? context.status : 499
-        metrics.record(method: context.method, route: context.routeLabel, status: status, seconds: seconds)
+        metrics.record(method: context.method, route: context.routeLabel, status: status, seconds: Double(nanoseconds) / 1e9)
         if logger.isEnabled(.info) {
-            let micros = Int(seconds * 1e6)
+            let micros = nanoseconds / 1000
             let fraction = String(micros % 1000)
-            var line = "\(context.method) \(context.path) \(status) \(bytes)B \(micros / 1000)."
-            line += String(repeating: "0", count: 3 - fraction.count) + fraction + "ms id=" + context.requestID
+            var line = LogText.escaped(context.method) + " " + LogText.escaped(context.path) + " \(status) \(bytes)B \(micros / 1000)."
+            line += String(repeating: "0", count: 3 - fraction.count) + fraction + "ms id=" + LogText.escaped(context.requestID)
             if termination != .REQUEST_TERMINATED_COMPLETED_OK { line += " terminated=\(termination.rawValue)" }
             logger.info(line)
         }

@@ -73,3 +73,27 @@ public final class Logger: Sendable {
     public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
 }
 
+/// Client-controlled text made safe for one log line.
+public enum LogText {
+    /// `text` with every byte outside printable ASCII (controls, space, DEL, non-ASCII), `"` and
+    /// the backslash written as `\xHH`: a client cannot break a line, forge a field or hide a byte.
+    public static func escaped(_ text: String) -> String {
+        let utf8 = text.utf8
+        if utf8.allSatisfy(isPlain) { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count + 16)
+        let hex = Array("0123456789abcdef".utf8)
+        for byte in utf8 {
+            if isPlain(byte) {
+                out.append(byte)
+            } else {
+                out += [UInt8(ascii: "\\"), UInt8(ascii: "x"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isPlain(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+    }
+}

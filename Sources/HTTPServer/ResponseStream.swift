@@ -141,7 +141,8 @@ public final class ResponseStream: Sendable {
             }
             let count = Swift.min(pending, max)
             s.buffer.withUnsafeBytes { raw in
-                destination.copyMemory(from: raw.baseAddress! + s.readOffset, byteCount: count)
+                guard let base = raw.baseAddress else { return }
+                destination.copyMemory(from: base + s.readOffset, byteCount: count)
             }
             s.readOffset += count
             s.bytesSent += count

@@ -62,7 +62,7 @@ public struct Router: Sendable {
         for route in routes where route.segments.count == parts.count {
             guard let (params, score) = Router.bind(route.segments, to: parts) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
-                if best == nil || score > best!.score { best = (route, params, score) }
+                if score > (best?.score ?? -1) { best = (route, params, score) }
             } else if !allowed.contains(route.method) {
                 allowed.append(route.method)
             }

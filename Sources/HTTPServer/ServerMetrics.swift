@@ -2,8 +2,9 @@ import Synchronization
 
 /// Request counters and a latency histogram, rendered in Prometheus' text format.
 ///
-/// Keys are the route *pattern* (never the raw path), so cardinality stays bounded by the
-/// routing table; unknown paths count under `unmatched`.
+/// Keys are the route *pattern* (never the raw path) and a method of `knownMethods` (any other
+/// counts as `other`), so cardinality stays bounded by the routing table whatever clients send;
+/// unknown paths count under `unmatched`.
 public final class ServerMetrics: Sendable {
     /// Upper bounds (seconds) of the latency histogram buckets.
     public static let bucketBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -17,11 +18,20 @@ public final class ServerMetrics: Sendable {
     }
     private let state = Mutex(State())
 
+    /// The methods of RFC 9110 and PATCH: the only method labels besides `other`.
+    public static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"]
+
     public init() {}
 
+    /// The label of a request method: itself when known, else `other`.
+    public static func methodLabel(_ method: String) -> String {
+        knownMethods.contains(method) ? method : "other"
+    }
+
     func record(method: String, route: String, status: Int, seconds: Double) {
+        let key = Key(method: Self.methodLabel(method), route: route, status: status)
         state.withLock { s in
-            s.requests[Key(method: method, route: route, status: status), default: 0] += 1
+            s.requests[key, default: 0] += 1
             s.count += 1
             s.sum += seconds
             if let bucket = ServerMetrics.bucketBounds.firstIndex(where: { seconds <= $0 }) {
@@ -29,6 +39,9 @@ public final class ServerMetrics: Sendable {
             }
         }
     }
+
+    /// The method labels recorded so far.
+    public var methodLabels: Set<String> { state.withLock { Set($0.requests.keys.map(\.method)) } }
 
     /// Total requests recorded for `route` with `status` (all methods).
     public func count(route: String, status: Int) -> UInt64 {

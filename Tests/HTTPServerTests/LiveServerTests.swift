@@ -14,7 +14,7 @@ final class Gate: Sendable {
 
 /// Starts a server on a free port with the test routes; shuts it down after `body`.
 func withTestServer(configure: (inout HTTPServer.Configuration) -> Void = { _ in },
-                    extraRoutes: [Route] = [],
+                    extraRoutes: [Route] = [], logger: Logger = Logger(level: .error),
                     _ body: (HTTPServer) throws -> Void) throws {
     var configuration = HTTPServer.Configuration()
     configuration.bindAddress = "127.0.0.1"
@@ -39,7 +39,7 @@ func withTestServer(configure: (inout HTTPServer.Configuration) -> Void = { _ in
         Route("GET", "/fail", .inline { _ in throw HTTPError(status: 418, code: "teapot", message: "short and stout") }),
     ])
     for route in extraRoutes { router.add(route) }
-    let server = HTTPServer(configuration: configuration, router: router, logger: Logger(level: .error)) { error, _ in
+    let server = HTTPServer(configuration: configuration, router: router, logger: logger) { error, _ in
         let e = error as? HTTPError ?? HTTPError(status: 500, code: "internal", message: "\(error)")
         var response = Response(status: e.status, contentType: "text/plain", bytes: Array("\(e.code): \(e.message)".utf8))
         for header in e.headers { response.setHeader(header.name, header.value) }
