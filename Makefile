@@ -5,7 +5,7 @@ SWIFT ?= swift
 DATA ?= ./fod-data
 PORT ?= 8080
 
-.PHONY: run test build release deps test-deps bench-quick crash-test clean
+.PHONY: run test build release deps test-deps bench-quick crash-test fuzz-http schemathesis clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -26,6 +26,16 @@ test: test-deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	./scripts/check-tools.sh
+
+# Black-box HTTP fuzzer against a fresh `fod serve` (debug build): make fuzz-http REQUESTS=1000000 SEED=42
+REQUESTS ?= 100000
+SEED ?=
+fuzz-http: build
+	python3 scripts/fuzz-http.py --requests $(REQUESTS) $(if $(SEED),--seed $(SEED))
+
+# schemathesis (pip install schemathesis) against the served /openapi.yaml
+schemathesis: build
+	./scripts/schemathesis-check.sh
 
 bench-quick: release
 	./Benchmarks/healthz/run.sh --quick

@@ -16,6 +16,12 @@ set +e; "$fod" serve --port nope >/dev/null 2>&1; rc=$?; set -e
 echo "== every route documented in docs/openapi.yaml"
 python3 ./scripts/openapi-check.py
 
+echo "== HTTP fuzzer smoke (20,000 mutated requests of every route: no 5xx, crash, hang or RSS growth)"
+python3 ./scripts/fuzz-http.py --requests 20000 --fod "$fod" --out .build/fuzz-http-failures.jsonl
+
+echo "== schemathesis against the served /openapi.yaml"
+./scripts/schemathesis-check.sh "$fod" 10
+
 echo "== exports checked with ogrinfo, xmllint and vl-convert"
 ./scripts/export-check.sh "$fod"
 

@@ -80,7 +80,7 @@ struct AppIngestRoutes {
 /// Standard (padded) base64, as HTTP Basic uses.
 enum Base64 {
     static func decodeStandard(_ text: String) -> [UInt8]? {
-        let trimmed = text.trimmingCharacters(in: " ")
+        let trimmed = HeaderField.trimmed(Substring(text))
         var url = ""
         for c in trimmed.unicodeScalars {
             switch c {

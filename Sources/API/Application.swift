@@ -58,8 +58,9 @@ public struct Services: Sendable {
 /// Builds the router of the public API (API.md) over `services`.
 public enum API {
     public static func router(_ services: Services, web: WebAssets? = nil, basemap: Basemap? = nil,
-                              metrics: @escaping @Sendable () -> String) -> Router {
+                              openAPI: OpenAPIDocument? = nil, metrics: @escaping @Sendable () -> String) -> Router {
         var router = Router()
+        for route in openAPI?.routes ?? [] { router.add(route) }
         for route in ExportRoutes(services: services, basemap: basemap).routes { router.add(route) }
         for route in web?.routes ?? [] { router.add(route) }
         for route in AccountRoutes(services: services).routes { router.add(route) }

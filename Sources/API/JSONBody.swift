@@ -50,18 +50,15 @@ struct JSONBody {
         return text
     }
 
+    func optionalBool(_ key: String) throws -> Bool? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let flag = value.boolValue else { throw TrackingError.wrongType(key, expected: "true or false") }
+        return flag
+    }
+
     func bool(_ key: String) throws -> Bool {
         guard let value = object[key], !value.isNull else { throw TrackingError.missingField(key) }
         guard let flag = value.boolValue else { throw TrackingError.wrongType(key, expected: "true or false") }
         return flag
-    }
-}
-
-extension StringProtocol {
-    func trimmingCharacters(in set: Character) -> String {
-        var s = Substring(self)
-        while s.first == set { s.removeFirst() }
-        while s.last == set { s.removeLast() }
-        return String(s)
     }
 }

@@ -16,12 +16,8 @@ struct LiveRoutes {
             Route("GET", "/v1/groups/{id}/live", .deferred { request in
                 let groupID = request.parameter("id")
                 let userID = try Self.member(request, groupID: groupID, auth: auth, allowQueryToken: true)
-                let lastEventID = try (request.header("last-event-id") ?? request.query("lastEventId")).map { text -> Int64 in
-                    guard let id = Int64(text.trimmingCharacters(in: " ")), id >= 0 else {
-                        throw TrackingError.invalid("Last-Event-ID must be an event id", code: "invalid_event_id")
-                    }
-                    return id
-                }
+                let queryID = try EventID.parse(request.query("lastEventId"))
+                let lastEventID = try EventID.parse(request.header("last-event-id")) ?? queryID
                 let groups = services.groups
                 let stream = try services.live.subscribe(groupID: groupID, userID: userID, lastEventID: lastEventID) {
                     Documents.group(try groups.group(id: groupID, for: .user(userID: userID)))

@@ -22,7 +22,7 @@ struct QueryRoutes {
                 let query = GeoQueryRequest(filter: try GeoFilter.parse(location),
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
                                                                   from: try Self.time(body["from"], "from"), to: try Self.time(body["to"], "to")),
-                                            limit: try Self.limit(body["limit"]), explain: body["explain"]?.boolValue ?? false)
+                                            limit: try Self.limit(body["limit"]), explain: try body.optionalBool("explain") ?? false)
                 return .json(try services.queryGate.run { try Self.answer(queries, request.parameter("id"), credential, query) })
             }),
             Route("GET", "/v1/groups/{id}/near", .deferred { request in

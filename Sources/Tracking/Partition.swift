@@ -9,10 +9,12 @@ public enum Partition: Sendable, Hashable, CustomStringConvertible {
 
     /// Parses `user=…`, `device=…`, `group=…`; nil for anything else (including an empty id).
     public init?(_ text: String) {
-        guard let equals = text.firstIndex(of: "=") else { return nil }
-        let kind = text[..<equals]
-        let id = String(text[text.index(after: equals)...])
-        guard !id.isEmpty, !id.contains("=") else { return nil }
+        // By scalar, not Character: "=" followed by a combining mark is one Character.
+        let scalars = text.unicodeScalars
+        guard let equals = scalars.firstIndex(of: "=") else { return nil }
+        let kind = String(scalars[..<equals])
+        let id = String(scalars[scalars.index(after: equals)...])
+        guard !id.isEmpty, !id.unicodeScalars.contains("=") else { return nil }
         switch kind {
         case "user": self = .user(id)
         case "device": self = .device(id)

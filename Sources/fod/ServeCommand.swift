@@ -55,7 +55,9 @@ enum ServeCommand {
             logger.warning("--tile-url ignored: the Content-Security-Policy cannot allow it (use http(s)://host/…, placeholders only in the leading host labels)")
         }
         let basemap = BasemapFile.load(from: webConfiguration.dataDirectory, logger: logger)
-        let router = API.router(services, web: web, basemap: basemap) {
+        let openAPI = OpenAPIDocument(path: ShippedFiles.directory("docs", marker: "openapi.yaml") + "/openapi.yaml")
+        if !openAPI.isLoaded { logger.warning("docs/openapi.yaml not found: GET /openapi.yaml answers 404") }
+        let router = API.router(services, web: web, basemap: basemap, openAPI: openAPI) {
             guard let server = serverBox.server else { return "" }
             let wal = backend.walStatus
             return server.metrics.render(gauges: [

@@ -34,8 +34,9 @@ import HTTPTestSupport
     static let limit = [400, 400, 400, 400, 400, 400, 400, 200]
     /// A position in an event log (≥ 0); empty means absent.
     static let since = [400, 200, 400, 200, 400, 400, 400, 200]
-    /// Last-Event-ID: a non-negative integer (Int64.max is past the log: a fresh snapshot).
-    static let eventID = [400, 200, 400, 200, 400, 400, 400, 400]
+    /// Last-Event-ID: a non-negative integer (Int64.max is past the log: a fresh snapshot);
+    /// empty means absent.
+    static let eventID = [400, 200, 400, 200, 400, 400, 400, 200]
     /// A longitude or latitude in a query string: required, in degrees (out of bounds is 422).
     static let coordinate = [422, 422, 200, 200, 400, 422, 400, 400]
     /// A distance in meters (≥ 0); empty means absent.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import HTTPTestSupport
 @testable import API
+import Tracking
 
 /// The checked parsers of `RequestParameters.swift`, and the malformed headers that once
 /// crashed the server, sent to the real executable.
@@ -88,5 +89,29 @@ import HTTPTestSupport
             #expect(ownTracks.status == 401, "\(authorization)")
         }
         #expect(try HTTPTestClient(port: server.port).get("/healthz").status == 200)
+    }
+}
+
+/// The OpenAPI document is served by the binary itself, and partition names split by scalar.
+@Suite struct ServedContractTests {
+    @Test func openAPIDocumentIsServedAtItsPath() throws {
+        let directory = NSTemporaryDirectory() + "fod-openapi-" + UUID().uuidString
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let server = try FodProcess(dataDirectory: directory)
+        defer { server.stop() }
+        let reply = try HTTPTestClient(port: server.port).get("/openapi.yaml")
+        #expect(reply.status == 200)
+        #expect(reply.header("Content-Type")?.hasPrefix("application/yaml") == true)
+        #expect(reply.text.hasPrefix("openapi: 3.1"))
+        #expect(reply.text.contains("  /openapi.yaml:"))
+    }
+
+    @Test func partitionNamesSplitAtTheEqualsScalar() {
+        // "=" followed by a combining mark or an emoji modifier is one Character in Swift.
+        #expect(Partition("group=\u{0301}x") == .group("\u{0301}x"))
+        #expect(Partition("device=\u{1F3FB}") == .device("\u{1F3FB}"))
+        #expect(Partition("user=a=\u{0301}") == nil)
+        #expect(Partition("group=") == nil)
+        #expect(Partition("=x") == nil)
     }
 }
