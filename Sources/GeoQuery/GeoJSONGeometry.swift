@@ -195,6 +195,9 @@ enum GeoJSONParser {
             throw GeoQueryError(.invalidGeoJSON, "GeoJSON coordinates must be an array, given \(value.typeName)")
         }
         let (lng, lat) = try numericPair(elements.first, elements.count > 1 ? elements[1] : nil)
+        guard elements.dropFirst(2).allSatisfy({ $0.doubleValue != nil }) else {  // altitude etc.: numbers too
+            throw GeoQueryError(.nonNumericCoordinate, "Point must only contain numeric elements")
+        }
         return try checkBounds(lng: lng, lat: lat)
     }
 

@@ -105,6 +105,8 @@ let operatorErrorCases: [ErrorCase] = [
               message: "Point must only contain numeric elements"),
     ErrorCase(filter: #"{"$nearSphere": [1]}"#, code: .nonNumericCoordinate, status: 400,
               message: "Point must only contain numeric elements"),
+    ErrorCase(filter: #"{"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0, {}]}}}"#, code: .nonNumericCoordinate, status: 400,
+              message: "Point must only contain numeric elements"),
     ErrorCase(filter: #"{"$nearSphere": [1, 2, 3]}"#, code: .nonNumericCoordinate, status: 400,
               message: "Point must only contain two numeric elements"),
     ErrorCase(filter: #"{"$nearSphere": [200, 0]}"#, code: .coordinateOutOfBounds, status: 422,

@@ -37,7 +37,8 @@ class Request:
     def serialize(self):
         body = self.body_bytes()
         headers = list(self.headers)
-        if ("Transfer-Encoding", "chunked") in headers and body is not None:
+        if ("Transfer-Encoding", "chunked") in headers:
+            body = body or b""
             chunks, k = [], 0
             while k < len(body):
                 size = min(len(body) - k, 1 + (k * 7919) % 4096)
@@ -134,7 +135,8 @@ class Builder:
         walk(body, 0)
         value = copy.deepcopy(self.rng.choice(EXTREME_JSON))
         if not slots:
-            request.body = value if self.rng.random() < 0.3 else {"location": value}
+            # A whole body of JSON null is the text "null", never "no body".
+            request.body = (Raw(b"null") if value is None else value) if self.rng.random() < 0.3 else {"location": value}
             return
         container, key = self.rng.choice(slots)
         container[key] = value
