@@ -20,7 +20,7 @@ echo "== HTTP fuzzer smoke (20,000 mutated requests of every route: no 5xx, cras
 python3 ./scripts/fuzz-http.py --requests 20000 --fod "$fod" --out .build/fuzz-http-failures.jsonl
 
 echo "== schemathesis against the served /openapi.yaml"
-./scripts/schemathesis-check.sh "$fod" 10
+./scripts/schemathesis-check.sh "$fod" 5
 
 echo "== exports checked with ogrinfo, xmllint and vl-convert"
 ./scripts/export-check.sh "$fod"

@@ -4,7 +4,7 @@
 #   scripts/schemathesis-check.sh [fod binary] [max examples per operation] [extra schemathesis args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-fod="${1:-./.build/debug/fod}"; examples="${2:-25}"; shift $(( $# > 2 ? 2 : $# ))
+fod="${1:-./.build/debug/fod}"; examples="${2:-5}"; shift $(( $# > 2 ? 2 : $# ))
 command -v schemathesis >/dev/null || { echo "schemathesis is not installed (python3 -m pip install schemathesis)"; exit 1; }
 work="$(mktemp -d)"
 "$fod" serve --port 0 --bind 127.0.0.1 --data "$work/data" --password-cost minimal --sign-in-limit 1000000 \

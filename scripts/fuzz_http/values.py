@@ -171,6 +171,8 @@ class ValueMaker:
             return rng.random() < 0.5
         if kind == "null":
             return None
+        if schema.get("maxLength") == 0:
+            return ""
         if schema.get("format") == "date-time":
             return self.iso(-rng.randrange(3_600_000))
         return "fuzz-" + str(rng.randrange(1000))
