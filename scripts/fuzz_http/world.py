@@ -41,6 +41,8 @@ class World:
                 reply = self.connection.exchange(wire.build(method, path, headers, data), method)
             except wire.NoAnswer:
                 continue
+            except wire.Hang as hang:
+                raise SetupFailed(f"{method} {path}: {hang}")
             if reply.status == 503:
                 time.sleep(0.05)
                 continue
