@@ -1,0 +1,143 @@
+/// Reads a location history file of any supported format as a stream: bytes in chunks, fixes out
+/// in batches, memory bounded by one chunk plus one record whatever the file's size.
+///
+/// The format is detected from the content, never a file name: after an optional UTF-8 byte
+/// order mark and white space, `{` or `[` is JSON (Google Records.json, Semantic Location
+/// History, the Timeline export, GeoJSON, or this server's fixes: decided by the root's members
+/// or elements, see `JSONImportReader`), `<` is XML (GPX), anything else CSV with a header.
+///
+/// Every point is validated exactly like native ingest (`NativeFormat` / `FixCheck` /
+/// `Measure`); an invalid point is counted and sampled in `summary` and never stops the import.
+/// A defect that makes the rest of the file unreadable (cut short, not JSON any more, a second
+/// format) stops reading: `summary.stopped` says why and where, and everything before it is kept.
+/// Each fix without a client id gets one derived from its content (`ImportCollector.clientID`),
+/// so importing the same file twice stores nothing new under the native duplicate rule.
+///
+/// ```swift
+/// var importer = HistoryImporter(options: ImportOptions(now: Timestamp.nowMilliseconds()))
+/// while let chunk = read(1 << 20) {
+///     chunk.withUnsafeBytes { importer.append($0) }
+///     while let batch = importer.nextBatch() { try await ingest(batch) }
+/// }
+/// importer.finish()
+/// while let batch = importer.nextBatch() { try await ingest(batch) }
+/// let summary = importer.summary   // format, counts, rejections by code, samples, stopped
+/// ```
+public struct HistoryImporter: Sendable {
+    var collector: ImportCollector
+    /// Bytes seen before the format is known (only leading white space and a byte order mark).
+    var undecided: [UInt8] = []
+    var json: JSONImportReader?
+    var csv: CSVImportReader?
+    var gpx: GPXImportReader?
+    var finished = false
+    var exhausted = false
+    var appended = 0
+
+    public init(options: ImportOptions) {
+        collector = ImportCollector(options: options)
+    }
+
+    /// What was read so far (complete once `nextBatch()` returned nil after `finish()`).
+    public var summary: ImportSummary { collector.summary }
+
+    /// The detected format, once the content has decided it.
+    public var format: ImportFormat? { collector.summary.format }
+
+    /// Total bytes appended.
+    public var bytesAppended: Int { appended }
+
+    /// Bytes held now (unread input plus the record being read): stays near one chunk plus one
+    /// record, whatever the file's size.
+    public var bufferedBytes: Int {
+        undecided.count + (json.map { $0.tokenizer.windowEnd - $0.tokenizer.windowStart } ?? 0)
+            + (csv?.window.bytes.count ?? 0) + (gpx?.window.bytes.count ?? 0)
+    }
+
+    /// Adds the next chunk of the file. Call `nextBatch()` until it returns nil before the next
+    /// `append`, so the unread part stays small. The bytes are copied.
+    public mutating func append(_ chunk: UnsafeRawBufferPointer) {
+        appended += chunk.count
+        if json != nil { json?.append(chunk); return }
+        if csv != nil { csv?.append(chunk); return }
+        if gpx != nil { gpx?.append(chunk); return }
+        undecided.append(contentsOf: chunk)
+        detect()
+    }
+
+    /// Adds a chunk held in an array.
+    public mutating func append(_ chunk: [UInt8]) {
+        chunk.withUnsafeBytes { append($0) }
+    }
+
+    /// Declares the end of the file.
+    public mutating func finish() {
+        finished = true
+        if json == nil && csv == nil && gpx == nil {
+            detect()
+            if json == nil && csv == nil && gpx == nil {
+                collector.summary.stopped = ImportStop(code: "empty_file", message: "the file is empty", offset: appended)
+            }
+        }
+        json?.finish()
+        csv?.finish()
+        gpx?.finish()
+    }
+
+    /// The next batch of at most `ImportOptions.batchSize` valid fixes, or nil when more input is
+    /// needed (after `finish()`: when everything has been handed out).
+    public mutating func nextBatch() -> [Fix]? {
+        let size = collector.options.batchSize
+        if !exhausted && collector.ready.count < size {
+            // Each reader returns true while it needs more input, false once it is done.
+            let needsInput: Bool
+            if json != nil { needsInput = json?.run(&collector) ?? false }
+            else if csv != nil { needsInput = csv?.run(&collector) ?? false }
+            else if gpx != nil { needsInput = gpx?.run(&collector) ?? false }
+            else { needsInput = !finished }
+            if !needsInput { exhausted = true }
+        }
+        // Partial batches only at the end, so batch sizes do not depend on how the file was chunked.
+        guard collector.ready.count >= size || (exhausted && !collector.ready.isEmpty) else { return nil }
+        let count = min(collector.ready.count, size)
+        let batch = Array(collector.ready.prefix(count))
+        collector.ready.removeFirst(count)
+        return batch
+    }
+
+    /// Reads everything from one buffer (tests, small request bodies).
+    public static func read(_ bytes: [UInt8], options: ImportOptions) -> (fixes: [Fix], summary: ImportSummary) {
+        var importer = HistoryImporter(options: options)
+        var fixes: [Fix] = []
+        importer.append(bytes)
+        while let batch = importer.nextBatch() { fixes += batch }
+        importer.finish()
+        while let batch = importer.nextBatch() { fixes += batch }
+        return (fixes, importer.summary)
+    }
+
+    /// Chooses the reader from the first significant byte.
+    mutating func detect() {
+        var start = 0
+        if undecided.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        while start < undecided.count, [32, 9, 10, 13].contains(undecided[start]) { start += 1 }
+        guard start < undecided.count else { return }
+        let options = collector.options
+        let rest = Array(undecided[start...])
+        undecided = []
+        switch rest[0] {
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            json = JSONImportReader(options: options)
+            rest.withUnsafeBytes { json?.append($0) }
+            if finished { json?.finish() }
+        case UInt8(ascii: "<"):
+            gpx = GPXImportReader(options: options)
+            rest.withUnsafeBytes { gpx?.append($0) }
+            if finished { gpx?.finish() }
+        default:
+            csv = CSVImportReader(options: options)
+            rest.withUnsafeBytes { csv?.append($0) }
+            if finished { csv?.finish() }
+        }
+    }
+}
