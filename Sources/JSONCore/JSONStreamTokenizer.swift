@@ -107,7 +107,11 @@ public struct JSONStreamTokenizer: Sendable {
             let byte = buffer[index]
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D:
-                index += 1
+                index = buffer.withUnsafeBufferPointer { bytes in
+                    var i = index + 1
+                    while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x09 || bytes[i] == 0x0D { i += 1 }
+                    return i
+                }
             case UInt8(ascii: ","):
                 guard expectation == .commaOrEnd, let top = stack.last else { throw unexpected(byte) }
                 expectation = top ? .key : .value
@@ -144,7 +148,7 @@ public struct JSONStreamTokenizer: Sendable {
                 guard let token = try scanString(isKey: isKey) else { return .needInput }
                 expectation = isKey ? .colon : (stack.isEmpty ? .done : .commaOrEnd)
                 return .token(token)
-            case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            case 0x2D, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39:  // '-', '0'…'9'
                 guard expectsValue else { throw unexpected(byte) }
                 guard let token = try scanNumber() else { return .needInput }
                 expectation = stack.isEmpty ? .done : .commaOrEnd
@@ -229,21 +233,15 @@ public struct JSONStreamTokenizer: Sendable {
 
     mutating func scanNumber() throws(JSONStreamError) -> JSONStreamToken? {
         let start = index
-        var i = index
-        let count = buffer.count
-        while i < count {
-            let c = buffer[i]
-            guard (c >= 48 && c <= 57) || c == 45 || c == 43 || c == 46 || c | 0x20 == 101 else { break }
-            i += 1
-        }
-        if i - start > limits.maxTokenBytes { throw tooLong(at: start) }
-        if i == count && !finished { return nil }
-        guard JSONNumberSyntax.isValid(buffer[start..<i]) else {
+        let (end, valid) = buffer.withUnsafeBufferPointer { JSONNumberSyntax.scan($0, from: start) }
+        if end - start > limits.maxTokenBytes { throw tooLong(at: start) }
+        if end == buffer.count && !finished { return nil }
+        guard valid else {
             throw JSONStreamError(kind: .syntax, offset: base + start,
-                                  reason: "invalid number \(Self.quote(buffer[start..<min(i, start + 32)]))")
+                                  reason: "invalid number \(Self.quote(buffer[start..<min(end, start + 32)]))")
         }
-        index = i
-        return JSONStreamToken(kind: .number, start: base + start, end: base + i, depth: stack.count)
+        index = end
+        return JSONStreamToken(kind: .number, start: base + start, end: base + end, depth: stack.count)
     }
 
     mutating func scanLiteral(_ first: UInt8) throws(JSONStreamError) -> JSONStreamToken? {
@@ -329,26 +327,38 @@ public struct JSONStreamError: Error, Sendable, Equatable, CustomStringConvertib
 
 /// RFC 8259 number syntax: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
 enum JSONNumberSyntax {
-    static func isValid(_ text: ArraySlice<UInt8>) -> Bool {
-        var i = text.startIndex
-        let end = text.endIndex
+    /// The end of the run of number characters (`0-9 + - . e E`) starting at `start`, and
+    /// whether that run is exactly one valid number.
+    static func scan(_ text: UnsafeBufferPointer<UInt8>, from start: Int) -> (end: Int, valid: Bool) {
+        var i = start
+        let end = text.count
         func digits() -> Int {
             let from = i
             while i < end, text[i] >= 48, text[i] <= 57 { i += 1 }
             return i - from
         }
+        func runEnd() -> Int {
+            var j = i
+            while j < end {
+                let c = text[j]
+                guard (c >= 48 && c <= 57) || c == 45 || c == 43 || c == 46 || c | 0x20 == 101 else { break }
+                j += 1
+            }
+            return j
+        }
         if i < end, text[i] == 45 { i += 1 }
-        guard i < end else { return false }
-        if text[i] == 48 { i += 1 } else if digits() == 0 { return false }
+        guard i < end else { return (i, false) }
+        if text[i] == 48 { i += 1 } else if digits() == 0 { return (runEnd(), false) }
         if i < end, text[i] == 46 {
             i += 1
-            guard digits() > 0 else { return false }
+            guard digits() > 0 else { return (runEnd(), false) }
         }
         if i < end, text[i] | 0x20 == 101 {
             i += 1
             if i < end, text[i] == 43 || text[i] == 45 { i += 1 }
-            guard digits() > 0 else { return false }
+            guard digits() > 0 else { return (runEnd(), false) }
         }
-        return i == end
+        let stop = runEnd()
+        return (stop, stop == i)
     }
 }

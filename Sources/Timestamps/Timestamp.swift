@@ -69,7 +69,12 @@ extension Timestamp {
     /// Fractions beyond milliseconds are truncated. Returns nil for anything else, including
     /// impossible dates (month 13, February 30) and years outside 0000–9999.
     public static func parseRFC3339(_ text: some StringProtocol, assumeUTC: Bool = false) -> Int64? {
-        let b = Array(text.utf8)
+        var string = String(text)
+        return string.withUTF8 { parseRFC3339(utf8: $0, assumeUTC: assumeUTC) }
+    }
+
+    /// `parseRFC3339` on UTF-8 bytes (no String needed: for streaming parsers).
+    public static func parseRFC3339(utf8 b: UnsafeBufferPointer<UInt8>, assumeUTC: Bool = false) -> Int64? {
         var i = 0
         func digits(_ n: Int) -> Int64? {
             guard i + n <= b.count else { return nil }

@@ -1,3 +1,4 @@
+import Glibc
 import JSONCore
 import Timestamps
 
@@ -16,9 +17,35 @@ struct GoogleRecordFields: Sendable {
              location, speed, battery, id
     }
 
-    var values: (JSONValue?, JSONValue?, JSONValue?, JSONValue?, JSONValue?, JSONValue?,
-                 JSONValue?, JSONValue?, JSONValue?, JSONValue?, JSONValue?, JSONValue?)
-        = (nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil, nil)
+    /// One member's value, kept small and free of references on the hot path: numbers as
+    /// numbers, times already converted to milliseconds, other text only where it is used.
+    enum Field: Sendable, Equatable {
+        case number(JSONNumber)
+        /// A string that read as a time (RFC 3339 for `timestamp`, digits for `timestampMs`).
+        case milliseconds(Int64)
+        /// A string kept as text (`id`), or one whose time did not read (`invalidText`).
+        case string(String)
+        case invalidText
+        case bool(Bool)
+        case null
+        case container(isArray: Bool)
+
+        var json: JSONValue {
+            switch self {
+            case .number(let n): .number(n)
+            case .milliseconds(let ms): .string(Timestamp.rfc3339(millisecondsSince1970: ms))
+            case .string(let s): .string(s)
+            case .invalidText: .string("")
+            case .bool(let b): .bool(b)
+            case .null: .null
+            case .container(let isArray): isArray ? .array([]) : .object([:])
+            }
+        }
+    }
+
+    var latitudeE7: Field?, longitudeE7: Field?, timestamp: Field?, timestampMs: Field?
+    var accuracy: Field?, altitude: Field?, velocity: Field?, heading: Field?
+    var location: Field?, speed: Field?, battery: Field?, id: Field?
     var coordinates: [JSONValue] = []
 
     init() {}
@@ -28,48 +55,65 @@ struct GoogleRecordFields: Sendable {
         for (key, value) in object {
             guard let slot = Self.slot(named: Array(key.utf8)) else { continue }
             if slot == .location, case .array(let elements) = value { coordinates = elements }
-            self[slot] = value
+            self[slot] = Self.field(value, slot: slot)
         }
     }
 
-    subscript(slot: Slot) -> JSONValue? {
+    /// A parsed value as the field of `slot` (times converted as when streaming).
+    static func field(_ value: JSONValue, slot: Slot) -> Field {
+        switch value {
+        case .number(let n): return .number(n)
+        case .string(let text):
+            switch slot {
+            case .timestamp: return Timestamp.parseRFC3339(text).map(Field.milliseconds) ?? .invalidText
+            case .timestampMs: return ImportText.integer(text).map(Field.milliseconds) ?? .invalidText
+            default: return .string(text)
+            }
+        case .bool(let b): return .bool(b)
+        case .null: return .null
+        case .array: return .container(isArray: true)
+        case .object: return .container(isArray: false)
+        }
+    }
+
+    subscript(slot: Slot) -> Field? {
         get {
             switch slot {
-            case .latitudeE7: values.0
-            case .longitudeE7: values.1
-            case .timestamp: values.2
-            case .timestampMs: values.3
-            case .accuracy: values.4
-            case .altitude: values.5
-            case .velocity: values.6
-            case .heading: values.7
-            case .location: values.8
-            case .speed: values.9
-            case .battery: values.10
-            case .id: values.11
+            case .latitudeE7: latitudeE7
+            case .longitudeE7: longitudeE7
+            case .timestamp: timestamp
+            case .timestampMs: timestampMs
+            case .accuracy: accuracy
+            case .altitude: altitude
+            case .velocity: velocity
+            case .heading: heading
+            case .location: location
+            case .speed: speed
+            case .battery: battery
+            case .id: id
             }
         }
         set {
             switch slot {
-            case .latitudeE7: values.0 = newValue
-            case .longitudeE7: values.1 = newValue
-            case .timestamp: values.2 = newValue
-            case .timestampMs: values.3 = newValue
-            case .accuracy: values.4 = newValue
-            case .altitude: values.5 = newValue
-            case .velocity: values.6 = newValue
-            case .heading: values.7 = newValue
-            case .location: values.8 = newValue
-            case .speed: values.9 = newValue
-            case .battery: values.10 = newValue
-            case .id: values.11 = newValue
+            case .latitudeE7: latitudeE7 = newValue
+            case .longitudeE7: longitudeE7 = newValue
+            case .timestamp: timestamp = newValue
+            case .timestampMs: timestampMs = newValue
+            case .accuracy: accuracy = newValue
+            case .altitude: altitude = newValue
+            case .velocity: velocity = newValue
+            case .heading: heading = newValue
+            case .location: location = newValue
+            case .speed: speed = newValue
+            case .battery: battery = newValue
+            case .id: id = newValue
             }
         }
     }
 
     mutating func startCoordinates() {
         coordinates.removeAll(keepingCapacity: true)
-        self[.location] = .array([])
+        location = .container(isArray: true)
     }
 
     mutating func appendCoordinate(_ number: JSONNumber) {
@@ -83,8 +127,8 @@ struct GoogleRecordFields: Sendable {
 
     /// Google when an E7 member is present, else this server's format when `location` is.
     var format: ImportFormat? {
-        if self[.latitudeE7] != nil || self[.longitudeE7] != nil { return .googleRecords }
-        if self[.location] != nil { return .native }
+        if latitudeE7 != nil || longitudeE7 != nil { return .googleRecords }
+        if location != nil { return .native }
         return nil
     }
 
@@ -95,9 +139,15 @@ struct GoogleRecordFields: Sendable {
         return tokenizer.withBytes(from: token.start, to: token.end) { bytes in bytes.flatMap(slot(named:)) }
     }
 
-    static func slot(named name: some Collection<UInt8>) -> Slot? {
+    static func slot(named name: [UInt8]) -> Slot? {
+        name.withUnsafeBytes { slot(named: $0) }
+    }
+
+    /// The slot of a member name (dispatch on length, then one byte comparison per candidate).
+    static func slot(named name: UnsafeRawBufferPointer) -> Slot? {
         func equals(_ text: StaticString) -> Bool {
-            text.utf8CodeUnitCount == name.count && text.withUTF8Buffer { name.elementsEqual($0) }
+            text.utf8CodeUnitCount == name.count
+                && memcmp(text.utf8Start, name.baseAddress ?? UnsafeRawPointer(text.utf8Start), name.count) == 0
         }
         switch name.count {
         case 2: return equals("id") ? .id : nil
@@ -121,24 +171,24 @@ struct GoogleRecordFields: Sendable {
     /// each measurement's range); the first failure is thrown.
     func fix(now: Int64, rules: FixRules) throws(FixError) -> Fix {
         guard format == .googleRecords else { return try NativeFormat.fix(nativeObject, now: now, rules: rules) }
-        let latitude = try Self.degrees(fromE7: self[.latitudeE7], field: "latitudeE7")
-        let longitude = try Self.degrees(fromE7: self[.longitudeE7], field: "longitudeE7")
+        let latitude = try Self.degrees(fromE7: latitudeE7?.json, field: "latitudeE7")
+        let longitude = try Self.degrees(fromE7: longitudeE7?.json, field: "longitudeE7")
         try FixCheck.point(longitude: longitude, latitude: latitude)
-        let time = try FixCheck.window(try Self.milliseconds(self[.timestamp], self[.timestampMs]), now: now, rules: rules)
+        let time = try FixCheck.window(try Self.milliseconds(timestamp, timestampMs), now: now, rules: rules)
         return Fix(longitude: longitude, latitude: latitude, timestamp: time,
-                   accuracy: try Measure.accuracy(rules: rules, app: false).value(self[.accuracy]),
-                   altitude: try Measure.altitude(rules: rules).value(self[.altitude]),
-                   speed: try Measure.speed("velocity", rules: rules, app: false).value(self[.velocity]),
-                   heading: try Measure.heading(app: false).value(self[.heading]))
+                   accuracy: try Measure.accuracy(rules: rules, app: false).value(accuracy?.json),
+                   altitude: try Measure.altitude(rules: rules).value(altitude?.json),
+                   speed: try Measure.speed("velocity", rules: rules, app: false).value(velocity?.json),
+                   heading: try Measure.heading(app: false).value(heading?.json))
     }
 
     /// The members as a native fix object, for `NativeFormat.fix`.
     var nativeObject: JSONObject {
         var object = JSONObject()
-        if self[.location] != nil { object["location"] = .array(coordinates) }
+        if location != nil { object["location"] = .array(coordinates) }
         let members: [(String, Slot)] = [("timestamp", .timestamp), ("accuracy", .accuracy), ("altitude", .altitude),
                                          ("speed", .speed), ("heading", .heading), ("battery", .battery), ("id", .id)]
-        for (name, slot) in members { if let value = self[slot] { object[name] = value } }
+        for (name, slot) in members { if let value = self[slot] { object[name] = value.json } }
         return object
     }
 
@@ -157,21 +207,24 @@ struct GoogleRecordFields: Sendable {
         "timestamp must be an RFC 3339 date-time (2019-04-01T08:15:00.123Z) and timestampMs a string of epoch milliseconds")
 
     /// `timestamp` (RFC 3339) or else `timestampMs` (epoch milliseconds, a digit string or a number).
-    static func milliseconds(_ timestamp: JSONValue?, _ timestampMs: JSONValue?) throws(FixError) -> Int64 {
-        if let timestamp, !timestamp.isNull {
-            guard case .string(let text) = timestamp, let ms = Timestamp.parseRFC3339(text) else { throw timestampError }
+    static func milliseconds(_ timestamp: Field?, _ timestampMs: Field?) throws(FixError) -> Int64 {
+        if let timestamp, timestamp != .null {
+            guard case .milliseconds(let ms) = timestamp else { throw timestampError }
             return ms
         }
         switch timestampMs {
         case nil, .null?: throw ImportCollector.missingTimestamp
-        case .string(let text)?:
-            guard let ms = ImportText.integer(text) else { throw timestampError }
-            return ms
+        case .milliseconds(let ms)?: return ms
         case .number(let n)?:
             guard let ms = n.int64 else { throw timestampError }
             return ms
         default: throw timestampError
         }
+    }
+
+    /// The same from parsed JSON (Semantic Location History's points and durations).
+    static func milliseconds(_ timestamp: JSONValue?, _ timestampMs: JSONValue?) throws(FixError) -> Int64 {
+        try milliseconds(timestamp.map { field($0, slot: .timestamp) }, timestampMs.map { field($0, slot: .timestampMs) })
     }
 }
 
@@ -179,18 +232,21 @@ struct GoogleRecordFields: Sendable {
 enum ImportText {
     /// A decimal integer (optional sign, 1…18 digits) without overflow; nil for anything else.
     static func integer(_ text: some StringProtocol) -> Int64? {
-        var digits = Substring(text)
+        integer(utf8: text.utf8)
+    }
+
+    /// The same on UTF-8 bytes.
+    static func integer(utf8 bytes: some Collection<UInt8>) -> Int64? {
         var negative = false
-        if let first = digits.first, first == "-" || first == "+" {
-            negative = first == "-"
-            digits = digits.dropFirst()
-        }
-        guard !digits.isEmpty, digits.utf8.count <= 18 else { return nil }
+        var digits = 0
         var value: Int64 = 0
-        for c in digits.utf8 {
-            guard c >= 48 && c <= 57 else { return nil }
+        for (k, c) in bytes.enumerated() {
+            if k == 0 && (c == 45 || c == 43) { negative = c == 45; continue }
+            guard c >= 48 && c <= 57, digits < 18 else { return nil }
             value = value * 10 + Int64(c - 48)
+            digits += 1
         }
+        guard digits > 0 else { return nil }
         return negative ? -value : value
     }
 }

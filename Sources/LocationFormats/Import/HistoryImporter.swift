@@ -99,9 +99,14 @@ public struct HistoryImporter: Sendable {
         }
         // Partial batches only at the end, so batch sizes do not depend on how the file was chunked.
         guard collector.ready.count >= size || (exhausted && !collector.ready.isEmpty) else { return nil }
-        let count = min(collector.ready.count, size)
-        let batch = Array(collector.ready.prefix(count))
-        collector.ready.removeFirst(count)
+        if collector.ready.count <= size {
+            let batch = collector.ready
+            collector.ready = []
+            collector.ready.reserveCapacity(size)
+            return batch
+        }
+        let batch = Array(collector.ready[..<size])
+        collector.ready.removeFirst(size)
         return batch
     }
 

@@ -56,6 +56,32 @@ struct ImportCollector: Sendable {
     static func clientID(for fix: Fix, format: ImportFormat) -> String {
         let latE7 = Int64((fix.latitude * 1e7).rounded())
         let lngE7 = Int64((fix.longitude * 1e7).rounded())
-        return "\(format.clientIDTag):\(fix.timestamp):\(latE7):\(lngE7)"
+        // Written digit by digit into one buffer: this runs for every imported fix.
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 80) { buffer in
+            var n = 0
+            for c in format.clientIDTag.utf8 { buffer[n] = c; n += 1 }
+            for value in [fix.timestamp, latE7, lngE7] {
+                buffer[n] = UInt8(ascii: ":")
+                n += 1
+                n += writeDecimal(value, into: UnsafeMutableBufferPointer(rebasing: buffer[n...]))
+            }
+            return String(decoding: buffer[..<n], as: UTF8.self)
+        }
+    }
+
+    /// Writes `value` in decimal at the start of `out` (room for 20 bytes); returns the length.
+    static func writeDecimal(_ value: Int64, into out: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        var magnitude = value.magnitude
+        var n = 0
+        if value < 0 { out[0] = UInt8(ascii: "-"); n = 1 }
+        let start = n
+        repeat {
+            out[n] = UInt8(truncatingIfNeeded: 48 &+ magnitude % 10)
+            magnitude /= 10
+            n += 1
+        } while magnitude > 0
+        var i = start, j = n - 1
+        while i < j { out.swapAt(i, j); i += 1; j -= 1 }
+        return n
     }
 }

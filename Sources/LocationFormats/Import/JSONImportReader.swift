@@ -1,4 +1,5 @@
 import JSONCore
+import Timestamps
 
 /// Reads the JSON history formats as a stream of tokens, never holding more than one record.
 ///
@@ -146,10 +147,10 @@ struct JSONImportReader: Sendable {
             record.startCoordinates()
             state = .locationArray(depth: token.depth)
         case .beginArray, .beginObject:
-            if let slot = recordSlot { record[slot] = token.kind == .beginArray ? .array([]) : .object([:]) }
+            if let slot = recordSlot { record[slot] = .container(isArray: token.kind == .beginArray) }
             skip(token)
         default:
-            if let slot = recordSlot { record[slot] = scalar(token) }
+            if let slot = recordSlot { record[slot] = field(token, slot: slot) }
         }
         if token.kind != .key { recordSlot = nil }
     }
@@ -169,13 +170,26 @@ struct JSONImportReader: Sendable {
         collector.point(format) { () throws(FixError) in try fields.fix(now: now, rules: rules) }
     }
 
-    /// The value of a scalar token.
-    func scalar(_ token: JSONStreamToken) -> JSONValue {
+    /// The value of a scalar token as the field of `slot`: times are read from the bytes
+    /// directly (no String on the hot path), other strings decoded only where kept.
+    func field(_ token: JSONStreamToken, slot: GoogleRecordFields.Slot) -> GoogleRecordFields.Field {
         switch token.kind {
-        case .number: tokenizer.number(token).map(JSONValue.number) ?? .null
-        case .string: tokenizer.string(token).map(JSONValue.string) ?? .array([])
-        case .bool: .bool(token.boolValue)
-        default: .null
+        case .number:
+            return tokenizer.number(token).map(GoogleRecordFields.Field.number) ?? .null
+        case .string where !token.hasEscapes && (slot == .timestamp || slot == .timestampMs):
+            let ms = tokenizer.withBytes(from: token.start, to: token.end) { raw -> Int64? in
+                guard let raw else { return nil }
+                let bytes = raw.assumingMemoryBound(to: UInt8.self)
+                return slot == .timestamp ? Timestamp.parseRFC3339(utf8: bytes) : ImportText.integer(utf8: bytes)
+            }
+            return ms.map(GoogleRecordFields.Field.milliseconds) ?? .invalidText
+        case .string:
+            guard let text = tokenizer.string(token) else { return .invalidText }
+            return GoogleRecordFields.field(.string(text), slot: slot)
+        case .bool:
+            return .bool(token.boolValue)
+        default:
+            return .null
         }
     }
 
@@ -334,7 +348,12 @@ struct JSONImportReader: Sendable {
         case .truncated: "truncated_file"
         case .limitExceeded: "limit_exceeded"
         }
-        collector.summary.stopped = ImportStop(code: code, message: error.description, offset: error.offset)
+        let message = switch error.kind {
+        case .syntax: "invalid JSON: \(error.reason)"
+        case .truncated: "the file is cut short: \(error.reason)"
+        case .limitExceeded: error.reason
+        }
+        collector.summary.stopped = ImportStop(code: code, message: message, offset: error.offset)
         state = .done
     }
 }

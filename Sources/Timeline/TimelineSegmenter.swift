@@ -1,0 +1,247 @@
+import GeoKit
+
+/// Splits a device's history into stays and trips, one fix at a time (see docs/timeline.md).
+///
+/// **Input**: fixes in ascending time order. A fix that is older than the previous one, has
+/// impossible coordinates, or whose accuracy is worse than `maxAccuracy` is ignored (counted in
+/// `ignoredFixes`); equal timestamps are fine.
+///
+/// **Algorithm** (deterministic, O(n) time, memory bounded by the fixes of one not-yet-confirmed
+/// stay, i.e. those of the last `stayMinutes`):
+/// 1. *Inside.* A fix is inside a circle of centre c when `distance(fix, c) − slack ≤ stayRadius`,
+///    with `slack = min(accuracy, stayRadius / 2)`: an inaccurate fix that may be inside counts as
+///    inside, but no fix can stretch a stay by more than half its radius. Centres are
+///    accuracy-weighted means of unit vectors (weight 1 / max(accuracy, 10 m)², 25 m when
+///    unknown), so a precise GPS fix outweighs a vague cell-tower one; distances are great-circle
+///    meters on MongoDB's sphere (R = 6,378,100 m, GeoKit's `Earth`).
+/// 2. *Candidate.* While moving, the most recent fixes that are all inside the circle around
+///    their centre form the candidate: a new fix that is not inside pushes the oldest members out
+///    (into the current trip) until it is. When the candidate spans `stayMinutes` it becomes a stay
+///    — with one fix every 10 minutes, two fixes at the same place already make one.
+/// 3. *Stay.* Fixes inside the stay's (updated) centre extend it. A fix outside starts an
+///    excursion; if a fix comes back inside within `maxOutlierFixes` + 1 fixes, the excursion was
+///    noise (a GPS jump, a Wi-Fi position) and is absorbed into the stay. Otherwise the stay ends
+///    at its last inside fix and the excursion's fixes start the next trip.
+/// 4. *Gaps.* More than `maxGapMinutes` without fixes ends a trip (the next one starts after the
+///    gap). A stay — or a candidate — survives a silent gap of up to `maxStayGapHours` when the
+///    first fix after it is inside: the device did not move (phones stop reporting when still).
+/// 5. *Merge.* A stay, a trip of at most `4 × (maxOutlierFixes + 1)` fixes lasting at most
+///    `stayMinutes`, then a stay whose centre is within `stayRadius` of the first: one stay (a
+///    longer burst of bad fixes inside a stay). The last stay and the trip after it wait in a
+///    one-stay buffer for this (and so that the trip ends at the next stay's final centre).
+/// 6. *Trips* are what lies between: from the end of the previous stay (its centre) through the
+///    moving fixes to the start of the next stay (its centre); beside a gap a trip starts or ends
+///    at its own first or last fix. Two stays seen back to back give a trip with 0 fixes.
+///
+/// Every fix that is not ignored lands in exactly one segment, so the segments' `fixes` add up
+/// to the fixes given minus `ignoredFixes`, except that a lone fix between two gaps is a trip of
+/// one fix and distance 0.
+public struct TimelineSegmenter: Sendable {
+    public let parameters: TimelineParameters
+    /// Fixes not used: out of order, invalid coordinates, or accuracy worse than `maxAccuracy`.
+    public private(set) var ignoredFixes = 0
+
+    var candidate = StayCandidate()
+    var trip = TripBuilder(from: nil)
+    var stay: StayBuilder?
+    var excursion: [Sample] = []
+    var last: Sample?
+    var merger: SegmentMerger
+
+    public init(parameters: TimelineParameters = TimelineParameters()) {
+        self.parameters = parameters
+        merger = SegmentMerger(parameters: parameters)
+    }
+
+    /// Segments of the whole input (a convenience over `add`, `finish` and `takeSegments`).
+    public static func segments(of fixes: some Sequence<TimelineFix>,
+                                parameters: TimelineParameters = TimelineParameters()) -> [TimelineSegment] {
+        var segmenter = TimelineSegmenter(parameters: parameters)
+        for fix in fixes { segmenter.add(fix) }
+        segmenter.finish()
+        return segmenter.takeSegments()
+    }
+
+    /// Segments that are final, oldest first; each is returned once.
+    public mutating func takeSegments() -> [TimelineSegment] {
+        let out = merger.output
+        merger.output.removeAll(keepingCapacity: true)
+        return out
+    }
+
+    /// Adds the next fix (see the type's documentation for what is ignored).
+    public mutating func add(_ fix: TimelineFix) {
+        guard fix.latitude.isFinite, fix.longitude.isFinite, fix.latitude.magnitude <= 90, fix.longitude.magnitude <= 180,
+              (fix.accuracy ?? 0) <= parameters.maxAccuracy, !(fix.accuracy?.isNaN ?? false),
+              fix.timestamp >= (last?.time ?? Int64.min) else {
+            ignoredFixes += 1
+            return
+        }
+        let sample = Sample(fix, stayRadius: parameters.stayRadius)
+        defer { last = sample }
+        if let last, sample.time - last.time > parameters.maxGapMilliseconds {
+            afterGap(sample, silence: sample.time - last.time)
+        } else {
+            step(sample)
+        }
+    }
+
+    /// Ends the input: the open stay or trip is final.
+    public mutating func finish() {
+        if stay != nil {
+            let outside = excursion
+            endStay()
+            for m in outside { trip.add(m) }
+        }
+        flushCandidateIntoTrip()
+        endTrip()
+        merger.flush()
+    }
+
+    // MARK: Steps
+
+    func isInside(_ s: Sample, _ centre: S2Point) -> Bool {
+        meters(s.point, centre) - s.slack <= parameters.stayRadius
+    }
+
+    mutating func step(_ s: Sample) {
+        if stay != nil { stayStep(s) } else { movingStep(s) }
+    }
+
+    mutating func movingStep(_ s: Sample) {
+        while !candidate.isEmpty && !isInside(s, candidate.centre) {
+            if let oldest = candidate.removeFirst() { trip.add(oldest) }
+        }
+        candidate.append(s)
+        if candidate.span >= parameters.stayMilliseconds { confirmCandidate() }
+    }
+
+    mutating func stayStep(_ s: Sample) {
+        guard var current = stay else { return }
+        if isInside(s, current.centre) {
+            // Back inside: what was outside meanwhile was noise.
+            current.fixes += excursion.count
+            excursion.removeAll(keepingCapacity: true)
+            current.add(s)
+            stay = current
+            return
+        }
+        excursion.append(s)
+        guard excursion.count > parameters.maxOutlierFixes else { return }
+        let moved = excursion
+        excursion.removeAll(keepingCapacity: true)
+        endStay()
+        for m in moved { movingStep(m) }
+    }
+
+    mutating func afterGap(_ s: Sample, silence: Int64) {
+        let stillThere = silence <= parameters.maxStayGapMilliseconds
+        if let current = stay {
+            if stillThere && isInside(s, current.centre) {
+                stayStep(s)
+                return
+            }
+            // The stay ends; what was outside it before the silence is a trip ending at the gap.
+            let outside = excursion
+            excursion.removeAll(keepingCapacity: true)
+            endStay()
+            for m in outside { trip.add(m) }
+            endTrip()
+            merger.gap()
+            movingStep(s)
+            return
+        }
+        if stillThere && !candidate.isEmpty && isInside(s, candidate.centre) {
+            movingStep(s)
+            return
+        }
+        flushCandidateIntoTrip()
+        endTrip()
+        merger.gap()
+        movingStep(s)
+    }
+
+    // MARK: Segment boundaries
+
+    mutating func confirmCandidate() {
+        let confirmed = StayBuilder(candidate)
+        candidate.removeAll()
+        // The trip so far ends where this stay starts; the merger completes it with the
+        // stay's final centre once the stay ends.
+        merger.addTripToNextStay(trip)
+        trip = TripBuilder(from: nil)
+        stay = confirmed
+    }
+
+    mutating func endStay() {
+        guard let current = stay else { return }
+        stay = nil
+        merger.add(current)
+        trip = TripBuilder(from: TripAnchor(time: current.end, point: current.centre, location: current.location))
+        excursion.removeAll(keepingCapacity: true)
+    }
+
+    mutating func flushCandidateIntoTrip() {
+        while let oldest = candidate.removeFirst() { trip.add(oldest) }
+    }
+
+    /// Ends the current trip at a gap or at the end of the input.
+    mutating func endTrip() {
+        if let finished = trip.trip(to: nil) { merger.add(finished) }
+        trip = TripBuilder(from: nil)
+    }
+}
+
+/// Holds the last stay and the trip after it until the next stay is final, so that the trip
+/// ends at that stay's final centre and a stay interrupted by a short burst of bad fixes can be
+/// merged back; everything else passes straight to `output`. Holds at most one of each.
+struct SegmentMerger: Sendable {
+    let parameters: TimelineParameters
+    var output: [TimelineSegment] = []
+    var heldStay: StayBuilder?
+    /// A trip whose end is the stay that comes next (its `to` is not final yet).
+    var heldTrip: TripBuilder?
+
+    init(parameters: TimelineParameters) { self.parameters = parameters }
+
+    var maxMergeFixes: Int { 4 * (parameters.maxOutlierFixes + 1) }
+
+    /// A stay that is complete.
+    mutating func add(_ next: StayBuilder) {
+        let anchor = TripAnchor(time: next.start, point: next.centre, location: next.location)
+        let between = heldTrip?.trip(to: anchor)
+        heldTrip = nil
+        if var held = heldStay {
+            let short = between.map { $0.fixes <= maxMergeFixes && $0.end - $0.start <= parameters.stayMilliseconds } ?? true
+            if short && meters(held.centre, next.centre) <= parameters.stayRadius {
+                held.absorb(tripFixes: between?.fixes ?? 0, then: next)
+                heldStay = held
+                return
+            }
+            output.append(.stay(held.stay))
+        }
+        if let between { output.append(.trip(between)) }
+        heldStay = next
+    }
+
+    /// A trip that ends at the stay added next.
+    mutating func addTripToNextStay(_ trip: TripBuilder) {
+        heldTrip = trip
+    }
+
+    /// A trip that ends at a gap or at the end of the input.
+    mutating func add(_ trip: Trip) {
+        flush()
+        output.append(.trip(trip))
+    }
+
+    /// A gap: nothing before it merges with anything after it.
+    mutating func gap() { flush() }
+
+    mutating func flush() {
+        if let held = heldStay { output.append(.stay(held.stay)) }
+        if let trip = heldTrip?.trip(to: nil) { output.append(.trip(trip)) }
+        heldStay = nil
+        heldTrip = nil
+    }
+}
