@@ -69,6 +69,7 @@ struct GPXImportReader: Sendable {
                 return .progress
             }
             sawRoot = true
+            collector.summary.format = .gpx
         }
         guard local == "trkpt" || local == "rtept" || local == "wpt" else {
             window.consumed = close + 1

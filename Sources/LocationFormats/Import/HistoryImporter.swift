@@ -124,7 +124,10 @@ public struct HistoryImporter: Sendable {
     /// Chooses the reader from the first significant byte.
     mutating func detect() {
         var start = 0
-        if undecided.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        // A byte order mark may arrive split over chunks: wait for all of it.
+        if !finished && undecided.count < 3 && bom.starts(with: undecided) { return }
+        if undecided.starts(with: bom) { start = 3 }
         while start < undecided.count, [32, 9, 10, 13].contains(undecided[start]) { start += 1 }
         guard start < undecided.count else { return }
         let options = collector.options

@@ -48,6 +48,8 @@ struct JSONImportReader: Sendable {
     var rootKeptFrom: Int?
     var record = GoogleRecordFields()
     var recordSlot: GoogleRecordFields.Slot?
+    /// Whether a record array was entered (an empty `locations` is still Records.json).
+    var sawRecordArray = false
 
     init(options: ImportOptions) {
         tokenizer = JSONStreamTokenizer(limits: .init(maxDepth: options.jsonLimits.maxDepth,
@@ -62,7 +64,8 @@ struct JSONImportReader: Sendable {
     /// the document ends or stops (false).
     mutating func run(_ collector: inout ImportCollector) -> Bool {
         while collector.ready.count < collector.options.batchSize {
-            guard state != .done, collector.summary.stopped == nil else { return false }
+            // After the root value only white space may follow: keep reading until `.end`.
+            guard collector.summary.stopped == nil else { return false }
             let step: JSONStreamTokenizer.Step
             do { step = try tokenizer.next() } catch { stop(error, &collector); return false }
             collector.summary.bytesRead = tokenizer.position
@@ -72,7 +75,7 @@ struct JSONImportReader: Sendable {
             case .token(let token): handle(token, &collector)
             }
         }
-        return state != .done
+        return true
     }
 
     mutating func handle(_ token: JSONStreamToken, _ collector: inout ImportCollector) {
@@ -105,6 +108,7 @@ struct JSONImportReader: Sendable {
                 return
             }
             releaseRoot()
+            sawRecordArray = true
             state = .elements(array, depth: token.depth)
         case .elements(let array, let depth):
             if token.kind == .endArray && token.depth == depth {
@@ -312,6 +316,7 @@ struct JSONImportReader: Sendable {
     /// format, else nothing more to do.
     mutating func finishRoot(_ token: JSONStreamToken, _ collector: inout ImportCollector) {
         state = .done
+        if collector.summary.format == nil && sawRecordArray { collector.summary.format = .googleRecords }
         guard collector.summary.format == nil else { releaseRoot(); return }
         guard let start = rootKeptFrom else {
             stop("unknown_format", "the JSON object has no locations, timelineObjects, semanticSegments, rawSignals or features", token, &collector)
