@@ -237,6 +237,7 @@ public struct JSONStreamTokenizer: Sendable {
         if end - start > limits.maxTokenBytes { throw tooLong(at: start) }
         if end == buffer.count && !finished { return nil }
         guard valid else {
+            if end == buffer.count { throw truncated() }
             throw JSONStreamError(kind: .syntax, offset: base + start,
                                   reason: "invalid number \(Self.quote(buffer[start..<min(end, start + 32)]))")
         }
