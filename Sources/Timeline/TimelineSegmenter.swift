@@ -3,8 +3,8 @@ import GeoKit
 /// Splits a device's history into stays and trips, one fix at a time (see docs/timeline.md).
 ///
 /// **Input**: fixes in ascending time order. A fix that is older than the previous one, has
-/// impossible coordinates, or whose accuracy is worse than `maxAccuracy` is ignored (counted in
-/// `ignoredFixes`); equal timestamps are fine.
+/// impossible coordinates or time (beyond ±2⁵³ ms), or whose accuracy is worse than `maxAccuracy`
+/// is ignored (counted in `ignoredFixes`); equal timestamps are fine.
 ///
 /// **Algorithm** (deterministic, O(n) time, memory bounded by the fixes of one not-yet-confirmed
 /// stay, i.e. those of the last `stayMinutes`):
@@ -69,11 +69,14 @@ public struct TimelineSegmenter: Sendable {
         return out
     }
 
+    /// Timestamps beyond ±2⁵³ ms (±285,000 years) are ignored, so no difference of two can overflow.
+    static let maxTimestampMagnitude: UInt64 = 1 << 53
+
     /// Adds the next fix (see the type's documentation for what is ignored).
     public mutating func add(_ fix: TimelineFix) {
         guard fix.latitude.isFinite, fix.longitude.isFinite, fix.latitude.magnitude <= 90, fix.longitude.magnitude <= 180,
               (fix.accuracy ?? 0) <= parameters.maxAccuracy, !(fix.accuracy?.isNaN ?? false),
-              fix.timestamp >= (last?.time ?? Int64.min) else {
+              fix.timestamp.magnitude <= Self.maxTimestampMagnitude, fix.timestamp >= (last?.time ?? Int64.min) else {
             ignoredFixes += 1
             return
         }

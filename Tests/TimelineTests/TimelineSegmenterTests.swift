@@ -139,8 +139,9 @@ let park = TrackBuilder.offset(cafe, east: 0, north: 800)
         segmenter.add(TimelineFix(timestamp: 1_000_001, longitude: .nan, latitude: 48))
         segmenter.add(TimelineFix(timestamp: 1_000_002, longitude: 11, latitude: 91))
         segmenter.add(TimelineFix(timestamp: 1_000_003, longitude: 11, latitude: 48, accuracy: .nan))
+        segmenter.add(TimelineFix(timestamp: .max, longitude: 11, latitude: 48))
         segmenter.finish()
-        #expect(segmenter.ignoredFixes == 4)
+        #expect(segmenter.ignoredFixes == 5)
         #expect(segmenter.takeSegments().map(\.fixes) == [1])
     }
 
