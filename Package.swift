@@ -50,8 +50,9 @@ let package = Package(
         .testTarget(name: "PlanarGeometryTests", dependencies: ["PlanarGeometry"]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "GeoKit", "TestRandom"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
-        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "GeoKit", "JSONCore"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
+        .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
+        .testTarget(name: "TrackingTests", dependencies: ["Tracking", "TrackingTestSupport", "GeoKit", "JSONCore", "LocationFormats"]),
+        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

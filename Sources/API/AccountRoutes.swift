@@ -41,7 +41,7 @@ struct AccountRoutes {
             }),
             Route("DELETE", "/v1/sessions/{id}", .deferred { request in
                 let userID = try auth.requireUser(request)
-                try await accounts.revokeSession(id: request.parameter("id"), userID: userID)
+                try await accounts.revokeSession(id: request.id(), userID: userID)
                 return .noContent
             }),
             Route("GET", "/v1/me", .inline { request in

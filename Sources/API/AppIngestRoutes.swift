@@ -72,7 +72,7 @@ struct AppIngestRoutes {
             throw TrackingError.unauthenticated
         }
         guard let credential = try devices.credential(forDeviceToken: token), case .device(let tokenDevice, _) = credential,
-              tokenDevice == deviceID else { throw TrackingError.unauthenticated }
+              tokenDevice.rawValue == deviceID else { throw TrackingError.unauthenticated }
         return credential
     }
 }

@@ -33,6 +33,7 @@ public struct Services: Sendable {
     public let queryGate: AdmissionGate
     public let live: LiveHub
     public let exports: ExportService
+    public let feed: FeedService
     public let logger: Logger
 
     /// Everything wired to one backend; every service publishes its group events to `live`.
@@ -49,6 +50,7 @@ public struct Services: Sendable {
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
         self.exports = ExportService(store: backend, directory: backend)
+        self.feed = FeedService(log: backend)
         self.logger = logger
     }
 
@@ -116,7 +118,7 @@ struct Authentication: Sendable {
     }
 
     /// The signed-in user's id; 401 without a valid user token.
-    func requireUser(_ request: Request) throws -> String {
+    func requireUser(_ request: Request) throws -> UserID {
         switch try credential(request) {
         case .user(let id): return id
         case .anonymous: throw TrackingError.unauthenticated

@@ -23,23 +23,23 @@ struct DeviceRoutes {
                 return .json(["devices": .array(try devices.list(ownerID: userID).map(Documents.deviceSummary))])
             }),
             Route("GET", "/v1/devices/{id}", .inline { request in
-                let credential = try auth.reader(request, of: .device(request.parameter("id")))
-                return .json(Documents.device(try devices.device(id: request.parameter("id"), for: credential), viewer: credential))
+                let credential = try auth.reader(request, of: .device(request.id()))
+                return .json(Documents.device(try devices.device(id: request.id(), for: credential), viewer: credential))
             }),
             Route("PATCH", "/v1/devices/{id}", maxBodyBytes: 16 * 1024, .deferred { request in
                 let userID = try auth.requireUser(request)
                 let body = try JSONBody(request)
-                let device = try await devices.rename(id: request.parameter("id"), ownerID: userID, to: try body.string("name"))
+                let device = try await devices.rename(id: request.id(), ownerID: userID, to: try body.string("name"))
                 return .json(Documents.device(device))
             }),
             Route("DELETE", "/v1/devices/{id}", .deferred { request in
                 let userID = try auth.requireUser(request)
-                try await devices.remove(id: request.parameter("id"), ownerID: userID)
+                try await devices.remove(id: request.id(), ownerID: userID)
                 return .noContent
             }),
             Route("POST", "/v1/devices/{id}/token", .deferred { request in
                 let userID = try auth.requireUser(request)
-                let token = try await devices.rotateToken(id: request.parameter("id"), ownerID: userID)
+                let token = try await devices.rotateToken(id: request.id(), ownerID: userID)
                 return .json(["deviceToken": .string(token)])
             }),
         ]

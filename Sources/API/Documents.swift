@@ -6,7 +6,7 @@ struct Documents: Sendable {
     let services: Services
 
     static func user(_ user: User) -> JSONValue {
-        ["id": .string(user.id), "email": .string(user.email), "displayName": .string(user.displayName),
+        ["id": .id(user.id), "email": .string(user.email), "displayName": .string(user.displayName),
          "createdAt": .string(Time.format(user.createdAt))]
     }
 
@@ -14,7 +14,7 @@ struct Documents: Sendable {
     /// absolute ends.
     static func session(_ session: Session, current: Bool, policy: AccountService.Policy) -> JSONValue {
         let expires = min(session.lastUsedAt + policy.sessionIdleMilliseconds, session.createdAt + policy.sessionLifetimeMilliseconds)
-        var object: JSONObject = ["id": .string(session.id), "createdAt": .string(Time.format(session.createdAt)),
+        var object: JSONObject = ["id": .id(session.id), "createdAt": .string(Time.format(session.createdAt)),
                                   "lastUsedAt": .string(Time.format(session.lastUsedAt)), "expiresAt": .string(Time.format(expires)),
                                   "current": .bool(current)]
         if let client = session.client { object["client"] = .string(client) }
@@ -22,23 +22,23 @@ struct Documents: Sendable {
     }
 
     /// `GET /v1/me`.
-    func me(userID: String) throws -> JSONValue {
+    func me(userID: UserID) throws -> JSONValue {
         let profile = try services.groups.profile(userID: userID)
         guard case .object(var document) = Self.user(profile.user) else { return .null }
         document["devices"] = .array(profile.devices.map(Self.deviceSummary))
         document["groups"] = .array(profile.memberships.map { m in
-            ["groupId": .string(m.groupID), "groupName": .string(m.groupName), "deviceId": .string(m.deviceID),
+            ["groupId": .id(m.groupID), "groupName": .string(m.groupName), "deviceId": .id(m.deviceID),
              "isOwner": .bool(m.isOwner), "shareLocation": .bool(m.shareLocation)]
         })
         document["invitations"] = .array(profile.invitations.map { i in
-            ["groupId": .string(i.groupID), "groupName": .string(i.groupName), "senderEmail": .string(i.senderEmail)]
+            ["groupId": .id(i.groupID), "groupName": .string(i.groupName), "senderEmail": .string(i.senderEmail)]
         })
         return .object(document)
     }
 
     /// A device; its `platformId` (the phone's own hardware id) only for its owner.
     static func device(_ device: Device, viewer: Credential? = nil) -> JSONValue {
-        var object: JSONObject = ["id": .string(device.id), "name": .string(device.name), "ownerId": .string(device.ownerID),
+        var object: JSONObject = ["id": .id(device.id), "name": .string(device.name), "ownerId": .id(device.ownerID),
                                   "createdAt": .string(Time.format(device.createdAt))]
         if let platformID = device.platformID, viewer == nil || viewer?.userID == device.ownerID {
             object["platformId"] = .string(platformID)
@@ -48,7 +48,7 @@ struct Documents: Sendable {
     }
 
     static func deviceSummary(_ device: Device) -> JSONValue {
-        ["id": .string(device.id), "name": .string(device.name), "lastLocation": lastLocation(device.lastLocation)]
+        ["id": .id(device.id), "name": .string(device.name), "lastLocation": lastLocation(device.lastLocation)]
     }
 
     static func lastLocation(_ last: LastLocation?) -> JSONValue {
@@ -63,13 +63,13 @@ struct Documents: Sendable {
 
     /// `GET /v1/groups/{id}`: `location` is null while a member does not share.
     static func group(_ group: Group) -> JSONValue {
-        ["id": .string(group.record.id), "name": .string(group.record.name), "ownerId": .string(group.record.ownerID),
+        ["id": .id(group.record.id), "name": .string(group.record.name), "ownerId": .id(group.record.ownerID),
          "createdAt": .string(Time.format(group.record.createdAt)),
          "members": .array(group.members.map { m in
              let location: JSONValue = m.location.map {
                  ["coordinates": position($0.longitude, $0.latitude), "updatedAt": .string(Time.format($0.timestamp))]
              } ?? .null
-             return ["userId": .string(m.userID), "displayName": .string(m.displayName), "deviceId": .string(m.deviceID),
+             return ["userId": .id(m.userID), "displayName": .string(m.displayName), "deviceId": .id(m.deviceID),
                      "deviceName": .string(m.deviceName), "shareLocation": .bool(m.shareLocation), "location": location]
          })]
     }

@@ -137,7 +137,7 @@ final class ExportProducer: @unchecked Sendable {
     }
 
     private func point(_ s: ExportSubject, _ lon: Double, _ lat: Double, _ ts: Int64, _ alt: Double?) -> ExportPoint {
-        ExportPoint(deviceID: s.deviceID, deviceName: s.deviceName, userID: s.userID, displayName: s.displayName,
+        ExportPoint(deviceID: s.deviceID.rawValue, deviceName: s.deviceName, userID: s.userID.rawValue, displayName: s.displayName,
                     longitude: lon, latitude: lat, timestamp: ts, altitude: alt)
     }
 }

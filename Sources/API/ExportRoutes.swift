@@ -41,7 +41,7 @@ public struct ExportRoutes: Sendable {
             let routes = self
             return Route("GET", endpoint.rawValue, .inline { request in
                 let id = request.parameter("id")
-                let partition: Partition = endpoint.rawValue.hasPrefix("/v1/groups") ? .group(id) : .device(id)
+                let partition: Partition = endpoint.rawValue.hasPrefix("/v1/groups") ? .group(GroupID(id)) : .device(DeviceID(id))
                 let credential = try Authentication(services: routes.services).reader(request, of: partition)
                 let prepared = try routes.prepare(endpoint, id: request.parameter("id"), query: request, credential: credential)
                 var response = Response(contentType: prepared.contentType, stream: prepared.stream)
@@ -54,25 +54,26 @@ public struct ExportRoutes: Sendable {
     /// Checks rights and options and builds the export; shared by the routes and `fod export`.
     public func prepare(_ endpoint: Endpoint, id: String, query request: Request, credential: Credential) throws -> Prepared {
         let options = try ExportOptions(request)
+        let groupID = GroupID(id), deviceID = DeviceID(id)
         switch endpoint {
         case .groupGeoJSON:
-            let subjects = try services.exports.groupSubjects(groupID: id, credential: credential)
+            let subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
             let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: options.tracks)
             return try make(subjects, options, writer, "application/geo+json", "group-\(id).geojson", rows: options.tracks,
-                            scope: .group(id), credential: credential)
+                            scope: .group(groupID), credential: credential)
         case .deviceGeoJSON:
-            let subject = try services.exports.deviceSubject(deviceID: id, credential: credential)
+            let subject = try services.exports.deviceSubject(deviceID: deviceID, credential: credential)
             let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: true)
             return try make([subject], options, writer, "application/geo+json", "device-\(id).geojson", rows: true,
-                            scope: .device(id), credential: credential)
+                            scope: .device(deviceID), credential: credential)
         case .deviceGPX:
-            let subject = try services.exports.deviceSubject(deviceID: id, credential: credential)
+            let subject = try services.exports.deviceSubject(deviceID: deviceID, credential: credential)
             let writer = ExportWriter.gpx(GPXExport(metadata: GPXExport.Metadata(name: subject.deviceName, timeMilliseconds: Time.now()),
                                                     gapMilliseconds: options.gapMilliseconds))
             return try make([subject], options, writer, "application/gpx+xml", "device-\(id).gpx", rows: true,
-                            scope: .device(id), credential: credential)
+                            scope: .device(deviceID), credential: credential)
         case .groupScatter:
-            var subjects = try services.exports.groupSubjects(groupID: id, credential: credential)
+            var subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
             let field: ScatterColorField
             switch request.query("color") ?? "device" {
             case "device": field = .device
@@ -81,23 +82,23 @@ public struct ExportRoutes: Sendable {
             }
             // Scatter writers need points grouped by series key, oldest first within a series.
             subjects.sort { field == .device ? $0.deviceID < $1.deviceID : ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) }
-            let groupName = try services.groups.group(id: id, for: credential).record.name
+            let groupName = try services.groups.group(id: groupID, for: credential).record.name
             let title = "\(groupName): positions by \(field.rawValue)"
             let basemap = self.basemap
             switch request.query("format") ?? "json" {
             case "json":
-                return try make(subjects, options, .scatterJSON(ScatterJSONExport(colorField: field)), "application/json; charset=utf-8", "scatter-\(id).json", rows: true, scope: .group(id), credential: credential)
+                return try make(subjects, options, .scatterJSON(ScatterJSONExport(colorField: field)), "application/json; charset=utf-8", "scatter-\(id).json", rows: true, scope: .group(groupID), credential: credential)
             case "csv":
-                return try make(subjects, options, .scatterCSV(ScatterCSVExport(colorField: field)), "text/csv; charset=utf-8", "scatter-\(id).csv", rows: true, scope: .group(id), credential: credential)
+                return try make(subjects, options, .scatterCSV(ScatterCSVExport(colorField: field)), "text/csv; charset=utf-8", "scatter-\(id).csv", rows: true, scope: .group(groupID), credential: credential)
             case "vega-lite":
                 let writer = VegaLiteExport(colorField: field, basemap: basemap, options: VegaLiteExport.Options(title: title))
-                return try make(subjects, options, .vegaLite(writer), "application/json; charset=utf-8", "scatter-\(id).vl.json", rows: true, scope: .group(id), credential: credential)
+                return try make(subjects, options, .vegaLite(writer), "application/json; charset=utf-8", "scatter-\(id).vl.json", rows: true, scope: .group(groupID), credential: credential)
             case "svg":
                 let pending: (GeoBounds?) -> SVGScatterMap = { bounds in
                     SVGScatterMap(bounds: bounds, colorField: field, basemap: basemap,
                                   options: SVGScatterMap.Options(title: title, attribution: "Countries: Natural Earth (public domain)"))
                 }
-                return try make(subjects, options, .svg(pending: pending, map: nil), "image/svg+xml", "scatter-\(id).svg", rows: true, scope: .group(id), credential: credential)
+                return try make(subjects, options, .svg(pending: pending, map: nil), "image/svg+xml", "scatter-\(id).svg", rows: true, scope: .group(groupID), credential: credential)
             default:
                 throw TrackingError.invalid("format must be json, csv, vega-lite or svg", code: "invalid_format")
             }

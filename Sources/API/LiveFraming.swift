@@ -6,8 +6,8 @@ import Tracking
 /// has some of them gets only the rest.
 struct Segment {
     var bytes: [UInt8] = []
-    var starts: [(id: Int64, offset: Int)] = []
-    var lastID: Int64 { starts.last?.id ?? 0 }
+    var starts: [(id: EventID, offset: Int)] = []
+    var lastID: EventID { starts.last?.id ?? .start }
 
     mutating func append(_ event: GroupEvent) {
         starts.append((event.id, bytes.count))
@@ -15,7 +15,7 @@ struct Segment {
     }
 
     /// The bytes of the events with ids greater than `id`.
-    func bytes(after id: Int64) -> [UInt8] {
+    func bytes(after id: EventID) -> [UInt8] {
         guard let first = starts.first, id >= first.id else { return bytes }
         guard let next = starts.first(where: { $0.id > id }) else { return [] }
         return Array(bytes[next.offset...])
@@ -25,15 +25,15 @@ struct Segment {
 /// Server-sent event framing.
 enum SSE {
     static func event(_ event: GroupEvent) -> [UInt8] {
-        frame(id: event.id, name: event.kind.rawValue, data: event.data)
+        frame(id: event.id.rawValue, name: event.kind.rawValue, data: event.data)
     }
 
-    static func snapshot(_ document: JSONValue, id: Int64) -> [UInt8] {
-        frame(id: id, name: "snapshot", data: document)
+    static func snapshot(_ document: JSONValue, id: EventID) -> [UInt8] {
+        frame(id: id.rawValue, name: "snapshot", data: document)
     }
 
-    static func resync(lastEventID: Int64) -> [UInt8] {
-        frame(id: nil, name: "resync", data: ["lastEventId": .number(JSONNumber(lastEventID)),
+    static func resync(lastEventID: EventID) -> [UInt8] {
+        frame(id: nil, name: "resync", data: ["lastEventId": .number(JSONNumber(lastEventID.rawValue)),
                                               "reason": "the stream fell behind; reconnect with Last-Event-ID"])
     }
 

@@ -11,14 +11,14 @@ extension LiveHub {
     /// registration can be missed. Blocks only on database reads (call it off the HTTP threads).
     /// - Parameter snapshot: the group document as JSON (read after the log position).
     /// - Throws: 404 when `userID` is not a member, 429 past `streamsPerUser`.
-    public func subscribe(groupID: String, userID: String, lastEventID: Int64?,
+    public func subscribe(groupID: GroupID, userID: UserID, lastEventID: EventID?,
                           snapshot: @escaping () throws -> JSONValue) throws -> ResponseStream {
         let id = nextSubscriberID.wrappingAdd(1, ordering: .relaxed).newValue
         try reserveStream(for: userID, id: id)
         let stream = ResponseStream(capacity: configuration.streamCapacity)
         groups.withLock { all in
             let channel = all[groupID] ?? GroupChannel()
-            channel.subscribers[id] = Subscriber(userID: userID, stream: stream, mode: .replaying([]), lastSent: 0)
+            channel.subscribers[id] = Subscriber(userID: userID, stream: stream, mode: .replaying([]), lastSent: .start)
             all[groupID] = channel
         }
         stream.onClose { [weak self] in self?.unsubscribe(groupID: groupID, id: id, userID: userID) }
@@ -39,11 +39,11 @@ extension LiveHub {
 
     /// What a new stream starts with: the missed events when `lastEventID` is still in the log
     /// (up to the reader's own departure, which ends the stream), else a snapshot.
-    private func openingBytes(groupID: String, readerID: String, lastEventID: Int64?, state: FeedSnapshot,
+    private func openingBytes(groupID: GroupID, readerID: UserID, lastEventID: EventID?, state: FeedSnapshot,
                               snapshot: () throws -> JSONValue) throws -> Opening {
         let header = Array("retry: 2000\n\n".utf8)
-        let oldest = state.oldestEventID ?? state.lastEventID + 1
-        guard let lastEventID, lastEventID <= state.lastEventID, lastEventID >= oldest - 1 else {
+        let oldest = state.oldestEventID ?? EventID(state.lastEventID.rawValue &+ 1)
+        guard let lastEventID, lastEventID <= state.lastEventID, lastEventID.rawValue >= oldest.rawValue - 1 else {
             return Opening(bytes: header + SSE.snapshot(try snapshot(), id: state.lastEventID), lastID: state.lastEventID, ends: false)
         }
         var opening = Opening(bytes: header, lastID: lastEventID, ends: false)
@@ -70,7 +70,7 @@ extension LiveHub {
 
     /// Writes the opening and the live events collected meanwhile, then makes the stream live
     /// (or ends it when the reader left on the way).
-    private func handOver(groupID: String, id: Int, opening: Opening) {
+    private func handOver(groupID: GroupID, id: Int, opening: Opening) {
         groups.withLock { all in
             guard let channel = all[groupID], let subscriber = channel.subscribers[id],
                   case .replaying(let collected) = subscriber.mode else { return }
@@ -98,7 +98,7 @@ extension LiveHub {
     }
 
     /// Counts stream `id` against `userID`'s limit (429 past it).
-    private func reserveStream(for userID: String, id: Int) throws {
+    private func reserveStream(for userID: UserID, id: Int) throws {
         let limit = configuration.streamsPerUser
         let admitted = streamsByUser.withLock { open -> Bool in
             guard open[userID, default: []].count < limit else { return false }
@@ -112,7 +112,7 @@ extension LiveHub {
     }
 
     /// Removes stream `id` from its channel and from its user's count (idempotent).
-    func unsubscribe(groupID: String, id: Int, userID: String) {
+    func unsubscribe(groupID: GroupID, id: Int, userID: UserID) {
         groups.withLock { all in
             guard let channel = all[groupID] else { return }
             channel.subscribers[id] = nil
@@ -128,7 +128,7 @@ extension LiveHub {
 /// The first bytes of a stream and the log id they end at.
 struct Opening {
     var bytes: [UInt8]
-    var lastID: Int64
+    var lastID: EventID
     /// The reader's own departure was among the replayed events: the stream ends after them.
     var ends: Bool
 }

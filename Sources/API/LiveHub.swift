@@ -36,9 +36,9 @@ public final class LiveHub: GroupEventSink, Sendable {
     let configuration: Configuration
     let log: any EventLog
     let fanOut = DispatchQueue(label: "fod.live.fanout", qos: .userInitiated)
-    let groups = Mutex<[String: GroupChannel]>([:])
+    let groups = Mutex<[GroupID: GroupChannel]>([:])
     /// Ids of the open streams of each user.
-    let streamsByUser = Mutex<[String: Set<Int>]>([:])
+    let streamsByUser = Mutex<[UserID: Set<Int>]>([:])
     /// Events published but not yet fanned out, and whether a drain is scheduled.
     let pending = Mutex<(events: [GroupEvent], scheduled: Bool)>(([], false))
     /// When the last fan-out pass started (monotonic ns).
@@ -185,7 +185,7 @@ final class GroupChannel {
     var visibility: GroupVisibility?
     var collected: [GroupEvent] = []
     /// The newest event `visibility` reflects.
-    var appliedThrough: Int64 = 0
+    var appliedThrough = EventID.start
 
     /// Sets the starting state read at log position `snapshot.lastEventID`, then applies the
     /// events collected since that are newer than it.
@@ -205,13 +205,13 @@ final class GroupChannel {
 /// One open stream. Touched only under the hub's `groups` lock.
 final class Subscriber {
     enum Mode { case replaying([GroupEvent]), live }
-    let userID: String
+    let userID: UserID
     let stream: ResponseStream
     var mode: Mode
-    var lastSent: Int64
+    var lastSent: EventID
     var isLive: Bool { if case .live = mode { return true } else { return false } }
 
-    init(userID: String, stream: ResponseStream, mode: Mode, lastSent: Int64) {
+    init(userID: UserID, stream: ResponseStream, mode: Mode, lastSent: EventID) {
         self.userID = userID
         self.stream = stream
         self.mode = mode

@@ -16,7 +16,7 @@ struct LocationRoutes {
         return [
             Route("POST", "/v1/devices/{id}/locations", maxBodyBytes: Self.maxBatchBodyBytes, .deferred { request in
                 let credential = try auth.credential(request)
-                let deviceID = request.parameter("id")
+                let deviceID: DeviceID = request.id()
                 try services.rules.requireWrite(credential, .device(deviceID))
                 let body = try JSONBody.parse(request)
                 let batch = try NativeFormat.parse(body, now: Timestamp.nowMilliseconds(), rules: locations.rules)
@@ -27,9 +27,9 @@ struct LocationRoutes {
                 return .json(Self.counts(outcome, rejected: batch.rejected))
             }),
             Route("GET", "/v1/devices/{id}/locations", .inline { request in
-                let credential = try auth.reader(request, of: .device(request.parameter("id")))
+                let credential = try auth.reader(request, of: .device(request.id()))
                 let page = try locations.history(
-                    deviceID: request.parameter("id"), credential: credential,
+                    deviceID: request.id(), credential: credential,
                     from: try QueryTime.parse(request.query("from"), name: "from"),
                     to: try QueryTime.parse(request.query("to"), name: "to"),
                     cursor: try request.query("cursor").flatMap { $0.isEmpty ? nil : try CursorCoding.decode($0) },
@@ -42,7 +42,7 @@ struct LocationRoutes {
                 guard let before = try QueryTime.parse(request.query("before"), name: "before") else {
                     throw TrackingError.missingField("before")
                 }
-                let deleted = try await locations.deleteHistory(deviceID: request.parameter("id"), before: before, ownerID: userID)
+                let deleted = try await locations.deleteHistory(deviceID: request.id(), before: before, ownerID: userID)
                 return .json(["deleted": .number(JSONNumber(deleted))])
             }),
         ]

@@ -13,7 +13,7 @@ struct QueryRoutes {
         let auth = Authentication(services: services)
         return [
             Route("POST", "/v1/groups/{id}/query", maxBodyBytes: 4 << 20, .deferred { request in
-                let credential = try auth.reader(request, of: .group(request.parameter("id")))
+                let credential = try auth.reader(request, of: .group(request.id()))
                 let body = try JSONBody(request)
                 guard let filter = body["filter"]?.objectValue else { throw TrackingError.missingField("filter") }
                 guard filter.count == 1, let location = filter["location"] else {
@@ -23,10 +23,10 @@ struct QueryRoutes {
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
                                                                   from: try Self.time(body["from"], "from"), to: try Self.time(body["to"], "to")),
                                             limit: try Self.limit(body["limit"]), explain: try body.optionalBool("explain") ?? false)
-                return .json(try services.queryGate.run { try Self.answer(queries, request.parameter("id"), credential, query) })
+                return .json(try services.queryGate.run { try Self.answer(queries, request.id(), credential, query) })
             }),
             Route("GET", "/v1/groups/{id}/near", .deferred { request in
-                let credential = try auth.reader(request, of: .group(request.parameter("id")))
+                let credential = try auth.reader(request, of: .group(request.id()))
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
                       let lat = try QueryNumber.double(request.query("lat"), name: "lat") else {
                     throw TrackingError.invalid("lon and lat are required", code: "missing_field")
@@ -41,15 +41,15 @@ struct QueryRoutes {
                                           to: try QueryTime.parse(request.query("to"), name: "to")),
                     limit: try QueryNumber.int(request.query("limit"), name: "limit") ?? GeoQueryRequest.defaultLimit,
                     explain: request.query("explain") == "true")
-                return .json(try services.queryGate.run { try Self.answer(queries, request.parameter("id"), credential, query) })
+                return .json(try services.queryGate.run { try Self.answer(queries, request.id(), credential, query) })
             }),
         ]
     }
 
-    static func answer(_ queries: GeoQueryService, _ groupID: String, _ credential: Credential, _ query: GeoQueryRequest) throws -> JSONValue {
+    static func answer(_ queries: GeoQueryService, _ groupID: GroupID, _ credential: Credential, _ query: GeoQueryRequest) throws -> JSONValue {
         let (results, explain) = try queries.query(groupID: groupID, credential: credential, query)
         var document: JSONObject = ["results": .array(results.map { r in
-            var o: JSONObject = ["deviceId": .string(r.deviceID), "userId": .string(r.userID),
+            var o: JSONObject = ["deviceId": .id(r.deviceID), "userId": .id(r.userID),
                                  "location": Documents.position(r.longitude, r.latitude), "timestamp": .string(Time.format(r.timestamp))]
             if let d = r.distance { o["distance"] = .number(JSONNumber(d)) }
             return .object(o)

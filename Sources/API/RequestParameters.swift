@@ -60,15 +60,15 @@ enum QueryTime {
 
 /// A live-feed event id (`Last-Event-ID`, `?lastEventId=`): a non-negative integer, spaces
 /// around it allowed; empty counts as absent.
-enum EventID {
-    static func parse(_ text: String?) throws -> Int64? {
+extension EventID {
+    static func parse(_ text: String?) throws -> EventID? {
         guard let text else { return nil }
         let trimmed = HeaderField.trimmed(Substring(text))
         if trimmed.isEmpty { return nil }
         guard DecimalSyntax.isInteger(trimmed), let id = Int64(trimmed), id >= 0 else {
             throw TrackingError.invalid("Last-Event-ID must be an event id (a whole number ≥ 0)", code: "invalid_event_id")
         }
-        return id
+        return EventID(id)
     }
 }
 

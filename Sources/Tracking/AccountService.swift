@@ -52,7 +52,7 @@ public final class AccountService: Sendable {
     let dummyHash: String
     let sink: (any GroupEventSink)?
     /// When each session's last use was last written (ms), so a busy session writes once a minute.
-    let touched = Mutex<[String: Int64]>([:])
+    let touched = Mutex<[SessionID: Int64]>([:])
     /// Writes of last use still running (awaited by `waitForRecordedUses`).
     let touches = Mutex<[Task<Void, Never>]>([])
 
@@ -82,7 +82,7 @@ public final class AccountService: Sendable {
         let now = Timestamp.nowMilliseconds()
         if let wait = signUps.attempt(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let hash = try await hashing.run { [hasher] in try hasher.hash(password) }
-        let user = User(id: Secrets.newID(prefix: "u_"), email: email, displayName: displayName, createdAt: now)
+        let user = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: now)
         let (token, session) = Self.newSession(userID: user.id, at: now, client: client)
         try await store.createUser(user, passwordHash: hash, session: session, tokenHash: Secrets.tokenHash(token))
         return SignedIn(user: user, token: token, session: session)
@@ -93,7 +93,7 @@ public final class AccountService: Sendable {
     public func ensureAccountWithoutPassword(email rawEmail: String, displayName rawName: String) async throws -> User {
         let email = try Validate.email(rawEmail)
         if let (existing, _) = try store.userWithPasswordHash(email: email) { return existing }
-        let user = User(id: Secrets.newID(prefix: "u_"), email: email, displayName: try Validate.displayName(rawName),
+        let user = User(id: UserID.generate(), email: email, displayName: try Validate.displayName(rawName),
                         createdAt: Timestamp.nowMilliseconds())
         // "!" is never a valid Argon2 string, so verification always fails; the session's token
         // is thrown away at once.
@@ -127,9 +127,9 @@ public final class AccountService: Sendable {
         return SignedIn(user: user, token: token, session: session)
     }
 
-    static func newSession(userID: String, at time: Int64, client: String?) -> (token: String, session: Session) {
+    static func newSession(userID: UserID, at time: Int64, client: String?) -> (token: String, session: Session) {
         let token = Secrets.newToken(prefix: userTokenPrefix)
-        return (token, Session(id: Secrets.newID(prefix: "s_"), userID: userID, createdAt: time, lastUsedAt: time,
+        return (token, Session(id: SessionID.generate(), userID: userID, createdAt: time, lastUsedAt: time,
                                client: client.flatMap(Self.clientLabel)))
     }
 
@@ -178,7 +178,7 @@ public final class AccountService: Sendable {
     }
 
     /// The user of a user token, or nil when the token is unknown, signed out or expired.
-    public func userID(forUserToken token: String) throws -> String? {
+    public func userID(forUserToken token: String) throws -> UserID? {
         try session(forUserToken: token)?.userID
     }
 
@@ -187,13 +187,13 @@ public final class AccountService: Sendable {
     }
 
     /// The user's sessions that still work, newest first.
-    public func sessions(userID: String) throws -> [Session] {
+    public func sessions(userID: UserID) throws -> [Session] {
         let now = Timestamp.nowMilliseconds()
         return try store.sessions(userID: userID).filter { !isExpired($0, now: now) }
     }
 
     /// Revokes one of the user's sessions (404 for anyone else's).
-    public func revokeSession(id: String, userID: String) async throws {
+    public func revokeSession(id: SessionID, userID: UserID) async throws {
         guard try await store.deleteSession(id: id, userID: userID) else { throw TrackingError.notFound("session") }
     }
 
@@ -203,12 +203,12 @@ public final class AccountService: Sendable {
                                               usedBefore: now - policy.sessionIdleMilliseconds)
     }
 
-    public func user(id: String) throws -> User {
+    public func user(id: UserID) throws -> User {
         guard let user = try store.user(id: id) else { throw TrackingError.unauthenticated }
         return user
     }
 
-    public func updateDisplayName(userID: String, to rawName: String) async throws -> User {
+    public func updateDisplayName(userID: UserID, to rawName: String) async throws -> User {
         let name = try Validate.displayName(rawName)
         guard let user = try await store.updateDisplayName(userID: userID, displayName: name) else {
             throw TrackingError.unauthenticated
@@ -218,7 +218,7 @@ public final class AccountService: Sendable {
 
     /// Deletes the account and everything it owns, in one transaction that first logs each of
     /// its memberships' departures: `deleted` for groups it owns, `left` elsewhere.
-    public func deleteAccount(userID: String) async throws {
+    public func deleteAccount(userID: UserID) async throws {
         let sink = self.sink
         try await directory.writeDirectory({ tx -> [GroupEvent] in
             let events = try GroupService.departureEvents(try tx.memberships(userID: userID), ownedBy: userID,

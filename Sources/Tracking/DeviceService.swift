@@ -18,12 +18,12 @@ public final class DeviceService: Sendable {
     }
 
     /// Adds a device; returns it with its token, shown this once.
-    public func add(ownerID: String, name rawName: String, platformID: String?) async throws -> (Device, String) {
+    public func add(ownerID: UserID, name rawName: String, platformID: String?) async throws -> (Device, String) {
         let name = try Validate.name(rawName, field: "name")
         if let platformID, platformID.utf8.count > 200 {
             throw TrackingError.invalid("platformId must be at most 200 bytes")
         }
-        let device = Device(id: Secrets.newID(prefix: "d_"), ownerID: ownerID, name: name, platformID: platformID,
+        let device = Device(id: DeviceID.generate(), ownerID: ownerID, name: name, platformID: platformID,
                             createdAt: Timestamp.nowMilliseconds())
         let token = Secrets.newToken(prefix: Self.tokenPrefix)
         let hash = Secrets.tokenHash(token)
@@ -36,18 +36,18 @@ public final class DeviceService: Sendable {
         return (device, token)
     }
 
-    public func list(ownerID: String) throws -> [Device] {
+    public func list(ownerID: UserID) throws -> [Device] {
         try store.readDirectory { try $0.devices(ownerID: ownerID) }
     }
 
     /// The device, if the caller may read its partition (owner, or a member it shares with).
-    public func device(id: String, for credential: Credential) throws -> Device {
+    public func device(id: DeviceID, for credential: Credential) throws -> Device {
         try PartitionRules(facts: store).requireRead(credential, .device(id), hiddenAs: "device")
         guard let device = try store.readDirectory({ try $0.device(id: id) }) else { throw TrackingError.notFound("device") }
         return device
     }
 
-    public func rename(id: String, ownerID: String, to rawName: String) async throws -> Device {
+    public func rename(id: DeviceID, ownerID: UserID, to rawName: String) async throws -> Device {
         let name = try Validate.name(rawName, field: "name")
         return try await store.writeDirectory { tx in
             _ = try Self.owned(id, by: ownerID, in: tx)
@@ -60,7 +60,7 @@ public final class DeviceService: Sendable {
     /// Removes the device, its locations and the memberships using it. A device that carries
     /// the owner's own membership in a group they own cannot go (409): hand the group over or
     /// delete it first, so a group never loses its owner's membership.
-    public func remove(id: String, ownerID: String) async throws {
+    public func remove(id: DeviceID, ownerID: UserID) async throws {
         let sink = self.sink
         try await store.writeDirectory({ tx -> [GroupEvent] in
             _ = try Self.owned(id, by: ownerID, in: tx)
@@ -77,7 +77,7 @@ public final class DeviceService: Sendable {
     }
 
     /// A new token for the device; the old one stops working at once.
-    public func rotateToken(id: String, ownerID: String) async throws -> String {
+    public func rotateToken(id: DeviceID, ownerID: UserID) async throws -> String {
         let token = Secrets.newToken(prefix: Self.tokenPrefix)
         let hash = Secrets.tokenHash(token)
         try await store.writeDirectory { tx in
@@ -95,7 +95,7 @@ public final class DeviceService: Sendable {
         return .device(deviceID: deviceID, ownerID: ownerID)
     }
 
-    static func owned(_ id: String, by ownerID: String, in tx: any DirectoryTransaction) throws -> Device {
+    static func owned(_ id: DeviceID, by ownerID: UserID, in tx: any DirectoryTransaction) throws -> Device {
         guard let device = try tx.device(id: id), device.ownerID == ownerID else { throw TrackingError.notFound("device") }
         return device
     }

@@ -12,14 +12,14 @@ public struct LastLocation: Sendable, Equatable {
 
 /// A device a user added (a phone, a tracker). Its token is never stored, only its hash.
 public struct Device: Sendable, Equatable {
-    public let id: String
-    public let ownerID: String
+    public let id: DeviceID
+    public let ownerID: UserID
     public var name: String
     public var platformID: String?
     public let createdAt: Int64
     public var lastLocation: LastLocation?
 
-    public init(id: String, ownerID: String, name: String, platformID: String?, createdAt: Int64, lastLocation: LastLocation? = nil) {
+    public init(id: DeviceID, ownerID: UserID, name: String, platformID: String?, createdAt: Int64, lastLocation: LastLocation? = nil) {
         self.id = id
         self.ownerID = ownerID
         self.name = name
@@ -31,50 +31,93 @@ public struct Device: Sendable, Equatable {
 
 /// A group row, without members.
 public struct GroupRecord: Sendable, Equatable {
-    public let id: String
+    public let id: GroupID
     public var name: String
-    public var ownerID: String
+    public var ownerID: UserID
     public let createdAt: Int64
+
+    public init(id: GroupID, name: String, ownerID: UserID, createdAt: Int64) {
+        self.id = id
+        self.name = name
+        self.ownerID = ownerID
+        self.createdAt = createdAt
+    }
 }
 
 /// One member as the group document shows it; `location` is nil while the member does not share.
 public struct GroupMember: Sendable, Equatable {
-    public let userID: String
+    public let userID: UserID
     public let displayName: String
-    public let deviceID: String
+    public let deviceID: DeviceID
     public let deviceName: String
     public let shareLocation: Bool
     public let location: LastLocation?
+
+    public init(userID: UserID, displayName: String, deviceID: DeviceID, deviceName: String, shareLocation: Bool,
+                location: LastLocation?) {
+        self.userID = userID
+        self.displayName = displayName
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.shareLocation = shareLocation
+        self.location = location
+    }
 }
 
 /// A group with its members, as members see it.
 public struct Group: Sendable, Equatable {
     public let record: GroupRecord
     public let members: [GroupMember]
+
+    public init(record: GroupRecord, members: [GroupMember]) {
+        self.record = record
+        self.members = members
+    }
 }
 
 /// A membership row.
 public struct Membership: Sendable, Equatable {
-    public let groupID: String
-    public let userID: String
-    public let deviceID: String
+    public let groupID: GroupID
+    public let userID: UserID
+    public let deviceID: DeviceID
     public var shareLocation: Bool
+
+    public init(groupID: GroupID, userID: UserID, deviceID: DeviceID, shareLocation: Bool) {
+        self.groupID = groupID
+        self.userID = userID
+        self.deviceID = deviceID
+        self.shareLocation = shareLocation
+    }
 }
 
 /// A membership as the member's own profile lists it.
 public struct MembershipSummary: Sendable, Equatable {
-    public let groupID: String
+    public let groupID: GroupID
     public let groupName: String
-    public let deviceID: String
+    public let deviceID: DeviceID
     public let isOwner: Bool
     public let shareLocation: Bool
+
+    public init(groupID: GroupID, groupName: String, deviceID: DeviceID, isOwner: Bool, shareLocation: Bool) {
+        self.groupID = groupID
+        self.groupName = groupName
+        self.deviceID = deviceID
+        self.isOwner = isOwner
+        self.shareLocation = shareLocation
+    }
 }
 
 /// A pending invitation as the invitee's profile lists it.
 public struct InvitationSummary: Sendable, Equatable {
-    public let groupID: String
+    public let groupID: GroupID
     public let groupName: String
     public let senderEmail: String
+
+    public init(groupID: GroupID, groupName: String, senderEmail: String) {
+        self.groupID = groupID
+        self.groupName = groupName
+        self.senderEmail = senderEmail
+    }
 }
 
 /// Everything `GET /v1/me` shows.
@@ -83,4 +126,11 @@ public struct Profile: Sendable {
     public let devices: [Device]
     public let memberships: [MembershipSummary]
     public let invitations: [InvitationSummary]
+
+    public init(user: User, devices: [Device], memberships: [MembershipSummary], invitations: [InvitationSummary]) {
+        self.user = user
+        self.devices = devices
+        self.memberships = memberships
+        self.invitations = invitations
+    }
 }

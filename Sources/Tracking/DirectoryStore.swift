@@ -3,55 +3,55 @@ import JSONCore
 /// Primitive reads and writes over devices, groups, memberships and invitations, all inside
 /// one transaction. The services express the rules with these; the store only persists.
 public protocol DirectoryTransaction {
-    func user(id: String) throws -> User?
+    func user(id: UserID) throws -> User?
     func user(email: String) throws -> User?
-    func device(id: String) throws -> Device?
-    func devices(ownerID: String) throws -> [Device]
+    func device(id: DeviceID) throws -> Device?
+    func devices(ownerID: UserID) throws -> [Device]
     /// (deviceID, ownerID) of the device whose token hashes to `tokenHash`.
-    func deviceCredential(tokenHash: String) throws -> (String, String)?
+    func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)?
     func insertDevice(_ device: Device, tokenHash: String) throws
-    func renameDevice(id: String, name: String) throws
-    func replaceDeviceToken(id: String, tokenHash: String) throws
+    func renameDevice(id: DeviceID, name: String) throws
+    func replaceDeviceToken(id: DeviceID, tokenHash: String) throws
     /// Deletes the device, its locations (redacting their events) and the memberships that use it.
-    func deleteDevice(id: String) throws
+    func deleteDevice(id: DeviceID) throws
     /// Deletes the user and everything that belongs to it: sessions, devices and their
     /// locations (redacting their events), memberships, invitations sent and received, owned
     /// groups. Logs nothing: the caller logs the departures first.
-    func deleteUser(id: String) throws
+    func deleteUser(id: UserID) throws
     /// The user's memberships.
-    func memberships(userID: String) throws -> [Membership]
+    func memberships(userID: UserID) throws -> [Membership]
 
-    func group(id: String) throws -> GroupRecord?
+    func group(id: GroupID) throws -> GroupRecord?
     /// Members in join order, with locations only for those who share.
-    func members(groupID: String) throws -> [GroupMember]
+    func members(groupID: GroupID) throws -> [GroupMember]
     func insertGroup(_ group: GroupRecord) throws
-    func setGroupOwner(groupID: String, ownerID: String) throws
+    func setGroupOwner(groupID: GroupID, ownerID: UserID) throws
     /// Deletes the group, its memberships and invitations.
-    func deleteGroup(id: String) throws
+    func deleteGroup(id: GroupID) throws
     /// Ids of the groups `userID` owns.
-    func ownedGroupIDs(userID: String) throws -> [String]
+    func ownedGroupIDs(userID: UserID) throws -> [GroupID]
 
-    func membership(groupID: String, userID: String) throws -> Membership?
+    func membership(groupID: GroupID, userID: UserID) throws -> Membership?
     /// Memberships that use device `deviceID`.
-    func memberships(deviceID: String) throws -> [Membership]
-    func membershipSummaries(userID: String) throws -> [MembershipSummary]
+    func memberships(deviceID: DeviceID) throws -> [Membership]
+    func membershipSummaries(userID: UserID) throws -> [MembershipSummary]
     func insertMembership(_ membership: Membership, at time: Int64) throws
-    func deleteMembership(groupID: String, userID: String) throws
-    func setSharing(groupID: String, userID: String, share: Bool) throws
+    func deleteMembership(groupID: GroupID, userID: UserID) throws
+    func setSharing(groupID: GroupID, userID: UserID, share: Bool) throws
     /// Starts a sharing period of the membership at `time` (ms); its history from then on is
     /// visible to the group (see `HistoryWindows`).
-    func openSharingPeriod(groupID: String, userID: String, deviceID: String, at time: Int64) throws
+    func openSharingPeriod(groupID: GroupID, userID: UserID, deviceID: DeviceID, at time: Int64) throws
     /// Ends the membership's open sharing period, if any, at `time` (ms). Periods disappear
     /// with their membership.
-    func closeSharingPeriod(groupID: String, userID: String, at time: Int64) throws
+    func closeSharingPeriod(groupID: GroupID, userID: UserID, at time: Int64) throws
 
-    func hasInvitation(groupID: String, inviteeID: String) throws -> Bool
-    func insertInvitation(groupID: String, inviteeID: String, senderID: String, at time: Int64) throws
-    func deleteInvitation(groupID: String, inviteeID: String) throws
-    func invitationSummaries(inviteeID: String) throws -> [InvitationSummary]
+    func hasInvitation(groupID: GroupID, inviteeID: UserID) throws -> Bool
+    func insertInvitation(groupID: GroupID, inviteeID: UserID, senderID: UserID, at time: Int64) throws
+    func deleteInvitation(groupID: GroupID, inviteeID: UserID) throws
+    func invitationSummaries(inviteeID: UserID) throws -> [InvitationSummary]
 
     /// Appends a membership event to the group's log (same transaction); returns it with its id.
-    func appendMembershipEvent(groupID: String, type: String, userID: String, extra: JSONObject) throws -> GroupEvent
+    func appendMembershipEvent(groupID: GroupID, type: String, userID: UserID, extra: JSONObject) throws -> GroupEvent
 }
 
 /// Runs directory transactions: reads on a snapshot, writes in the next durable group commit.

@@ -41,9 +41,9 @@ public final class GroupService: Sendable {
     }
 
     /// Creates a group owned by `userID`, who joins with one of their devices.
-    public func create(userID: String, name rawName: String, deviceID: String) async throws -> Group {
+    public func create(userID: UserID, name rawName: String, deviceID: DeviceID) async throws -> Group {
         let name = try Validate.name(rawName, field: "name")
-        let record = GroupRecord(id: Secrets.newID(prefix: "g_"), name: name, ownerID: userID, createdAt: Timestamp.nowMilliseconds())
+        let record = GroupRecord(id: GroupID.generate(), name: name, ownerID: userID, createdAt: Timestamp.nowMilliseconds())
         return try await change { tx in
             _ = try DeviceService.owned(deviceID, by: userID, in: tx)
             guard try tx.membershipSummaries(userID: userID).count < Self.maxGroupsPerUser else {
@@ -53,19 +53,19 @@ public final class GroupService: Sendable {
             try Self.join(Membership(groupID: record.id, userID: userID, deviceID: deviceID, shareLocation: true),
                           at: record.createdAt, in: tx)
             let event = try tx.appendMembershipEvent(groupID: record.id, type: "joined", userID: userID,
-                                                     extra: ["deviceId": .string(deviceID), "shareLocation": true])
+                                                     extra: ["deviceId": .string(deviceID.rawValue), "shareLocation": true])
             return (try Self.document(record.id, in: tx), [event])
         }
     }
 
     /// The group document, for members only (404 for everyone else).
-    public func group(id: String, for credential: Credential) throws -> Group {
+    public func group(id: GroupID, for credential: Credential) throws -> Group {
         try rules.requireRead(credential, .group(id), hiddenAs: "group")
         return try store.readDirectory { try Self.document(id, in: $0) }
     }
 
     /// Deletes the group (owner only).
-    public func delete(groupID: String, by userID: String) async throws {
+    public func delete(groupID: GroupID, by userID: UserID) async throws {
         try await change { tx -> (Bool, [GroupEvent]) in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can delete group \(groupID); cannot write partition group=\(groupID)") }
@@ -76,7 +76,7 @@ public final class GroupService: Sendable {
     }
 
     /// Hands the group to another member; the former owner stays a member.
-    public func transferOwnership(groupID: String, by userID: String, to newOwnerID: String) async throws -> Group {
+    public func transferOwnership(groupID: GroupID, by userID: UserID, to newOwnerID: UserID) async throws -> Group {
         try await change { tx in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can hand over group \(groupID); cannot write partition group=\(groupID)") }
@@ -85,7 +85,7 @@ public final class GroupService: Sendable {
             }
             try tx.setGroupOwner(groupID: groupID, ownerID: newOwnerID)
             let event = try tx.appendMembershipEvent(groupID: groupID, type: "owner", userID: newOwnerID,
-                                                     extra: ["formerOwnerId": .string(userID)])
+                                                     extra: ["formerOwnerId": .string(userID.rawValue)])
             return (try Self.document(groupID, in: tx), [event])
         }
     }
@@ -93,9 +93,9 @@ public final class GroupService: Sendable {
     /// Invites the account with `email` (any member may invite); returns the normalised email.
     @discardableResult
     /// `countsAgainstLimit` is false only for local tools (`fod demo`), which are not clients.
-    public func invite(groupID: String, by userID: String, email rawEmail: String, countsAgainstLimit: Bool = true) async throws -> String {
+    public func invite(groupID: GroupID, by userID: UserID, email rawEmail: String, countsAgainstLimit: Bool = true) async throws -> String {
         let email = try Validate.email(rawEmail)
-        if countsAgainstLimit, let wait = invitations.attempt(userID, now: Timestamp.nowMilliseconds()) {
+        if countsAgainstLimit, let wait = invitations.attempt(userID.rawValue, now: Timestamp.nowMilliseconds()) {
             throw TrackingError.rateLimited(retryAfter: wait)
         }
         try await store.writeDirectory { tx in
@@ -117,7 +117,7 @@ public final class GroupService: Sendable {
 
     /// Accepts a pending invitation, joining with one of the caller's own devices. The only way
     /// into a group besides creating it.
-    public func accept(groupID: String, userID: String, deviceID: String) async throws -> Group {
+    public func accept(groupID: GroupID, userID: UserID, deviceID: DeviceID) async throws -> Group {
         try await change { tx in
             guard try tx.hasInvitation(groupID: groupID, inviteeID: userID) else {
                 throw TrackingError.forbidden("no invitation to group \(groupID); cannot write partition group=\(groupID)")
@@ -133,12 +133,12 @@ public final class GroupService: Sendable {
             try Self.join(Membership(groupID: groupID, userID: userID, deviceID: deviceID, shareLocation: true),
                           at: Timestamp.nowMilliseconds(), in: tx)
             let event = try tx.appendMembershipEvent(groupID: groupID, type: "joined", userID: userID,
-                                                     extra: ["deviceId": .string(deviceID), "shareLocation": true])
+                                                     extra: ["deviceId": .string(deviceID.rawValue), "shareLocation": true])
             return (try Self.document(groupID, in: tx), [event])
         }
     }
 
-    public func decline(groupID: String, userID: String) async throws {
+    public func decline(groupID: GroupID, userID: UserID) async throws {
         try await store.writeDirectory { tx in
             guard try tx.hasInvitation(groupID: groupID, inviteeID: userID) else {
                 throw TrackingError.forbidden("no invitation to group \(groupID); cannot write partition group=\(groupID)")
@@ -149,7 +149,7 @@ public final class GroupService: Sendable {
 
     /// A member leaves (`memberID == userID`) or the owner removes a member. The owner cannot
     /// leave (409): hand the group over or delete it.
-    public func removeMember(groupID: String, memberID: String, by userID: String) async throws {
+    public func removeMember(groupID: GroupID, memberID: UserID, by userID: UserID) async throws {
         try await change { tx -> (Bool, [GroupEvent]) in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             if memberID == userID {
@@ -168,7 +168,7 @@ public final class GroupService: Sendable {
     }
 
     /// Turns the caller's own sharing on or off; off hides their location from the group at once.
-    public func setSharing(groupID: String, userID: String, share: Bool) async throws -> Group {
+    public func setSharing(groupID: GroupID, userID: UserID, share: Bool) async throws -> Group {
         try await change { tx in
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard let membership = try tx.membership(groupID: groupID, userID: userID) else { throw TrackingError.notFound("group") }
@@ -186,7 +186,7 @@ public final class GroupService: Sendable {
     }
 
     /// The caller's profile: user, devices, memberships and invitations, from one snapshot.
-    public func profile(userID: String) throws -> Profile {
+    public func profile(userID: UserID) throws -> Profile {
         try store.readDirectory { tx in
             guard let user = try tx.user(id: userID) else { throw TrackingError.unauthenticated }
             return Profile(user: user, devices: try tx.devices(ownerID: userID),
@@ -205,21 +205,21 @@ public final class GroupService: Sendable {
     }
 
     /// The group, when `userID` is a member; else 404.
-    static func visibleGroup(_ groupID: String, to userID: String, in tx: any DirectoryTransaction) throws -> GroupRecord {
+    static func visibleGroup(_ groupID: GroupID, to userID: UserID, in tx: any DirectoryTransaction) throws -> GroupRecord {
         guard let group = try tx.group(id: groupID), try tx.membership(groupID: groupID, userID: userID) != nil else {
             throw TrackingError.notFound("group")
         }
         return group
     }
 
-    static func document(_ groupID: String, in tx: any DirectoryTransaction) throws -> Group {
+    static func document(_ groupID: GroupID, in tx: any DirectoryTransaction) throws -> Group {
         guard let record = try tx.group(id: groupID) else { throw TrackingError.notFound("group") }
         return Group(record: record, members: try tx.members(groupID: groupID))
     }
 
     /// Membership events for memberships that are about to disappear with a device or an
     /// account: `deleted` for groups `ownerID` owns, `left` (with a reason) for the others.
-    static func departureEvents(_ memberships: [Membership], ownedBy ownerID: String?, reason: String,
+    static func departureEvents(_ memberships: [Membership], ownedBy ownerID: UserID?, reason: String,
                                 in tx: any DirectoryTransaction) throws -> [GroupEvent] {
         var events: [GroupEvent] = []
         for m in memberships {

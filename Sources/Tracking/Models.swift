@@ -1,12 +1,12 @@
 /// A person with an account. `email` is normalised (trimmed, lower-cased) and unique.
 public struct User: Sendable, Equatable {
-    public let id: String
+    public let id: UserID
     public var email: String
     public var displayName: String
     /// Milliseconds since 1970 (UTC).
     public let createdAt: Int64
 
-    public init(id: String, email: String, displayName: String, createdAt: Int64) {
+    public init(id: UserID, email: String, displayName: String, createdAt: Int64) {
         self.id = id
         self.email = email
         self.displayName = displayName
@@ -24,15 +24,15 @@ public struct SignedIn: Sendable {
 /// A signed-in session of a user token: listed and revoked by its public `id` (the token
 /// itself is stored only hashed). Times are milliseconds since 1970 UTC.
 public struct Session: Sendable, Equatable {
-    public let id: String
-    public let userID: String
+    public let id: SessionID
+    public let userID: UserID
     public let createdAt: Int64
     /// Updated at most once a minute (`AccountService.touchInterval`).
     public var lastUsedAt: Int64
     /// What signed in (the User-Agent, shortened, printable ASCII), if anything said.
     public let client: String?
 
-    public init(id: String, userID: String, createdAt: Int64, lastUsedAt: Int64, client: String?) {
+    public init(id: SessionID, userID: UserID, createdAt: Int64, lastUsedAt: Int64, client: String?) {
         self.id = id
         self.userID = userID
         self.createdAt = createdAt

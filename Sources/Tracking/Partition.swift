@@ -3,9 +3,9 @@
 /// `user=<userId>` holds a profile, memberships and invitations; `device=<deviceId>` a device
 /// and its locations; `group=<groupId>` a group, its members and their shared locations.
 public enum Partition: Sendable, Hashable, CustomStringConvertible {
-    case user(String)
-    case device(String)
-    case group(String)
+    case user(UserID)
+    case device(DeviceID)
+    case group(GroupID)
 
     /// Parses `user=…`, `device=…`, `group=…`; nil for anything else (including an empty id).
     public init?(_ text: String) {
@@ -16,9 +16,9 @@ public enum Partition: Sendable, Hashable, CustomStringConvertible {
         let id = String(scalars[scalars.index(after: equals)...])
         guard !id.isEmpty, !id.unicodeScalars.contains("=") else { return nil }
         switch kind {
-        case "user": self = .user(id)
-        case "device": self = .device(id)
-        case "group": self = .group(id)
+        case "user": self = .user(UserID(id))
+        case "device": self = .device(DeviceID(id))
+        case "group": self = .group(GroupID(id))
         default: return nil
         }
     }
@@ -37,11 +37,11 @@ public enum Partition: Sendable, Hashable, CustomStringConvertible {
 /// The two token kinds carry different rights and are never interchangeable.
 public enum Credential: Sendable, Equatable {
     case anonymous
-    case user(userID: String)
-    case device(deviceID: String, ownerID: String)
+    case user(userID: UserID)
+    case device(deviceID: DeviceID, ownerID: UserID)
 
     /// The user id of a user credential (nil for devices and anonymous callers).
-    public var userID: String? {
+    public var userID: UserID? {
         if case .user(let id) = self { return id }
         return nil
     }

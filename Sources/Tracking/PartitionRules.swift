@@ -1,15 +1,15 @@
 /// Facts the partition rules need, answered by the store from committed state.
 public protocol PartitionFacts: Sendable {
     /// The owner of device `deviceID`, or nil when it does not exist.
-    func deviceOwner(deviceID: String) throws -> String?
+    func deviceOwner(deviceID: DeviceID) throws -> UserID?
     /// Whether `userID` is a member of `groupID`.
-    func isMember(userID: String, groupID: String) throws -> Bool
+    func isMember(userID: UserID, groupID: GroupID) throws -> Bool
     /// Whether `viewerID` belongs to a group in which device `deviceID` is a member's device with
     /// sharing on (the viewer may then read the device's locations).
-    func isSharedWith(deviceID: String, viewerID: String) throws -> Bool
+    func isSharedWith(deviceID: DeviceID, viewerID: UserID) throws -> Bool
     /// The union of the sharing periods of device `deviceID` in the groups where it is shared
     /// now and `viewerID` is a member (empty when there is none).
-    func sharedHistoryWindows(deviceID: String, viewerID: String) throws -> HistoryWindows
+    func sharedHistoryWindows(deviceID: DeviceID, viewerID: UserID) throws -> HistoryWindows
 }
 
 /// The permission model of API.md, in one place. Every endpoint asks it.
@@ -49,7 +49,7 @@ public struct PartitionRules: Sendable {
     /// The part of device `deviceID`'s history the caller may read: all of it for its owner,
     /// the sharing periods for members of groups it shares with now (API.md, "Visibility of
     /// history"). Throws 401 without a credential, 404 when the device is not readable at all.
-    public func historyWindows(_ credential: Credential, deviceID: String) throws -> HistoryWindows {
+    public func historyWindows(_ credential: Credential, deviceID: DeviceID) throws -> HistoryWindows {
         try requireRead(credential, .device(deviceID), hiddenAs: "device")
         guard case .user(let userID) = credential else { throw TrackingError.notFound("device") }
         if try facts.deviceOwner(deviceID: deviceID) == userID { return .all }

@@ -7,21 +7,21 @@ public protocol AccountStore: Sendable {
     func createUser(_ user: User, passwordHash: String, session: Session, tokenHash: String) async throws
     /// The user with `email` (normalised) and its stored password hash.
     func userWithPasswordHash(email: String) throws -> (User, String)?
-    func user(id: String) throws -> User?
+    func user(id: UserID) throws -> User?
     /// Adds a session; the user's oldest sessions beyond `keepAtMost` are deleted with it.
     func createSession(_ session: Session, tokenHash: String, keepAtMost: Int) async throws
     /// The session whose token hashes to `tokenHash`.
     func session(tokenHash: String) throws -> Session?
     /// The user's sessions, newest first.
-    func sessions(userID: String) throws -> [Session]
+    func sessions(userID: UserID) throws -> [Session]
     /// Records a use of session `id` at `time` (ms).
-    func touchSession(id: String, at time: Int64) async throws
+    func touchSession(id: SessionID, at time: Int64) async throws
     /// Deletes the session; returns whether it existed.
     func deleteSession(tokenHash: String) async throws -> Bool
     /// Deletes session `id` if it belongs to `userID`; returns whether it did.
-    func deleteSession(id: String, userID: String) async throws -> Bool
+    func deleteSession(id: SessionID, userID: UserID) async throws -> Bool
     /// Deletes every session created before `createdBefore` or last used before `usedBefore`
     /// (ms); returns how many.
     func deleteExpiredSessions(createdBefore: Int64, usedBefore: Int64) async throws -> Int
-    func updateDisplayName(userID: String, displayName: String) async throws -> User?
+    func updateDisplayName(userID: UserID, displayName: String) async throws -> User?
 }

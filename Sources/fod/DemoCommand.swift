@@ -47,7 +47,8 @@ enum DemoCommand {
         let profile = try services.groups.profile(userID: demo.id)
         let groupID = try await {
             if let g = profile.memberships.first(where: { $0.groupName == groupName && $0.isOwner }) { return g.groupID }
-            return try await services.groups.create(userID: demo.id, name: groupName, deviceID: office ?? "").record.id
+            guard let office else { throw UsageError("the demo office device is missing") }
+            return try await services.groups.create(userID: demo.id, name: groupName, deviceID: office).record.id
         }()
         var vessels: [String: String] = [:]
         for r in records where vessels[r.mmsi] == nil { vessels[r.mmsi] = r.name }
@@ -56,7 +57,7 @@ enum DemoCommand {
             let user = try await services.accounts.ensureAccountWithoutPassword(email: "\(mmsi)@vessels.example.org", displayName: name)
             var existing = try services.devices.list(ownerID: user.id).first?.id
             if existing == nil { existing = try await services.devices.add(ownerID: user.id, name: name, platformID: "AIS \(mmsi)").0.id }
-            let device = existing ?? ""
+            guard let device = existing else { continue }
             if try !services.backend.isMember(userID: user.id, groupID: groupID) {
                 try await services.groups.invite(groupID: groupID, by: demo.id, email: user.email, countsAgainstLimit: false)
                 _ = try await services.groups.accept(groupID: groupID, userID: user.id, deviceID: device)

@@ -11,7 +11,7 @@ enum ImportCommand {
 
     static func run(_ arguments: Arguments, environment: [String: String]) async throws -> Int32 {
         try arguments.rejectUnknown(["data", "device", "format"])
-        guard let deviceID = arguments.options["device"], let path = arguments.positionals.dropFirst().first else {
+        guard let deviceID = arguments.options["device"].map(DeviceID.init(rawValue:)), let path = arguments.positionals.dropFirst().first else {
             throw UsageError("usage: fod import --device <id> <file.geojson|file.gpx|file.csv> [--data <dir>] [--format geojson|gpx|csv]")
         }
         guard let kind = arguments.options["format"].flatMap(HistoryFile.Kind.init(rawValue:)) ?? HistoryFile.kind(ofPath: path) else {

@@ -4,6 +4,7 @@ import Testing
 import HTTPTestSupport
 import API
 import Tracking
+import TrackingTestSupport
 
 /// The abuse limits of README "Security and limits", each set low and crossed.
 @Suite struct AbuseLimitTests {

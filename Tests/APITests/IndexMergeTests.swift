@@ -30,8 +30,8 @@ import HTTPServer
     final class World {
         let directory = NSTemporaryDirectory() + "fod-merge-" + UUID().uuidString
         var backend: SQLiteBackend
-        var deviceIDs: [String] = []
-        var keys: [String: Int64] = [:]
+        var deviceIDs: [DeviceID] = []
+        var keys: [DeviceID: Int64] = [:]
 
         init(devices: Int) async throws {
             backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
@@ -42,7 +42,7 @@ import HTTPServer
                 deviceIDs.append(device.id)
             }
             keys = try backend.read { db in
-                Dictionary(uniqueKeysWithValues: try db.rows("SELECT id, key FROM devices", []) { ($0.string(0), $0.int64(1)) })
+                Dictionary(uniqueKeysWithValues: try db.rows("SELECT id, key FROM devices", []) { (DeviceID($0.string(0)), $0.int64(1)) })
             }
         }
 
@@ -253,7 +253,7 @@ import HTTPServer
         let services = try Services(backend: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "race@example.org", password: "race-password", displayName: "Race")
         let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
-        let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id)]) { $0.int64(0) } }!
+        let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id.rawValue)]) { $0.int64(0) } }!
         let readable = [key: SharedDevice(key: key, deviceID: device.id, userID: user.user.id, last: nil)]
         let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))
         let service = GeoQueryService(index: backend, directory: backend)

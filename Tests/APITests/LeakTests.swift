@@ -3,6 +3,7 @@ import Testing
 import HTTPTestSupport
 import API
 import Tracking
+import TrackingTestSupport
 
 /// Every leak class of the hardening issue, each pinned by a test that fails without its fix.
 @Suite struct LeakTests {
@@ -108,28 +109,28 @@ import Tracking
         let w = try PermissionWorld(app: app)
         try LiveFeedTests.post(app, w, device: "A1", (0..<30).map { (Double($0) / 100, 1.0) }, from: w.sharedSince)
         try LiveFeedTests.post(app, w, device: "B1", (0..<30).map { (Double($0) / 100, 2.0) }, from: w.sharedSince)
-        let ann = Credential.user(userID: w.users["ann"]!.id)
+        let ann = Credential.user(userID: UserID(w.users["ann"]!.id))
         let exports = app.services.exports
-        let subjects = try exports.groupSubjects(groupID: w.groupID, credential: ann)
+        let subjects = try exports.groupSubjects(groupID: GroupID(w.groupID), credential: ann)
         #expect(subjects.count == 2)
-        let cursor = exports.rows(of: subjects, from: nil, to: nil, scope: .group(w.groupID), credential: ann, pageSize: 10)
+        let cursor = exports.rows(of: subjects, from: nil, to: nil, scope: .group(GroupID(w.groupID)), credential: ann, pageSize: 10)
         let first = try #require(try cursor.nextPage())
         #expect(first.rows.count == 10)
         let bob = w.users["bob"]!
         switch change {
-        case .sharingOff: _ = try await app.services.groups.setSharing(groupID: w.groupID, userID: bob.id, share: false)
-        case .leave: try await app.services.groups.removeMember(groupID: w.groupID, memberID: bob.id, by: bob.id)
-        case .removal: try await app.services.groups.removeMember(groupID: w.groupID, memberID: bob.id, by: w.users["ann"]!.id)
-        case .groupDeletion: try await app.services.groups.delete(groupID: w.groupID, by: w.users["ann"]!.id)
+        case .sharingOff: _ = try await app.services.groups.setSharing(groupID: GroupID(w.groupID), userID: UserID(bob.id), share: false)
+        case .leave: try await app.services.groups.removeMember(groupID: GroupID(w.groupID), memberID: UserID(bob.id), by: UserID(bob.id))
+        case .removal: try await app.services.groups.removeMember(groupID: GroupID(w.groupID), memberID: UserID(bob.id), by: UserID(w.users["ann"]!.id))
+        case .groupDeletion: try await app.services.groups.delete(groupID: GroupID(w.groupID), by: UserID(w.users["ann"]!.id))
         }
-        var rest: [String: Int] = [:]
+        var rest: [DeviceID: Int] = [:]
         while let page = try cursor.nextPage() { rest[page.subject.deviceID, default: 0] += page.rows.count }
-        #expect(rest[w.devices["B1"]!.id] == nil)
+        #expect(rest[DeviceID(w.devices["B1"]!.id)] == nil)
         if change == .groupDeletion {
             #expect(rest.isEmpty && cursor.revoked)
         } else {
             // Ann's own rows go on (the first page was one device's).
-            let annRows = rest[w.devices["A1"]!.id, default: 0] + (first.subject.deviceID == w.devices["A1"]!.id ? 10 : 0)
+            let annRows = rest[DeviceID(w.devices["A1"]!.id), default: 0] + (first.subject.deviceID == DeviceID(w.devices["A1"]!.id) ? 10 : 0)
             #expect(annRows == 30)
         }
     }

@@ -1,23 +1,24 @@
 import JSONCore
 import Testing
 import Tracking
+import TrackingTestSupport
 
 /// `GroupVisibility` as tables: what each event does to who shares, what is served, what ends
 /// a stream.
 @Suite struct GroupVisibilityTests {
-    static func membership(_ type: String, _ user: String, id: Int64 = 1, extra: JSONObject = [:]) -> GroupEvent {
-        GroupEvent(groupID: "g", id: id, kind: .membership, userID: user,
-                   data: EventPayload.membership(type, groupID: "g", userID: user, extra: extra))
+    static func membership(_ type: String, _ user: UserID, id: Int64 = 1, extra: JSONObject = [:]) -> GroupEvent {
+        GroupEvent(groupID: GroupID("g"), id: EventID(id), kind: .membership, userID: user,
+                   data: EventPayload.membership(type, groupID: GroupID("g"), userID: user, extra: extra))
     }
 
-    static func location(_ user: String, kind: GroupEvent.Kind = .location) -> GroupEvent {
-        GroupEvent(groupID: "g", id: 9, kind: kind, userID: user, data: ["deviceId": "d", "userId": .string(user)])
+    static func location(_ user: UserID, kind: GroupEvent.Kind = .location) -> GroupEvent {
+        GroupEvent(groupID: GroupID("g"), id: EventID(9), kind: kind, userID: user, data: ["deviceId": "d", "userId": .string(user.rawValue)])
     }
 
     struct Step: Sendable, CustomTestStringConvertible {
         let name: String
         let event: GroupEvent
-        let sharingAfter: Set<String>
+        let sharingAfter: Set<UserID>
         var testDescription: String { name }
     }
 
@@ -71,3 +72,4 @@ import Tracking
         #expect(!GroupVisibility.ends(streamOf: "bob", with: Self.location("bob")))
     }
 }
+

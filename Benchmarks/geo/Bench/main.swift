@@ -116,7 +116,7 @@ if existing == 0 {
 }
 
 let service = GeoQueryService(index: backend, directory: backend)
-let readable = Dictionary(uniqueKeysWithValues: try backend.sharedDevices(groupID: "g").map { ($0.key, $0) })
+let readable = Dictionary(uniqueKeysWithValues: try backend.sharedDevices(groupID: GroupID("g")).map { ($0.key, $0) })
 
 // 3. Query sets.
 func centers(_ n: Int) -> [(Double, Double)] { (0..<n).map { _ in let f = fixes[Int.random(in: 0..<fixes.count, using: &random)]; return (f.lon, f.lat) } }

@@ -16,16 +16,16 @@ public struct GroupEvent: Sendable, Equatable {
         case redacted
     }
 
-    public let groupID: String
-    public let id: Int64
+    public let groupID: GroupID
+    public let id: EventID
     public let kind: Kind
     /// The member the event is about (whose location; who joined, left, …).
-    public let userID: String?
+    public let userID: UserID?
     /// The event's JSON: for `location` `{deviceId, userId, location, timestamp, latest}`, for
     /// `membership` `{type, groupId, userId, …}`.
     public let data: JSONValue
 
-    public init(groupID: String, id: Int64, kind: Kind, userID: String?, data: JSONValue) {
+    public init(groupID: GroupID, id: EventID, kind: Kind, userID: UserID?, data: JSONValue) {
         self.groupID = groupID
         self.id = id
         self.kind = kind
@@ -43,13 +43,13 @@ public struct GroupEvent: Sendable, Equatable {
 /// An event about to be appended to a group's log, in the transaction of its change.
 public struct EventLogEntry: Sendable {
     public let kind: GroupEvent.Kind
-    public let userID: String?
+    public let userID: UserID?
     public let data: JSONValue
     /// For location events: the fix shown (store key of its device, its timestamp), so that
     /// deleting the fix redacts the event.
     public let fix: (deviceKey: Int64, timestamp: Int64)?
 
-    public init(kind: GroupEvent.Kind, userID: String?, data: JSONValue, fix: (deviceKey: Int64, timestamp: Int64)? = nil) {
+    public init(kind: GroupEvent.Kind, userID: UserID?, data: JSONValue, fix: (deviceKey: Int64, timestamp: Int64)? = nil) {
         self.kind = kind
         self.userID = userID
         self.data = data
@@ -65,26 +65,26 @@ public protocol GroupEventSink: Sendable {
 /// Reading the event log.
 public protocol EventLog: Sendable {
     /// Events of `groupID` with id > `after`, oldest first, at most `limit`.
-    func events(groupID: String, after: Int64, limit: Int) throws -> [GroupEvent]
+    func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent]
     /// The newest event id of the group (0 when none) and the oldest id still in the log
     /// (nil when the log holds none of the group's events).
-    func eventBounds(groupID: String) throws -> (last: Int64, oldest: Int64?)
+    func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?)
     /// Deletes events older than `before` (ms); returns how many.
     func pruneEvents(before: Int64) async throws -> Int
     /// From one snapshot: whether `readerID` is a member of `groupID` (nil when not), who shares
     /// there, and the log's bounds — what a new stream starts from.
-    func feedSnapshot(groupID: String, readerID: String) throws -> FeedSnapshot?
+    func feedSnapshot(groupID: GroupID, readerID: UserID) throws -> FeedSnapshot?
 }
 
 /// A group's feed state at one point of its log.
 public struct FeedSnapshot: Sendable {
     public let visibility: GroupVisibility
     /// The newest event id (0 when none).
-    public let lastEventID: Int64
+    public let lastEventID: EventID
     /// The oldest id still in the log (nil when the log holds none of the group's events).
-    public let oldestEventID: Int64?
+    public let oldestEventID: EventID?
 
-    public init(visibility: GroupVisibility, lastEventID: Int64, oldestEventID: Int64?) {
+    public init(visibility: GroupVisibility, lastEventID: EventID, oldestEventID: EventID?) {
         self.visibility = visibility
         self.lastEventID = lastEventID
         self.oldestEventID = oldestEventID
@@ -93,21 +93,21 @@ public struct FeedSnapshot: Sendable {
 
 /// Builds the event payloads (shared by every writer of events).
 public enum EventPayload {
-    public static func location(deviceID: String, userID: String, longitude: Double, latitude: Double,
+    public static func location(deviceID: DeviceID, userID: UserID, longitude: Double, latitude: Double,
                                 timestamp: String, latest: Bool) -> JSONValue {
-        ["deviceId": .string(deviceID), "userId": .string(userID),
+        ["deviceId": .string(deviceID.rawValue), "userId": .string(userID.rawValue),
          "location": .array([.number(JSONNumber(longitude)), .number(JSONNumber(latitude))]),
          "timestamp": .string(timestamp), "latest": .bool(latest)]
     }
 
     /// `count` fixes of a device timestamped from `from` to `to` (RFC 3339) arrived at once.
-    public static func locations(deviceID: String, userID: String, count: Int, from: String, to: String) -> JSONValue {
-        ["deviceId": .string(deviceID), "userId": .string(userID), "count": .number(JSONNumber(count)),
+    public static func locations(deviceID: DeviceID, userID: UserID, count: Int, from: String, to: String) -> JSONValue {
+        ["deviceId": .string(deviceID.rawValue), "userId": .string(userID.rawValue), "count": .number(JSONNumber(count)),
          "from": .string(from), "to": .string(to)]
     }
 
-    public static func membership(_ type: String, groupID: String, userID: String, extra: JSONObject = [:]) -> JSONValue {
-        var object: JSONObject = ["type": .string(type), "groupId": .string(groupID), "userId": .string(userID)]
+    public static func membership(_ type: String, groupID: GroupID, userID: UserID, extra: JSONObject = [:]) -> JSONValue {
+        var object: JSONObject = ["type": .string(type), "groupId": .string(groupID.rawValue), "userId": .string(userID.rawValue)]
         for (key, value) in extra { object[key] = value }
         return .object(object)
     }

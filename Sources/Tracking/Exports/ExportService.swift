@@ -4,16 +4,16 @@ import Timestamps
 /// part of its history the caller may read.
 public struct ExportSubject: Sendable, Equatable {
     public let deviceKey: Int64
-    public let deviceID: String
+    public let deviceID: DeviceID
     public let deviceName: String
-    public let userID: String
+    public let userID: UserID
     public let displayName: String
     public let last: LastLocation?
     /// What of its history the export may contain (`.all` for its owner, else its sharing
     /// periods in the group).
     public var windows: HistoryWindows
 
-    public init(deviceKey: Int64, deviceID: String, deviceName: String, userID: String, displayName: String,
+    public init(deviceKey: Int64, deviceID: DeviceID, deviceName: String, userID: UserID, displayName: String,
                 last: LastLocation?, windows: HistoryWindows) {
         self.deviceKey = deviceKey
         self.deviceID = deviceID
@@ -38,9 +38,9 @@ public struct ExportRow: Sendable, Equatable {
 public protocol ExportStore: Sendable {
     /// Devices of members sharing with the group now, in device-id order, each with its
     /// sharing periods in the group as `windows`.
-    func exportSubjects(groupID: String) throws -> [ExportSubject]
+    func exportSubjects(groupID: GroupID) throws -> [ExportSubject]
     /// The device with its owner's names; `windows` is `.all` (the caller narrows it).
-    func exportSubject(deviceID: String) throws -> ExportSubject?
+    func exportSubject(deviceID: DeviceID) throws -> ExportSubject?
     func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int
     /// Up to `limit` positions of a device in [from, to] after `cursor`, oldest first.
     func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
@@ -62,11 +62,11 @@ public final class ExportService: Sendable {
 
     /// What an export is of, for re-checking as it streams.
     public enum Scope: Sendable {
-        case group(String)
-        case device(String)
+        case group(GroupID)
+        case device(DeviceID)
     }
 
-    public func groupSubjects(groupID: String, credential: Credential) throws -> [ExportSubject] {
+    public func groupSubjects(groupID: GroupID, credential: Credential) throws -> [ExportSubject] {
         try rules.requireRead(credential, .group(groupID), hiddenAs: "group")
         return try store.exportSubjects(groupID: groupID).map { subject in
             // The owner of a device always reads all of its history.
@@ -76,7 +76,7 @@ public final class ExportService: Sendable {
         }
     }
 
-    public func deviceSubject(deviceID: String, credential: Credential) throws -> ExportSubject {
+    public func deviceSubject(deviceID: DeviceID, credential: Credential) throws -> ExportSubject {
         let windows = try rules.historyWindows(credential, deviceID: deviceID)
         guard var subject = try store.exportSubject(deviceID: deviceID) else { throw TrackingError.notFound("device") }
         subject.windows = windows

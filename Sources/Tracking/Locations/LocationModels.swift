@@ -2,7 +2,7 @@ import LocationFormats
 
 /// A fix as stored: the submitted `Fix` plus the device it belongs to and its arrival order.
 public struct StoredFix: Sendable, Equatable {
-    public let deviceID: String
+    public let deviceID: DeviceID
     /// Global arrival order, unique and increasing (also the live feed's commit order).
     public let sequence: Int64
     public let fix: Fix
@@ -45,13 +45,13 @@ public protocol LocationStore: Sendable {
     /// location when a newer fix arrived, logs the location events `events` gives for each group
     /// where the device's member shares (same transaction), and returns once durable.
     /// `onCommit` runs right after the commit, in commit order across all writers.
-    func append(deviceID: String, fixes: [Fix], events: LocationEventRule,
+    func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
                 onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome
     /// History of a device in [from, to], oldest first, after `cursor`, at most `limit`.
-    func history(deviceID: String, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage
+    func history(deviceID: DeviceID, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage
     /// Deletes fixes of `deviceID` older than `before` (ms), and redacts their location events;
     /// returns how many. Works in batches.
-    func deleteHistory(deviceID: String, before: Int64) async throws -> Int
+    func deleteHistory(deviceID: DeviceID, before: Int64) async throws -> Int
     /// Deletes fixes older than `before` of every device, at most `batch` rows per commit;
     /// returns how many in all.
     func purge(before: Int64, batch: Int) async throws -> Int

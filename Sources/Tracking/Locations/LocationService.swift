@@ -47,8 +47,8 @@ public final class LocationService: Sendable {
 
     /// Counts one ingest request of `deviceID` (every path: ours, the phone apps', imports);
     /// throws `rate_limited` (429 with Retry-After) past the device's request limit.
-    public func admitRequest(deviceID: String) throws {
-        if let wait = requests.attempt(deviceID, now: Timestamp.nowMilliseconds()) {
+    public func admitRequest(deviceID: DeviceID) throws {
+        if let wait = requests.attempt(deviceID.rawValue, now: Timestamp.nowMilliseconds()) {
             throw TrackingError(.rateLimited, code: "rate_limited",
                                 message: "this device posts too often; try again in \(wait) s (batch fixes instead)", retryAfterSeconds: wait)
         }
@@ -57,7 +57,7 @@ public final class LocationService: Sendable {
     /// Stores `fixes` for `deviceID` if `credential` is that device's token; returns the counts
     /// once the fixes are durable. Their group events go to the sink right after the commit.
     /// `countsAsRequest` is false only for local tools (`fod import`), which are not clients.
-    public func ingest(_ fixes: [Fix], deviceID: String, credential: Credential, countsAsRequest: Bool = true) async throws -> IngestOutcome {
+    public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true) async throws -> IngestOutcome {
         try PartitionRules(facts: directory).requireWrite(credential, .device(deviceID))
         guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
         if countsAsRequest { try admitRequest(deviceID: deviceID) }
@@ -71,7 +71,7 @@ public final class LocationService: Sendable {
 
     /// A page of history, oldest first, of what the caller may see (all of it for the owner, the
     /// sharing periods for group members); 404 to anyone who may not read the device.
-    public func history(deviceID: String, credential: Credential, from: Int64?, to: Int64?,
+    public func history(deviceID: DeviceID, credential: Credential, from: Int64?, to: Int64?,
                         cursor: HistoryCursor?, limit: Int?) throws -> HistoryPage {
         let windows = try PartitionRules(facts: directory).historyWindows(credential, deviceID: deviceID)
         let limit = limit ?? Self.defaultHistoryPage
@@ -107,7 +107,7 @@ public final class LocationService: Sendable {
     }
 
     /// Deletes the device's fixes older than `before` (owner only); returns how many.
-    public func deleteHistory(deviceID: String, before: Int64, ownerID: String) async throws -> Int {
+    public func deleteHistory(deviceID: DeviceID, before: Int64, ownerID: UserID) async throws -> Int {
         _ = try directory.readDirectory { try DeviceService.owned(deviceID, by: ownerID, in: $0) }
         return try await store.deleteHistory(deviceID: deviceID, before: before)
     }

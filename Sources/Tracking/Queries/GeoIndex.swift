@@ -1,13 +1,13 @@
 /// A device whose positions the caller may read in this group.
 public struct SharedDevice: Sendable {
     public let key: Int64
-    public let deviceID: String
-    public let userID: String
+    public let deviceID: DeviceID
+    public let userID: UserID
     public let last: LastLocation?
     /// The part of its history the group may read (its sharing periods there).
     public let windows: HistoryWindows
 
-    public init(key: Int64, deviceID: String, userID: String, last: LastLocation?, windows: HistoryWindows = .all) {
+    public init(key: Int64, deviceID: DeviceID, userID: UserID, last: LastLocation?, windows: HistoryWindows = .all) {
         self.key = key
         self.deviceID = deviceID
         self.userID = userID
@@ -33,7 +33,7 @@ public struct IndexEntry: Sendable {
 /// The cell-keyed index of stored fixes.
 public protocol GeoIndex: Sendable {
     /// Devices of members sharing with `groupID`, with their latest positions and sharing periods.
-    func sharedDevices(groupID: String) throws -> [SharedDevice]
+    func sharedDevices(groupID: GroupID) throws -> [SharedDevice]
     /// Runs `body` with a reader on one consistent snapshot of the index.
     func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T
 }

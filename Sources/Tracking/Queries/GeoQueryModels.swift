@@ -30,8 +30,8 @@ public struct GeoQueryRequest: Sendable {
 /// One matching position. `distance` is in the query's units (meters, or radians for legacy
 /// `$nearSphere` pairs) and present for `$near` only.
 public struct GeoQueryResult: Sendable, Equatable {
-    public let deviceID: String
-    public let userID: String
+    public let deviceID: DeviceID
+    public let userID: UserID
     public let longitude: Double
     public let latitude: Double
     public let timestamp: Int64

@@ -53,7 +53,7 @@ public final class GeoQueryService: Sendable {
         self.limits = limits
     }
 
-    public func query(groupID: String, credential: Credential, _ request: GeoQueryRequest) throws -> ([GeoQueryResult], QueryExplain) {
+    public func query(groupID: GroupID, credential: Credential, _ request: GeoQueryRequest) throws -> ([GeoQueryResult], QueryExplain) {
         try PartitionRules(facts: directory).requireRead(credential, .group(groupID), hiddenAs: "group")
         guard (1...GeoQueryRequest.maxLimit).contains(request.limit) else {
             throw TrackingError.invalid("limit must be 1 to \(GeoQueryRequest.maxLimit)", code: "invalid_limit")

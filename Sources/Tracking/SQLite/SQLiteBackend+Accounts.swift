@@ -5,7 +5,7 @@ extension SQLiteBackend: AccountStore {
         do {
             try await write { db in
                 try db.run("INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                           [.text(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .integer(user.createdAt)])
+                           [.id(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .integer(user.createdAt)])
                 try Self.insert(session, tokenHash: tokenHash, in: db)
             }
         } catch let error as StorageError where error.isUniqueViolation {
@@ -15,14 +15,14 @@ extension SQLiteBackend: AccountStore {
 
     static func insert(_ session: Session, tokenHash: String, in db: Database) throws {
         try db.run("INSERT INTO sessions (token_hash, user_id, created_at, id, last_used_at, client) VALUES (?, ?, ?, ?, ?, ?)",
-                   [.text(tokenHash), .text(session.userID), .integer(session.createdAt), .text(session.id),
+                   [.text(tokenHash), .id(session.userID), .integer(session.createdAt), .id(session.id),
                     .integer(session.lastUsedAt), .optional(session.client)])
     }
 
     static let sessionColumns = "id, user_id, created_at, last_used_at, client"
 
     static func session(_ row: Statement) -> Session {
-        Session(id: row.string(0), userID: row.string(1), createdAt: row.int64(2), lastUsedAt: row.int64(3), client: row.optionalString(4))
+        Session(id: row.id(0), userID: row.id(1), createdAt: row.int64(2), lastUsedAt: row.int64(3), client: row.optionalString(4))
     }
 
     public func userWithPasswordHash(email: String) throws -> (User, String)? {
@@ -33,16 +33,16 @@ extension SQLiteBackend: AccountStore {
         }
     }
 
-    public func user(id: String) throws -> User? {
+    public func user(id: UserID) throws -> User? {
         try read { db in try Self.user(id: id, in: db) }
     }
 
-    static func user(id: String, in db: Database) throws -> User? {
-        try db.firstRow("SELECT id, email, display_name, created_at FROM users WHERE id = ?", [.text(id)], user)
+    static func user(id: UserID, in db: Database) throws -> User? {
+        try db.firstRow("SELECT id, email, display_name, created_at FROM users WHERE id = ?", [.id(id)], user)
     }
 
     static func user(_ row: Statement) -> User {
-        User(id: row.string(0), email: row.string(1), displayName: row.string(2), createdAt: row.int64(3))
+        User(id: row.id(0), email: row.string(1), displayName: row.string(2), createdAt: row.int64(3))
     }
 
     public func createSession(_ session: Session, tokenHash: String, keepAtMost: Int) async throws {
@@ -51,7 +51,7 @@ extension SQLiteBackend: AccountStore {
             try db.run("""
                 DELETE FROM sessions WHERE user_id = ? AND id NOT IN
                   (SELECT id FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id LIMIT ?)
-                """, [.text(session.userID), .text(session.userID), .int(max(1, keepAtMost))])
+                """, [.id(session.userID), .id(session.userID), .int(max(1, keepAtMost))])
         }
     }
 
@@ -61,16 +61,16 @@ extension SQLiteBackend: AccountStore {
         }
     }
 
-    public func sessions(userID: String) throws -> [Session] {
+    public func sessions(userID: UserID) throws -> [Session] {
         try read { db in
             try db.rows("SELECT \(Self.sessionColumns) FROM sessions WHERE user_id = ? ORDER BY created_at DESC, id",
-                        [.text(userID)], Self.session)
+                        [.id(userID)], Self.session)
         }
     }
 
-    public func touchSession(id: String, at time: Int64) async throws {
+    public func touchSession(id: SessionID, at time: Int64) async throws {
         try await write { db in
-            try db.run("UPDATE sessions SET last_used_at = max(last_used_at, ?) WHERE id = ?", [.integer(time), .text(id)])
+            try db.run("UPDATE sessions SET last_used_at = max(last_used_at, ?) WHERE id = ?", [.integer(time), .id(id)])
         }
     }
 
@@ -80,9 +80,9 @@ extension SQLiteBackend: AccountStore {
         }
     }
 
-    public func deleteSession(id: String, userID: String) async throws -> Bool {
+    public func deleteSession(id: SessionID, userID: UserID) async throws -> Bool {
         try await write { db in
-            try db.run("DELETE FROM sessions WHERE id = ? AND user_id = ?", [.text(id), .text(userID)]) > 0
+            try db.run("DELETE FROM sessions WHERE id = ? AND user_id = ?", [.id(id), .id(userID)]) > 0
         }
     }
 
@@ -92,9 +92,9 @@ extension SQLiteBackend: AccountStore {
         }
     }
 
-    public func updateDisplayName(userID: String, displayName: String) async throws -> User? {
+    public func updateDisplayName(userID: UserID, displayName: String) async throws -> User? {
         try await write { db in
-            guard try db.run("UPDATE users SET display_name = ? WHERE id = ?", [.text(displayName), .text(userID)]) > 0 else {
+            guard try db.run("UPDATE users SET display_name = ? WHERE id = ?", [.text(displayName), .id(userID)]) > 0 else {
                 return nil
             }
             return try Self.user(id: userID, in: db)

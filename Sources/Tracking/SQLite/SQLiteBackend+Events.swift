@@ -5,12 +5,12 @@ import Timestamps
 extension SQLiteBackend: EventLog {
     /// Appends events to a group's log inside the current write transaction; ids are the next
     /// ones of the group, in the order given.
-    static func appendEvents(groupID: String, _ entries: [EventLogEntry], in db: Database) throws -> [GroupEvent] {
+    static func appendEvents(groupID: GroupID, _ entries: [EventLogEntry], in db: Database) throws -> [GroupEvent] {
         guard !entries.isEmpty else { return [] }
         guard let last = try db.firstRow("""
             INSERT INTO event_heads (group_id, last_id) VALUES (?, ?)
             ON CONFLICT (group_id) DO UPDATE SET last_id = last_id + excluded.last_id RETURNING last_id
-            """, [.text(groupID), .int(entries.count)], { $0.int64(0) }) else {
+            """, [.id(groupID), .int(entries.count)], { $0.int64(0) }) else {
             throw StorageError(code: 1, message: "event head not returned")
         }
         let now = Timestamp.nowMilliseconds()
@@ -22,11 +22,11 @@ extension SQLiteBackend: EventLog {
         var id = last - Int64(entries.count)
         for entry in entries {
             id += 1
-            try insert.bind([.text(groupID), .integer(id), .text(entry.kind.rawValue), .optional(entry.userID),
+            try insert.bind([.id(groupID), .integer(id), .text(entry.kind.rawValue), .id(entry.userID),
                              .text(entry.data.serializedString()), .integer(now),
                              entry.fix.map { .integer($0.deviceKey) } ?? .null, entry.fix.map { .integer($0.timestamp) } ?? .null])
             try insert.run()
-            events.append(GroupEvent(groupID: groupID, id: id, kind: entry.kind, userID: entry.userID, data: entry.data))
+            events.append(GroupEvent(groupID: groupID, id: EventID(id), kind: entry.kind, userID: entry.userID, data: entry.data))
         }
         return events
     }
@@ -45,33 +45,34 @@ extension SQLiteBackend: EventLog {
         }
     }
 
-    public func events(groupID: String, after: Int64, limit: Int) throws -> [GroupEvent] {
+    public func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent] {
         try read { db in
             try db.rows("SELECT id, type, user_id, data FROM events WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?",
-                        [.text(groupID), .integer(after), .int(limit)]) { row in
-                GroupEvent(groupID: groupID, id: row.int64(0), kind: GroupEvent.Kind(rawValue: row.string(1)) ?? .redacted,
-                           userID: row.optionalString(2), data: (try? JSONParser.parse(Array(row.string(3).utf8))) ?? .null)
+                        [.id(groupID), .event(after), .int(limit)]) { row in
+                GroupEvent(groupID: groupID, id: EventID(row.int64(0)), kind: GroupEvent.Kind(rawValue: row.string(1)) ?? .redacted,
+                           userID: row.optionalID(2), data: (try? JSONParser.parse(Array(row.string(3).utf8))) ?? .null)
             }
         }
     }
 
-    public func eventBounds(groupID: String) throws -> (last: Int64, oldest: Int64?) {
-        try read { db in
-            let last = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [.text(groupID)]) { $0.int64(0) } ?? 0
-            let oldest = try db.firstRow("SELECT min(id) FROM events WHERE group_id = ?", [.text(groupID)]) { $0.optionalInt64(0) } ?? nil
-            return (last, oldest)
-        }
+    public func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?) {
+        try read { db in try Self.eventBounds(groupID: groupID, in: db) }
     }
 
-    public func feedSnapshot(groupID: String, readerID: String) throws -> FeedSnapshot? {
+    static func eventBounds(groupID: GroupID, in db: Database) throws -> (last: EventID, oldest: EventID?) {
+        let last = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) } ?? 0
+        let oldest = try db.firstRow("SELECT min(id) FROM events WHERE group_id = ?", [.id(groupID)]) { $0.optionalInt64(0) } ?? nil
+        return (EventID(last), oldest.map { EventID($0) })
+    }
+
+    public func feedSnapshot(groupID: GroupID, readerID: UserID) throws -> FeedSnapshot? {
         try read { db in
             guard try db.firstRow("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?",
-                                  [.text(groupID), .text(readerID)], { _ in true }) == true else { return nil }
+                                  [.id(groupID), .id(readerID)], { _ in true }) == true else { return nil }
             let sharing = try db.rows("SELECT user_id FROM memberships WHERE group_id = ? AND share_location = 1",
-                                      [.text(groupID)]) { $0.string(0) }
-            let last = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [.text(groupID)]) { $0.int64(0) } ?? 0
-            let oldest = try db.firstRow("SELECT min(id) FROM events WHERE group_id = ?", [.text(groupID)]) { $0.optionalInt64(0) } ?? nil
-            return FeedSnapshot(visibility: GroupVisibility(sharing: Set(sharing)), lastEventID: last, oldestEventID: oldest)
+                                      [.id(groupID)]) { $0.id(0, as: UserID.self) }
+            let bounds = try Self.eventBounds(groupID: groupID, in: db)
+            return FeedSnapshot(visibility: GroupVisibility(sharing: Set(sharing)), lastEventID: bounds.last, oldestEventID: bounds.oldest)
         }
     }
 

@@ -6,26 +6,26 @@ extension SQLiteBackend: ExportStore {
         """
 
     static func subject(_ row: Statement, windows: HistoryWindows) -> ExportSubject {
-        ExportSubject(deviceKey: row.int64(0), deviceID: row.string(1), deviceName: row.string(2), userID: row.string(3),
+        ExportSubject(deviceKey: row.int64(0), deviceID: row.id(1), deviceName: row.string(2), userID: row.id(3),
                       displayName: row.string(4),
                       last: row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7)),
                       windows: windows)
     }
 
-    public func exportSubjects(groupID: String) throws -> [ExportSubject] {
+    public func exportSubjects(groupID: GroupID) throws -> [ExportSubject] {
         try read { db in
             let windows = try Self.sharingWindows(groupID: groupID, in: db)
             return try db.rows("""
                 SELECT \(Self.subjectColumns) FROM memberships m JOIN devices d ON d.id = m.device_id JOIN users u ON u.id = m.user_id
                 WHERE m.group_id = ? AND m.share_location = 1 ORDER BY d.id
-                """, [.text(groupID)]) { Self.subject($0, windows: windows[$0.string(3)] ?? .none) }
+                """, [.id(groupID)]) { Self.subject($0, windows: windows[$0.id(3)] ?? .none) }
         }
     }
 
-    public func exportSubject(deviceID: String) throws -> ExportSubject? {
+    public func exportSubject(deviceID: DeviceID) throws -> ExportSubject? {
         try read { db in
             try db.firstRow("SELECT \(Self.subjectColumns) FROM devices d JOIN users u ON u.id = d.owner_id WHERE d.id = ?",
-                            [.text(deviceID)]) { Self.subject($0, windows: .all) }
+                            [.id(deviceID)]) { Self.subject($0, windows: .all) }
         }
     }
 

@@ -1,16 +1,16 @@
 import Storage
 
 extension SQLiteBackend: GeoIndex {
-    public func sharedDevices(groupID: String) throws -> [SharedDevice] {
+    public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
         try read { db in
             let windows = try Self.sharingWindows(groupID: groupID, in: db)
             return try db.rows("""
                 SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
                 JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = 1
-                """, [.text(groupID)]) { row in
-                SharedDevice(key: row.int64(0), deviceID: row.string(1), userID: row.string(2),
+                """, [.id(groupID)]) { row in
+                SharedDevice(key: row.int64(0), deviceID: row.id(1), userID: row.id(2),
                              last: row.isNull(5) ? nil : LastLocation(longitude: row.double(3), latitude: row.double(4), timestamp: row.int64(5)),
-                             windows: windows[row.string(2)] ?? .none)
+                             windows: windows[row.id(2)] ?? .none)
             }
         }
     }

@@ -5,7 +5,7 @@ import Synchronization
 import Timestamps
 
 extension SQLiteBackend: LocationStore {
-    public func append(deviceID: String, fixes: [Fix], events rule: LocationEventRule,
+    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
         let sequences = self.sequences
         let unmerged = self.unmerged
@@ -14,7 +14,7 @@ extension SQLiteBackend: LocationStore {
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
         return try await write({ db in
-            guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.text(deviceID)], {
+            guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.id(deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { throw TrackingError.notFound("device") }
             var outcome = IngestOutcome()
@@ -85,15 +85,15 @@ extension SQLiteBackend: LocationStore {
     }
 
     /// Location events for every group in which the device's member shares, as `rule` says.
-    static func locationEvents(deviceID: String, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
+    static func locationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
                                in db: Database) throws -> [GroupEvent] {
-        var periods: [String: (userID: String, periods: [(start: Int64, end: Int64?)])] = [:]
+        var periods: [GroupID: (userID: UserID, periods: [(start: Int64, end: Int64?)])] = [:]
         try db.forEachRow("""
             SELECT m.group_id, m.user_id, p.start_ts, p.end_ts FROM memberships m
             JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
             WHERE m.device_id = ? AND m.share_location = 1
-            """, [.text(deviceID)]) { row in
-            periods[row.string(0), default: (row.string(1), [])].periods.append((row.int64(2), row.optionalInt64(3)))
+            """, [.id(deviceID)]) { row in
+            periods[row.id(0), default: (row.id(1), [])].periods.append((row.int64(2), row.optionalInt64(3)))
         }
         var events: [GroupEvent] = []
         for (groupID, membership) in periods.sorted(by: { $0.key < $1.key }) {
@@ -134,9 +134,9 @@ extension SQLiteBackend: LocationStore {
         return survivors
     }
 
-    public func history(deviceID: String, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
+    public func history(deviceID: DeviceID, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
         try read { db in
-            guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(deviceID)], { $0.int64(0) }) else {
+            guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(deviceID)], { $0.int64(0) }) else {
                 throw TrackingError.notFound("device")
             }
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
@@ -160,12 +160,12 @@ extension SQLiteBackend: LocationStore {
         }
     }
 
-    public func deleteHistory(deviceID: String, before: Int64) async throws -> Int {
+    public func deleteHistory(deviceID: DeviceID, before: Int64) async throws -> Int {
         let unmerged = self.unmerged
         var total = 0
         while true {
             let deleted = try await write { db -> Int in
-                guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(deviceID)], { $0.int64(0) }) else {
+                guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(deviceID)], { $0.int64(0) }) else {
                     throw TrackingError.notFound("device")
                 }
                 return try Self.deleteBatch(deviceKey: key, before: before, limit: 10_000, unmerged: unmerged, in: db)

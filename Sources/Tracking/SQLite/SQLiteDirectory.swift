@@ -11,176 +11,176 @@ struct SQLiteDirectory: DirectoryTransaction {
 
     static func device(_ row: Statement) -> Device {
         let last = row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7))
-        return Device(id: row.string(0), ownerID: row.string(1), name: row.string(2), platformID: row.optionalString(3),
+        return Device(id: row.id(0), ownerID: row.id(1), name: row.string(2), platformID: row.optionalString(3),
                       createdAt: row.int64(4), lastLocation: last)
     }
 
-    func user(id: String) throws -> User? { try SQLiteBackend.user(id: id, in: db) }
+    func user(id: UserID) throws -> User? { try SQLiteBackend.user(id: id, in: db) }
 
     func user(email: String) throws -> User? {
         try db.firstRow("SELECT id, email, display_name, created_at FROM users WHERE email = ?", [.text(email)], SQLiteBackend.user)
     }
 
-    func device(id: String) throws -> Device? {
-        try db.firstRow("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [.text(id)], Self.device)
+    func device(id: DeviceID) throws -> Device? {
+        try db.firstRow("SELECT \(Self.deviceColumns) FROM devices WHERE id = ?", [.id(id)], Self.device)
     }
 
-    func devices(ownerID: String) throws -> [Device] {
-        try db.rows("SELECT \(Self.deviceColumns) FROM devices WHERE owner_id = ? ORDER BY created_at, id", [.text(ownerID)], Self.device)
+    func devices(ownerID: UserID) throws -> [Device] {
+        try db.rows("SELECT \(Self.deviceColumns) FROM devices WHERE owner_id = ? ORDER BY created_at, id", [.id(ownerID)], Self.device)
     }
 
-    func deviceCredential(tokenHash: String) throws -> (String, String)? {
-        try db.firstRow("SELECT id, owner_id FROM devices WHERE token_hash = ?", [.text(tokenHash)]) { ($0.string(0), $0.string(1)) }
+    func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
+        try db.firstRow("SELECT id, owner_id FROM devices WHERE token_hash = ?", [.text(tokenHash)]) { ($0.id(0), $0.id(1)) }
     }
 
     func insertDevice(_ device: Device, tokenHash: String) throws {
         try db.run("INSERT INTO devices (id, owner_id, name, platform_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                   [.text(device.id), .text(device.ownerID), .text(device.name), .optional(device.platformID),
+                   [.id(device.id), .id(device.ownerID), .text(device.name), .optional(device.platformID),
                     .text(tokenHash), .integer(device.createdAt)])
     }
 
-    func renameDevice(id: String, name: String) throws {
-        try db.run("UPDATE devices SET name = ? WHERE id = ?", [.text(name), .text(id)])
+    func renameDevice(id: DeviceID, name: String) throws {
+        try db.run("UPDATE devices SET name = ? WHERE id = ?", [.text(name), .id(id)])
     }
 
-    func replaceDeviceToken(id: String, tokenHash: String) throws {
-        try db.run("UPDATE devices SET token_hash = ? WHERE id = ?", [.text(tokenHash), .text(id)])
+    func replaceDeviceToken(id: DeviceID, tokenHash: String) throws {
+        try db.run("UPDATE devices SET token_hash = ? WHERE id = ?", [.text(tokenHash), .id(id)])
     }
 
-    func deleteDevice(id: String) throws {
-        if let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(id)], { $0.int64(0) }) {
+    func deleteDevice(id: DeviceID) throws {
+        if let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(id)], { $0.int64(0) }) {
             try SQLiteBackend.deleteAllFixes(deviceKey: key, unmerged: unmerged, in: db)
         }
-        try db.run("DELETE FROM devices WHERE id = ?", [.text(id)])
+        try db.run("DELETE FROM devices WHERE id = ?", [.id(id)])
     }
 
-    func deleteUser(id: String) throws {
+    func deleteUser(id: UserID) throws {
         // Locations have no foreign key (they are keyed for speed): delete them first.
-        for key in try db.rows("SELECT key FROM devices WHERE owner_id = ?", [.text(id)], { $0.int64(0) }) {
+        for key in try db.rows("SELECT key FROM devices WHERE owner_id = ?", [.id(id)], { $0.int64(0) }) {
             try SQLiteBackend.deleteAllFixes(deviceKey: key, unmerged: unmerged, in: db)
         }
-        try db.run("DELETE FROM users WHERE id = ?", [.text(id)])
+        try db.run("DELETE FROM users WHERE id = ?", [.id(id)])
     }
 
-    func memberships(userID: String) throws -> [Membership] {
+    func memberships(userID: UserID) throws -> [Membership] {
         try db.rows("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE user_id = ?",
-                    [.text(userID)], Self.membership)
+                    [.id(userID)], Self.membership)
     }
 
-    func group(id: String) throws -> GroupRecord? {
-        try db.firstRow("SELECT id, name, owner_id, created_at FROM groups WHERE id = ?", [.text(id)]) {
-            GroupRecord(id: $0.string(0), name: $0.string(1), ownerID: $0.string(2), createdAt: $0.int64(3))
+    func group(id: GroupID) throws -> GroupRecord? {
+        try db.firstRow("SELECT id, name, owner_id, created_at FROM groups WHERE id = ?", [.id(id)]) {
+            GroupRecord(id: $0.id(0), name: $0.string(1), ownerID: $0.id(2), createdAt: $0.int64(3))
         }
     }
 
-    func members(groupID: String) throws -> [GroupMember] {
+    func members(groupID: GroupID) throws -> [GroupMember] {
         try db.rows("""
             SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts
             FROM memberships m JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = ? ORDER BY m.joined_at, m.user_id
-            """, [.text(groupID)]) { row in
+            """, [.id(groupID)]) { row in
             let sharing = row.bool(4)
             let location = sharing && !row.isNull(7)
                 ? LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7)) : nil
-            return GroupMember(userID: row.string(0), displayName: row.string(1), deviceID: row.string(2),
+            return GroupMember(userID: row.id(0), displayName: row.string(1), deviceID: row.id(2),
                                deviceName: row.string(3), shareLocation: sharing, location: location)
         }
     }
 
     func insertGroup(_ group: GroupRecord) throws {
         try db.run("INSERT INTO groups (id, name, owner_id, created_at) VALUES (?, ?, ?, ?)",
-                   [.text(group.id), .text(group.name), .text(group.ownerID), .integer(group.createdAt)])
+                   [.id(group.id), .text(group.name), .id(group.ownerID), .integer(group.createdAt)])
     }
 
-    func setGroupOwner(groupID: String, ownerID: String) throws {
-        try db.run("UPDATE groups SET owner_id = ? WHERE id = ?", [.text(ownerID), .text(groupID)])
+    func setGroupOwner(groupID: GroupID, ownerID: UserID) throws {
+        try db.run("UPDATE groups SET owner_id = ? WHERE id = ?", [.id(ownerID), .id(groupID)])
     }
 
-    func deleteGroup(id: String) throws {
-        try db.run("DELETE FROM groups WHERE id = ?", [.text(id)])
+    func deleteGroup(id: GroupID) throws {
+        try db.run("DELETE FROM groups WHERE id = ?", [.id(id)])
     }
 
-    func ownedGroupIDs(userID: String) throws -> [String] {
-        try db.rows("SELECT id FROM groups WHERE owner_id = ?", [.text(userID)]) { $0.string(0) }
+    func ownedGroupIDs(userID: UserID) throws -> [GroupID] {
+        try db.rows("SELECT id FROM groups WHERE owner_id = ?", [.id(userID)]) { $0.id(0) }
     }
 
-    func membership(groupID: String, userID: String) throws -> Membership? {
+    func membership(groupID: GroupID, userID: UserID) throws -> Membership? {
         try db.firstRow("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE group_id = ? AND user_id = ?",
-                        [.text(groupID), .text(userID)], Self.membership)
+                        [.id(groupID), .id(userID)], Self.membership)
     }
 
-    func memberships(deviceID: String) throws -> [Membership] {
+    func memberships(deviceID: DeviceID) throws -> [Membership] {
         try db.rows("SELECT group_id, user_id, device_id, share_location FROM memberships WHERE device_id = ?",
-                    [.text(deviceID)], Self.membership)
+                    [.id(deviceID)], Self.membership)
     }
 
     static func membership(_ row: Statement) -> Membership {
-        Membership(groupID: row.string(0), userID: row.string(1), deviceID: row.string(2), shareLocation: row.bool(3))
+        Membership(groupID: row.id(0), userID: row.id(1), deviceID: row.id(2), shareLocation: row.bool(3))
     }
 
-    func membershipSummaries(userID: String) throws -> [MembershipSummary] {
+    func membershipSummaries(userID: UserID) throws -> [MembershipSummary] {
         try db.rows("""
             SELECT m.group_id, g.name, m.device_id, g.owner_id = m.user_id, m.share_location
             FROM memberships m JOIN groups g ON g.id = m.group_id WHERE m.user_id = ? ORDER BY m.joined_at, m.group_id
-            """, [.text(userID)]) {
-            MembershipSummary(groupID: $0.string(0), groupName: $0.string(1), deviceID: $0.string(2),
+            """, [.id(userID)]) {
+            MembershipSummary(groupID: $0.id(0), groupName: $0.string(1), deviceID: $0.id(2),
                               isOwner: $0.bool(3), shareLocation: $0.bool(4))
         }
     }
 
     func insertMembership(_ membership: Membership, at time: Int64) throws {
         try db.run("INSERT INTO memberships (group_id, user_id, device_id, share_location, joined_at) VALUES (?, ?, ?, ?, ?)",
-                   [.text(membership.groupID), .text(membership.userID), .text(membership.deviceID),
+                   [.id(membership.groupID), .id(membership.userID), .id(membership.deviceID),
                     .bool(membership.shareLocation), .integer(time)])
     }
 
-    func deleteMembership(groupID: String, userID: String) throws {
-        try db.run("DELETE FROM memberships WHERE group_id = ? AND user_id = ?", [.text(groupID), .text(userID)])
+    func deleteMembership(groupID: GroupID, userID: UserID) throws {
+        try db.run("DELETE FROM memberships WHERE group_id = ? AND user_id = ?", [.id(groupID), .id(userID)])
     }
 
-    func setSharing(groupID: String, userID: String, share: Bool) throws {
+    func setSharing(groupID: GroupID, userID: UserID, share: Bool) throws {
         try db.run("UPDATE memberships SET share_location = ? WHERE group_id = ? AND user_id = ?",
-                   [.bool(share), .text(groupID), .text(userID)])
+                   [.bool(share), .id(groupID), .id(userID)])
     }
 
-    func openSharingPeriod(groupID: String, userID: String, deviceID: String, at time: Int64) throws {
+    func openSharingPeriod(groupID: GroupID, userID: UserID, deviceID: DeviceID, at time: Int64) throws {
         try db.run("""
             INSERT INTO sharing_periods (group_id, user_id, device_id, start_ts, end_ts) VALUES (?, ?, ?, ?, NULL)
             ON CONFLICT (group_id, user_id, start_ts) DO UPDATE SET end_ts = NULL
-            """, [.text(groupID), .text(userID), .text(deviceID), .integer(time)])
+            """, [.id(groupID), .id(userID), .id(deviceID), .integer(time)])
     }
 
-    func closeSharingPeriod(groupID: String, userID: String, at time: Int64) throws {
+    func closeSharingPeriod(groupID: GroupID, userID: UserID, at time: Int64) throws {
         try db.run("UPDATE sharing_periods SET end_ts = max(start_ts, ?) WHERE group_id = ? AND user_id = ? AND end_ts IS NULL",
-                   [.integer(time), .text(groupID), .text(userID)])
+                   [.integer(time), .id(groupID), .id(userID)])
     }
 
-    func hasInvitation(groupID: String, inviteeID: String) throws -> Bool {
-        try db.firstRow("SELECT 1 FROM invitations WHERE group_id = ? AND invitee_id = ?", [.text(groupID), .text(inviteeID)]) { _ in true } ?? false
+    func hasInvitation(groupID: GroupID, inviteeID: UserID) throws -> Bool {
+        try db.firstRow("SELECT 1 FROM invitations WHERE group_id = ? AND invitee_id = ?", [.id(groupID), .id(inviteeID)]) { _ in true } ?? false
     }
 
-    func insertInvitation(groupID: String, inviteeID: String, senderID: String, at time: Int64) throws {
+    func insertInvitation(groupID: GroupID, inviteeID: UserID, senderID: UserID, at time: Int64) throws {
         try db.run("INSERT INTO invitations (group_id, invitee_id, sender_id, created_at) VALUES (?, ?, ?, ?)",
-                   [.text(groupID), .text(inviteeID), .text(senderID), .integer(time)])
+                   [.id(groupID), .id(inviteeID), .id(senderID), .integer(time)])
     }
 
-    func deleteInvitation(groupID: String, inviteeID: String) throws {
-        try db.run("DELETE FROM invitations WHERE group_id = ? AND invitee_id = ?", [.text(groupID), .text(inviteeID)])
+    func deleteInvitation(groupID: GroupID, inviteeID: UserID) throws {
+        try db.run("DELETE FROM invitations WHERE group_id = ? AND invitee_id = ?", [.id(groupID), .id(inviteeID)])
     }
 
-    func invitationSummaries(inviteeID: String) throws -> [InvitationSummary] {
+    func invitationSummaries(inviteeID: UserID) throws -> [InvitationSummary] {
         try db.rows("""
             SELECT i.group_id, g.name, u.email FROM invitations i
             JOIN groups g ON g.id = i.group_id JOIN users u ON u.id = i.sender_id
             WHERE i.invitee_id = ? ORDER BY i.created_at, i.group_id
-            """, [.text(inviteeID)]) {
-            InvitationSummary(groupID: $0.string(0), groupName: $0.string(1), senderEmail: $0.string(2))
+            """, [.id(inviteeID)]) {
+            InvitationSummary(groupID: $0.id(0), groupName: $0.string(1), senderEmail: $0.string(2))
         }
     }
 }
 
 extension SQLiteDirectory {
-    func appendMembershipEvent(groupID: String, type: String, userID: String, extra: JSONObject) throws -> GroupEvent {
+    func appendMembershipEvent(groupID: GroupID, type: String, userID: UserID, extra: JSONObject) throws -> GroupEvent {
         let data = EventPayload.membership(type, groupID: groupID, userID: userID, extra: extra)
         let events = try SQLiteBackend.appendEvents(groupID: groupID, [EventLogEntry(kind: .membership, userID: userID, data: data)], in: db)
         guard let event = events.first else { throw StorageError(code: 1, message: "event not appended") }
@@ -202,45 +202,45 @@ extension SQLiteBackend: DirectoryStore {
         try await write { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
     }
 
-    public func deviceOwner(deviceID: String) throws -> String? {
-        try read { try $0.firstRow("SELECT owner_id FROM devices WHERE id = ?", [.text(deviceID)]) { $0.string(0) } }
+    public func deviceOwner(deviceID: DeviceID) throws -> UserID? {
+        try read { try $0.firstRow("SELECT owner_id FROM devices WHERE id = ?", [.id(deviceID)]) { $0.id(0) } }
     }
 
-    public func isMember(userID: String, groupID: String) throws -> Bool {
+    public func isMember(userID: UserID, groupID: GroupID) throws -> Bool {
         try read {
-            try $0.firstRow("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?", [.text(groupID), .text(userID)]) { _ in true } ?? false
+            try $0.firstRow("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?", [.id(groupID), .id(userID)]) { _ in true } ?? false
         }
     }
 
-    public func isSharedWith(deviceID: String, viewerID: String) throws -> Bool {
+    public func isSharedWith(deviceID: DeviceID, viewerID: UserID) throws -> Bool {
         try read {
             try $0.firstRow("""
                 SELECT 1 FROM memberships shared JOIN memberships viewer ON viewer.group_id = shared.group_id
                 WHERE shared.device_id = ? AND shared.share_location = 1 AND viewer.user_id = ? LIMIT 1
-                """, [.text(deviceID), .text(viewerID)]) { _ in true } ?? false
+                """, [.id(deviceID), .id(viewerID)]) { _ in true } ?? false
         }
     }
 
-    public func sharedHistoryWindows(deviceID: String, viewerID: String) throws -> HistoryWindows {
+    public func sharedHistoryWindows(deviceID: DeviceID, viewerID: UserID) throws -> HistoryWindows {
         try read { db in
             HistoryWindows(periods: try db.rows("""
                 SELECT p.start_ts, p.end_ts FROM memberships shared
                 JOIN memberships viewer ON viewer.group_id = shared.group_id AND viewer.user_id = ?
                 JOIN sharing_periods p ON p.group_id = shared.group_id AND p.user_id = shared.user_id
                 WHERE shared.device_id = ? AND shared.share_location = 1
-                """, [.text(viewerID), .text(deviceID)]) { (start: $0.int64(0), end: $0.optionalInt64(1)) })
+                """, [.id(viewerID), .id(deviceID)]) { (start: $0.int64(0), end: $0.optionalInt64(1)) })
         }
     }
 
     /// The sharing periods of every member of `groupID` who shares now, by user id.
-    static func sharingWindows(groupID: String, in db: Database) throws -> [String: HistoryWindows] {
-        var periods: [String: [(start: Int64, end: Int64?)]] = [:]
+    static func sharingWindows(groupID: GroupID, in db: Database) throws -> [UserID: HistoryWindows] {
+        var periods: [UserID: [(start: Int64, end: Int64?)]] = [:]
         try db.forEachRow("""
             SELECT p.user_id, p.start_ts, p.end_ts FROM sharing_periods p
             JOIN memberships m ON m.group_id = p.group_id AND m.user_id = p.user_id
             WHERE p.group_id = ? AND m.share_location = 1
-            """, [.text(groupID)]) { row in
-            periods[row.string(0), default: []].append((row.int64(1), row.optionalInt64(2)))
+            """, [.id(groupID)]) { row in
+            periods[row.id(0), default: []].append((row.int64(1), row.optionalInt64(2)))
         }
         return periods.mapValues { HistoryWindows(periods: $0) }
     }

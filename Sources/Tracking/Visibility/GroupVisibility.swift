@@ -7,11 +7,11 @@
 /// `removed` event, and every stream ends with the group's `deleted` event.
 public struct GroupVisibility: Sendable, Equatable {
     /// User ids of the members who share now.
-    public private(set) var sharing: Set<String>
+    public private(set) var sharing: Set<UserID>
     /// True once the group was deleted.
     public private(set) var isDeleted = false
 
-    public init(sharing: Set<String>) { self.sharing = sharing }
+    public init(sharing: Set<UserID>) { self.sharing = sharing }
 
     /// Follows one event of the group's log (in log order).
     public mutating func apply(_ event: GroupEvent) {
@@ -37,7 +37,7 @@ public struct GroupVisibility: Sendable, Equatable {
     }
 
     /// Whether `event` is the last one the stream of member `reader` gets.
-    public static func ends(streamOf reader: String, with event: GroupEvent) -> Bool {
+    public static func ends(streamOf reader: UserID, with event: GroupEvent) -> Bool {
         switch MembershipChange(event) {
         case .deleted: true
         case .left, .removed: event.userID == reader
