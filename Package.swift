@@ -4,7 +4,8 @@ import PackageDescription
 /// Find Our Devices: a self-hosted location server.
 ///
 /// C libraries come only from Debian packages, through system-library targets; everything else
-/// is this package's own Swift. Arrows point down only: API → Tracking → Storage/Crypto/GeoKit;
+/// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
+/// the stores (SQLiteStore on Storage) implement Tracking's ports and are chosen by `fod`;
 /// only Storage, HTTPServer, Crypto and PlanarGeometry import the C modules (CMalloc: glibc's
 /// allocator, for Storage).
 let package = Package(
@@ -31,12 +32,13 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite", "CMalloc"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
-        .target(name: "Tracking", dependencies: ["Storage", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats"]),
-        .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Storage", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry"]),
-        .executableTarget(name: "fod", dependencies: ["API", "Tracking", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports"]),
+        .target(name: "Tracking", dependencies: ["Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore"]),
+        .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
+        .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry"]),
+        .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports"]),
 
-        .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking"], path: "Benchmarks/ingest/Baseline"),
-        .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking"], path: "Benchmarks/geo/Bench"),
+        .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking", "SQLiteStore"], path: "Benchmarks/ingest/Baseline"),
+        .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking", "SQLiteStore"], path: "Benchmarks/geo/Bench"),
         .executableTarget(name: "fod-timeline-bench", dependencies: ["Timeline", "Timestamps"], path: "Benchmarks/timeline/Bench"),
         .executableTarget(name: "fod-import-bench", dependencies: ["LocationFormats", "Timestamps"], path: "Benchmarks/import/Bench"),
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
@@ -52,7 +54,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "TrackingTestSupport", "GeoKit", "JSONCore", "LocationFormats"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
+        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
     ],
     swiftLanguageModes: [.v6]
 )

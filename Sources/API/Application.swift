@@ -3,7 +3,6 @@ import Exports
 import HTTPServer
 import JSONCore
 import LocationFormats
-import Storage
 import Tracking
 
 /// Everything the routes need, built once at start-up by the executable (or a test).
@@ -23,7 +22,7 @@ public struct Services: Sendable {
         public init() {}
     }
 
-    public let backend: SQLiteBackend
+    public let store: any TrackingStore
     public let configuration: Configuration
     public let accounts: AccountService
     public let devices: DeviceService
@@ -36,9 +35,9 @@ public struct Services: Sendable {
     public let feed: FeedService
     public let logger: Logger
 
-    /// Everything wired to one backend; every service publishes its group events to `live`.
-    public init(backend: SQLiteBackend, configuration: Configuration = Configuration(), logger: Logger) throws {
-        self.backend = backend
+    /// Everything wired to one store; every service publishes its group events to `live`.
+    public init(store backend: any TrackingStore, configuration: Configuration = Configuration(), logger: Logger) throws {
+        self.store = backend
         self.configuration = configuration
         let hub = LiveHub(log: backend, configuration: configuration.live)
         self.live = hub
@@ -54,7 +53,7 @@ public struct Services: Sendable {
         self.logger = logger
     }
 
-    public var rules: PartitionRules { PartitionRules(facts: backend) }
+    public var rules: PartitionRules { PartitionRules(facts: store) }
 }
 
 /// Builds the router of the public API (API.md) over `services`.

@@ -2,7 +2,6 @@ import GeoQuery
 import HTTPServer
 import JSONCore
 import LocationFormats
-import Storage
 import Tracking
 
 /// The only place errors become HTTP statuses and bodies.
@@ -35,7 +34,7 @@ public struct ErrorMapper: Sendable {
             return Self.body(status: 400, code: e.code, message: e.message)
         case let e as JSONParseError:
             return Self.body(status: 400, code: "malformed_json", message: e.description)
-        case let e as StorageError where e.fault != nil:
+        case let e as StoreFailure:
             return storageFaults.response(for: e, request: request)
         default:
             logger.error("\(request.requestID) \(LogText.escaped(request.method)) \(LogText.escaped(request.path)) failed: \(error)")

@@ -50,7 +50,7 @@ struct LiveRoutes {
             credential = try auth.credential(forToken: token)
         }
         credential = try auth.reader(credential, of: .group(groupID))
-        try PartitionRules(facts: auth.services.backend).requireRead(credential, .group(groupID), hiddenAs: "group")
+        try auth.services.rules.requireRead(credential, .group(groupID), hiddenAs: "group")
         guard let userID = credential.userID else { throw TrackingError.unauthenticated }
         return userID
     }

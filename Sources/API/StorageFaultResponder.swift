@@ -1,7 +1,7 @@
 import Foundation
 import HTTPServer
-import Storage
 import Synchronization
+import Tracking
 
 /// Answers a request whose write failed because of the storage (a full disk, a read-only
 /// database, a busy lock, an I/O error): a 503 with `Retry-After` in the API's error shape,
@@ -15,7 +15,7 @@ final class StorageFaultResponder: Sendable {
     let logger: Logger
     /// Seconds between two log lines for the same fault.
     let logInterval: Double
-    private let lastLogged = Mutex<[StorageError.Fault: (at: Date, suppressed: Int)]>([:])
+    private let lastLogged = Mutex<[StoreFailure.Kind: (at: Date, suppressed: Int)]>([:])
 
     init(logger: Logger, logInterval: Double = 10) {
         self.logger = logger
@@ -23,24 +23,22 @@ final class StorageFaultResponder: Sendable {
     }
 
     /// The reply for `fault`: status 503, its code, message and `Retry-After` (seconds).
-    static func reply(for fault: StorageError.Fault) -> (code: String, message: String, retryAfter: Int) {
+    static func reply(for fault: StoreFailure.Kind) -> (code: String, message: String, retryAfter: Int) {
         switch fault {
-        case .storageFull:
+        case .full:
             ("storage_full", "the server's storage is full, so this request's changes were not saved; reads still work; try again later", 30)
         case .readOnly:
             ("read_only", "the server's database is read-only at the moment, so this request's changes were not saved; reads still work; try again later", 30)
         case .busy:
             ("busy", "the database is busy; try again", 1)
-        case .ioError:
+        case .unavailable:
             ("storage_unavailable", "the server could not write to its storage, so this request's changes were not saved; try again later", 5)
         }
     }
 
-    /// The 503 for `error` (whose `fault` must be set; any other error is a 500).
-    func response(for error: StorageError, request: Request) -> Response {
-        guard let fault = error.fault else {
-            return ErrorMapper.body(status: 500, code: "internal_error", message: "the server failed to handle this request")
-        }
+    /// The 503 for `error`.
+    func response(for error: StoreFailure, request: Request) -> Response {
+        let fault = error.kind
         if fault != .busy { log(fault, error, request) }
         let reply = Self.reply(for: fault)
         var response = ErrorMapper.body(status: 503, code: reply.code, message: reply.message)
@@ -48,7 +46,7 @@ final class StorageFaultResponder: Sendable {
         return response
     }
 
-    private func log(_ fault: StorageError.Fault, _ error: StorageError, _ request: Request) {
+    private func log(_ fault: StoreFailure.Kind, _ error: StoreFailure, _ request: Request) {
         let now = Date()
         let suppressed: Int? = lastLogged.withLock { entries in
             if let last = entries[fault], now.timeIntervalSince(last.at) < logInterval {

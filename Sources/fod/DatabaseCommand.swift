@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import SQLiteStore
 import Tracking
 
 /// `fod db check` and `fod db backup <file>`.

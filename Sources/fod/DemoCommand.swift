@@ -58,7 +58,7 @@ enum DemoCommand {
             var existing = try services.devices.list(ownerID: user.id).first?.id
             if existing == nil { existing = try await services.devices.add(ownerID: user.id, name: name, platformID: "AIS \(mmsi)").0.id }
             guard let device = existing else { continue }
-            if try !services.backend.isMember(userID: user.id, groupID: groupID) {
+            if try !services.store.isMember(userID: user.id, groupID: groupID) {
                 try await services.groups.invite(groupID: groupID, by: demo.id, email: user.email, countsAgainstLimit: false)
                 _ = try await services.groups.accept(groupID: groupID, userID: user.id, deviceID: device)
             }

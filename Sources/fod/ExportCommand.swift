@@ -1,6 +1,7 @@
 import API
 import Foundation
 import HTTPServer
+import SQLiteStore
 import Tracking
 
 /// `fod export <endpoint> <id> --as <email> [query options] [--out <file>]`: the export
@@ -24,7 +25,7 @@ enum ExportCommand {
         let logger = Logger(level: .warning)
         var configuration = Services.Configuration()
         configuration.accounts.passwordCost = .minimal
-        let services = try Services(backend: backend, configuration: configuration, logger: logger)
+        let services = try Services(store: backend, configuration: configuration, logger: logger)
         guard let user = try services.accounts.user(email: email) else { throw UsageError("no account \(email) in \(directory)") }
         var query = ["from", "to", "gap", "simplify", "within", "format", "color"].compactMap { name in
             arguments.options[name].map { (name: name, value: $0) }

@@ -2,6 +2,7 @@ import Foundation
 import JSONCore
 import LocationFormats
 import Timestamps
+import SQLiteStore
 import Tracking
 
 /// `fod import --device <id> <file>`: GeoJSON, GPX or CSV history into a device, through the

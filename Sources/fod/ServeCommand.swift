@@ -4,6 +4,7 @@ import Foundation
 import HTTPServer
 import LocationFormats
 import Timestamps
+import SQLiteStore
 import Tracking
 
 /// `fod serve`: open the data directory, start the HTTP server, run until SIGINT/SIGTERM, then
@@ -38,7 +39,7 @@ enum ServeCommand {
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous,
                                              merging: configuration.merging, wal: configuration.wal)
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
-        let services = try Services(backend: backend, configuration: configuration.services, logger: logger)
+        let services = try Services(store: backend, configuration: configuration.services, logger: logger)
         let pruning = startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours, logger: logger)
         let retention = configuration.retainDays.map { days in
             startRetention(RetentionJob(store: backend, retainDays: days), logger: logger)
@@ -59,16 +60,8 @@ enum ServeCommand {
         if !openAPI.isLoaded { logger.warning("docs/openapi.yaml not found: GET /openapi.yaml answers 404") }
         let router = API.router(services, web: web, basemap: basemap, openAPI: openAPI) {
             guard let server = serverBox.server else { return "" }
-            let wal = backend.walStatus
-            return server.metrics.render(gauges: [
-                ("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
-                ("fod_database_size_bytes", "Size of the SQLite database file.", Double(backend.sizeBytes())),
-                ("fod_database_commits_total", "Group commits done by the writer.", Double(backend.writer.statistics.commits)),
-                ("fod_index_unmerged_fixes", "Stored fixes not yet merged into the cell index (queries read them from memory).",
-                 Double(backend.unmergedCount)),
-                ("fod_index_merge_running", "1 while a merge cycle (cell index, then client ids) is running.", backend.isMerging ? 1 : 0),
-                ("fod_index_merge_failures", "Merge cycles that failed since start (retried).", Double(backend.mergeFailures)),
-            ] + WALMetrics.gauges(wal))
+            return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount))]
+                + backend.gauges.map { ($0.name, $0.help, $0.value) })
         }
         let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in
             errors.response(for: error, request: request)

@@ -3,6 +3,7 @@ import Crypto
 import Foundation
 import HTTPServer
 import Storage
+import SQLiteStore
 import Tracking
 
 /// All settings of `fod serve`, with defaults that work out of the box.

@@ -1,3 +1,4 @@
+@testable import SQLiteStore
 import Foundation
 import GeoKit
 import GeoQuery
@@ -35,7 +36,7 @@ import HTTPServer
 
         init(devices: Int) async throws {
             backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
-            let services = try Services(backend: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
+            let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
             let user = try await services.accounts.signUp(email: "model@example.org", password: "model-password", displayName: "Model")
             for i in 0..<devices {
                 let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d\(i)", platformID: nil)
@@ -208,7 +209,7 @@ import HTTPServer
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: policy)
         defer { backend.close() }
-        let services = try Services(backend: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
+        let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "auto@example.org", password: "auto-password", displayName: "Auto")
         let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
         for batch in 0..<3 {
@@ -250,7 +251,7 @@ import HTTPServer
         let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal,
                                              merging: MergePolicy(idleMilliseconds: 1, maxAgeSeconds: 0, cycleBatch: 60, chunk: 5))
         defer { backend.close() }
-        let services = try Services(backend: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
+        let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "race@example.org", password: "race-password", displayName: "Race")
         let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
         let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id.rawValue)]) { $0.int64(0) } }!

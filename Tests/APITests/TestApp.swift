@@ -1,3 +1,4 @@
+import SQLiteStore
 import Foundation
 import HTTPTestSupport
 import API
@@ -21,7 +22,7 @@ final class TestApp: @unchecked Sendable {
         let logger = Logger(level: .error)
         var settings = Self.configuration(signInLimit: signInLimit, live: live)
         configure(&settings)
-        services = try Services(backend: backend, configuration: settings, logger: logger)
+        services = try Services(store: backend, configuration: settings, logger: logger)
         let errors = ErrorMapper(logger: logger)
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"

@@ -1,3 +1,4 @@
+@testable import SQLiteStore
 import Foundation
 import GeoQuery
 import JSONCore
@@ -25,7 +26,7 @@ import API
         let backend = try SQLiteBackend.open(
             directory: directory, synchronous: .normal,
             merging: MergePolicy(idleMilliseconds: 1, highWater: 2_000, maxAgeSeconds: 0, cycleBatch: 3_000, chunk: 256), wal: limits)
-        let services = try Services(backend: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
+        let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "wal@example.org", password: "wal-password", displayName: "WAL")
         var devices: [(id: DeviceID, key: Int64)] = []
         for i in 0..<4 {

@@ -9,6 +9,7 @@ import GeoKit
 import GeoQuery
 import JSONCore
 import Storage
+import SQLiteStore
 import Tracking
 
 @MainActor func runBenchmark() throws {

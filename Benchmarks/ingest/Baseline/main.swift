@@ -12,6 +12,7 @@
 import Foundation
 import GeoKit
 import Storage
+import SQLiteStore
 import Tracking
 
 /// One generated fix.

@@ -32,6 +32,14 @@ public struct ExportRow: Sendable, Equatable {
     public let longitude: Double
     public let latitude: Double
     public let altitude: Double?
+
+    public init(timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double, altitude: Double?) {
+        self.timestamp = timestamp
+        self.sequence = sequence
+        self.longitude = longitude
+        self.latitude = latitude
+        self.altitude = altitude
+    }
 }
 
 /// Reads what exports need, in pages (bounded memory for any history size).

@@ -6,6 +6,12 @@ public struct StoredFix: Sendable, Equatable {
     /// Global arrival order, unique and increasing (also the live feed's commit order).
     public let sequence: Int64
     public let fix: Fix
+
+    public init(deviceID: DeviceID, sequence: Int64, fix: Fix) {
+        self.deviceID = deviceID
+        self.sequence = sequence
+        self.fix = fix
+    }
 }
 
 /// What one ingest call did: counts as API.md's batch reply, plus what changed.
@@ -18,6 +24,8 @@ public struct IngestOutcome: Sendable {
     public var newLatestSequence: Int64?
     /// The group events logged for the stored fixes (groups where the device's member shares).
     public var events: [GroupEvent] = []
+
+    public init() {}
 }
 
 /// A page of history, oldest first.
@@ -25,6 +33,11 @@ public struct HistoryPage: Sendable {
     public let fixes: [StoredFix]
     /// Where the next page starts (nil on the last page).
     public let next: HistoryCursor?
+
+    public init(fixes: [StoredFix], next: HistoryCursor?) {
+        self.fixes = fixes
+        self.next = next
+    }
 }
 
 /// A keyset position in a device's history: the last (timestamp, sequence) returned.

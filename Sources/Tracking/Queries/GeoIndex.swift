@@ -28,6 +28,15 @@ public struct IndexEntry: Sendable {
     public let sequence: Int64
     public let longitude: Double
     public let latitude: Double
+
+    public init(cell: Int64, deviceKey: Int64, timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double) {
+        self.cell = cell
+        self.deviceKey = deviceKey
+        self.timestamp = timestamp
+        self.sequence = sequence
+        self.longitude = longitude
+        self.latitude = latitude
+    }
 }
 
 /// The cell-keyed index of stored fixes.

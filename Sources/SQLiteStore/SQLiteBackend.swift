@@ -1,3 +1,4 @@
+import Tracking
 import Foundation
 import Synchronization
 import Storage
@@ -126,22 +127,34 @@ public final class SQLiteBackend: Sendable {
         }
     }
 
-    /// Runs `body` with a read-only connection (one consistent snapshot).
+    /// Runs `body` with a read-only connection (one consistent snapshot). A fault of the
+    /// storage comes out as `StoreFailure`.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        try readers.read(body)
+        do { return try readers.read(body) } catch let error as StorageError { throw Self.translate(error) }
     }
 
     /// Runs `body` inside the next group commit; returns once it is durable.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await writer.write(body)
+        do { return try await writer.write(body) } catch let error as StorageError { throw Self.translate(error) }
     }
 
     /// Like `write`; `onCommit` runs on the writer thread right after the commit, in commit order.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T,
                                    onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
-        try await writer.write(body, onCommit: onCommit)
+        do { return try await writer.write(body, onCommit: onCommit) } catch let error as StorageError { throw Self.translate(error) }
+    }
+
+    /// A storage fault as the domain's `StoreFailure`; any other SQLite error as it is (a bug).
+    static func translate(_ error: StorageError) -> Error {
+        switch error.fault {
+        case .storageFull?: StoreFailure(.full, detail: error.description)
+        case .readOnly?: StoreFailure(.readOnly, detail: error.description)
+        case .busy?: StoreFailure(.busy, detail: error.description)
+        case .ioError?: StoreFailure(.unavailable, detail: error.description)
+        case nil: error
+        }
     }
 
     /// The write-ahead log: its size, bound and checkpoint lag.
@@ -150,6 +163,18 @@ public final class SQLiteBackend: Sendable {
     /// Size of the database file in bytes.
     public func sizeBytes() -> Int64 {
         (try? read { try $0.fileSizeBytes() }) ?? 0
+    }
+
+    public var gauges: [StoreGauge] {
+        let wal = walStatus
+        return [
+            StoreGauge("fod_database_size_bytes", "Size of the SQLite database file.", Double(sizeBytes())),
+            StoreGauge("fod_database_commits_total", "Group commits done by the writer.", Double(writer.statistics.commits)),
+            StoreGauge("fod_index_unmerged_fixes", "Stored fixes not yet merged into the cell index (queries see them anyway).",
+                       Double(unmergedCount)),
+            StoreGauge("fod_index_merge_running", "1 while a merge cycle (cell index, then client ids) is running.", isMerging ? 1 : 0),
+            StoreGauge("fod_index_merge_failures", "Merge cycles that failed since start (retried).", Double(mergeFailures)),
+        ] + WALGauges.gauges(wal)
     }
 
     public func close() {
@@ -179,3 +204,5 @@ public final class MergeStepper: Sendable {
     }
 
 }
+
+extension SQLiteBackend: TrackingStore {}

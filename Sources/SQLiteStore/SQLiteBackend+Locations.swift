@@ -1,3 +1,4 @@
+import Tracking
 import GeoKit
 import LocationFormats
 import Storage

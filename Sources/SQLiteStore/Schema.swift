@@ -1,3 +1,4 @@
+import Tracking
 import Storage
 
 /// The database schema, as numbered migrations (append only; never edit an applied one).

@@ -1,3 +1,4 @@
+import Tracking
 import Storage
 
 /// `fod db check`'s look at the two-stage location storage: every fix the stored `MergePoint`

@@ -1,3 +1,4 @@
+import Tracking
 import Storage
 
 extension SQLiteBackend: GeoIndex {

@@ -1,3 +1,4 @@
+import Tracking
 import Foundation
 import Storage
 import Synchronization

@@ -1,3 +1,4 @@
+import Tracking
 /// One row of `index_queue`: the fixes one append stored, whose sequences are contiguous from
 /// `firstSequence` (the row's key). Stored as one blob per append so that the acknowledgement
 /// path writes one queue row per request, not one per fix.
