@@ -123,7 +123,8 @@ def main():
             [os.path.join(args.bin, "soakload"), "--port", str(server.port), "--devices", os.path.join(work, "devices.txt"),
              "--group", os.path.join(work, "group.txt"), "--duration", str(args.minutes * 60), "--interval", str(args.interval),
              "--positions", args.positions, "--rate", str(args.rate), "--query-rate", str(args.query_rate),
-             "--base-ms", str(int(time.time() * 1000) - 30 * 86_400_000)],
+             # From now on: the group's history shows fixes from when its devices began sharing.
+             "--base-ms", str(int(time.time() * 1000))],
             stdout=subprocess.PIPE, text=True)
         start = time.monotonic()
         for line in load.stdout:
@@ -197,7 +198,7 @@ def main():
     print(f"wrote {os.path.join(out, args.label + '.md')} and {os.path.join(out, args.label + '.svg')}")
     if not args.keep:
         subprocess.run(["rm", "-rf", work])
-    failed = load_status != 0 or status != 0 or check.startswith("FAILED") or (limit and max_wal > limit + gauges.get("fod_wal_largest_commit_bytes", 0))
+    failed = load_status != 0 or status != 0 or summary.get("live_events", 0) == 0 or check.startswith("FAILED") or (limit and max_wal > limit + gauges.get("fod_wal_largest_commit_bytes", 0))
     sys.exit(1 if failed else 0)
 
 

@@ -61,6 +61,9 @@ final class IndexMerger: @unchecked Sendable {
     // @unchecked: every var is guarded by `condition`.
     private let condition = NSCondition()
     private var lastAppend = Date.distantPast
+    /// When the last cycle ended: appends that waited behind its commits land only after it, so
+    /// ingest counts as paused only once none committed for `idleMilliseconds` after this too.
+    private var lastCycleEnd = Date.distantPast
     /// When a merge last finished, or the merger last saw nothing unmerged.
     private var lastCaughtUp = Date()
     /// The thread sleeps with nothing to merge (it needs a signal to start the idle timer).
@@ -156,7 +159,7 @@ final class IndexMerger: @unchecked Sendable {
             let pressure = pending >= policy.highWater
             if !pressure {
                 let now = Date()
-                let idleDue = lastAppend.addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
+                let idleDue = max(lastAppend, lastCycleEnd).addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
                 let ageDue = lastCaughtUp.addingTimeInterval(policy.maxAgeSeconds)
                 if now < idleDue && now < ageDue {
                     _ = condition.wait(until: min(idleDue, ageDue))
@@ -171,6 +174,7 @@ final class IndexMerger: @unchecked Sendable {
             condition.lock()
             inFlight = false
             lastCaughtUp = Date()
+            lastCycleEnd = lastCaughtUp
             switch outcome {
             case .merged: break
             case .nothingQueued: nothingToMerge = true   // until the next append
