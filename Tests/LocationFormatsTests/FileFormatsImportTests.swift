@@ -89,6 +89,9 @@ import Testing
     @Test func unknownAndEmptyInputs() {
         #expect(importText("").summary.stopped?.error.code == "empty_file")
         #expect(importText(" \n\t ").summary.stopped?.error.code == "empty_file")
+        var blanks = HistoryImporter(options: importOptions())
+        for _ in 0..<100 { blanks.append(Array(repeating: 32, count: 10_000)) }
+        #expect(blanks.bufferedBytes == 0, "leading white space is not kept")
         #expect(importText("hello world\nthis is text\n").summary.stopped?.error.code == "unknown_format")
         #expect(importText(#"{"name": "not history", "items": [1, 2]}"#).summary.stopped?.error.code == "unknown_format")
         #expect(importText("42").summary.stopped?.error.code == "unknown_format")

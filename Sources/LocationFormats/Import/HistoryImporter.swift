@@ -129,7 +129,11 @@ public struct HistoryImporter: Sendable {
         if !finished && undecided.count < 3 && bom.starts(with: undecided) { return }
         if undecided.starts(with: bom) { start = 3 }
         while start < undecided.count, [32, 9, 10, 13].contains(undecided[start]) { start += 1 }
-        guard start < undecided.count else { return }
+        guard start < undecided.count else {
+            // Only white space so far: nothing to keep (a file of blanks must not fill memory).
+            if start > 0 { undecided.removeAll(keepingCapacity: true) }
+            return
+        }
         let options = collector.options
         let rest = Array(undecided[start...])
         undecided = []
