@@ -52,10 +52,11 @@ public struct JSONStreamToken: Sendable, Equatable {
 extension JSONStreamTokenizer {
     /// Calls `body` with the bytes from `start` to `end` (absolute offsets), or with nil when
     /// they are no longer (or not yet) in the window. Do not let the pointer escape.
+    @inlinable
     public func withBytes<R>(from start: Int, to end: Int, _ body: (UnsafeRawBufferPointer?) -> R) -> R {
         guard start >= base, start <= end, end <= base + buffer.count else { return body(nil) }
-        return buffer.withUnsafeBytes { raw in
-            body(UnsafeRawBufferPointer(rebasing: raw[(start - base)..<(end - base)]))
+        return buffer.withUnsafeBufferPointer { bytes in
+            body(UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: bytes[(start - base)..<(end - base)])))
         }
     }
 

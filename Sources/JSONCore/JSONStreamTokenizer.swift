@@ -43,9 +43,9 @@ public struct JSONStreamTokenizer: Sendable {
     }
 
     public let limits: Limits
-    var buffer: [UInt8] = []
+    @usableFromInline var buffer: [UInt8] = []
     /// Absolute offset of `buffer[0]`.
-    var base = 0
+    @usableFromInline var base = 0
     /// Index in `buffer` of the next byte to read.
     var index = 0
     /// Open containers, innermost last: true for an object.
@@ -160,6 +160,19 @@ public struct JSONStreamTokenizer: Sendable {
                 return .token(token)
             default:
                 throw unexpected(byte)
+            }
+        }
+    }
+
+    /// Consumes the rest of the container whose opening token had depth `depth` (its tokens are
+    /// checked like any others but not returned) and returns its closing token; nil when the
+    /// input ran out first (append more and call again).
+    public mutating func skipContainer(depth: Int) throws(JSONStreamError) -> JSONStreamToken? {
+        while true {
+            switch try next() {
+            case .needInput, .end: return nil
+            case .token(let token):
+                if (token.kind == .endObject || token.kind == .endArray) && token.depth == depth { return token }
             }
         }
     }

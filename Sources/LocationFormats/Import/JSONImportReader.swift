@@ -66,6 +66,15 @@ struct JSONImportReader: Sendable {
         while collector.ready.count < collector.options.batchSize {
             // After the root value only white space may follow: keep reading until `.end`.
             guard collector.summary.stopped == nil else { return false }
+            if let p = pending {
+                // Skipped and captured values are consumed inside the tokenizer, token by token.
+                let end: JSONStreamToken?
+                do { end = try tokenizer.skipContainer(depth: p.depth) } catch { stop(error, &collector); return false }
+                collector.summary.bytesRead = tokenizer.position
+                guard let end else { limitCapture(); return true }
+                finishPending(end, &collector)
+                continue
+            }
             let step: JSONStreamTokenizer.Step
             do { step = try tokenizer.next() } catch { stop(error, &collector); return false }
             collector.summary.bytesRead = tokenizer.position
@@ -79,7 +88,6 @@ struct JSONImportReader: Sendable {
     }
 
     mutating func handle(_ token: JSONStreamToken, _ collector: inout ImportCollector) {
-        if pending != nil { continuePending(token, &collector); return }
         if let kept = rootKeptFrom, tokenizer.position - kept > maxRecordBytes {
             rootKeptFrom = nil
             tokenizer.keep(from: nil)
@@ -205,17 +213,24 @@ struct JSONImportReader: Sendable {
         pending = Pending(depth: token.depth, captureStart: nil, array: .root)
     }
 
-    mutating func continuePending(_ token: JSONStreamToken, _ collector: inout ImportCollector) {
-        guard var p = pending else { return }
-        if let start = p.captureStart, tokenizer.position - start > maxRecordBytes {
-            p.captureStart = nil
-            p.rejectAsTooLarge = true
-            tokenizer.keep(from: nil)
-        }
+    /// A captured value that outgrew `maxRecordBytes` is skipped instead (and rejected at its end).
+    mutating func limitCapture() {
+        guard var p = pending, let start = p.captureStart, tokenizer.position - start > maxRecordBytes else { return }
+        p.captureStart = nil
+        p.rejectAsTooLarge = true
         pending = p
-        guard (token.kind == .endObject || token.kind == .endArray) && token.depth == p.depth else { return }
+        tokenizer.keep(from: nil)
+    }
+
+    /// The value being skipped or captured ended with `token`.
+    mutating func finishPending(_ token: JSONStreamToken, _ collector: inout ImportCollector) {
+        guard let p = pending else { return }
         pending = nil
-        if p.rejectAsTooLarge { collector.reject(ImportCollector.recordTooLarge(maxRecordBytes)) }
+        if p.rejectAsTooLarge || p.captureStart.map({ token.end - $0 > maxRecordBytes }) == true {
+            if p.captureStart != nil { tokenizer.keep(from: nil) }
+            collector.reject(ImportCollector.recordTooLarge(maxRecordBytes))
+            return
+        }
         guard let start = p.captureStart else { return }
         let parsed: Result<JSONValue, JSONParseError> = tokenizer.withBytes(from: start, to: token.end) { bytes in
             guard let bytes else { return .failure(JSONParseError(kind: .syntax, offset: 0, line: 1, column: 1, reason: "record no longer buffered")) }
