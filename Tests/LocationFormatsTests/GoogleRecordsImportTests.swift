@@ -115,6 +115,16 @@ let recordsJSON = """
         #expect(summary.stopped?.offset == text.utf8.count - 1)
     }
 
+    @Test func bytesAfterAStopAreNotBuffered() {
+        var importer = HistoryImporter(options: importOptions())
+        importer.append(Array(#"{"locations": [}"#.utf8))
+        while importer.nextBatch() != nil {}
+        #expect(importer.summary.stopped?.error.code == "invalid_file")
+        for _ in 0..<100 { importer.append(Array(repeating: 65, count: 10_000)) }
+        #expect(importer.bufferedBytes < 100)
+        #expect(importer.bytesAppended == 1_000_016)
+    }
+
     @Test func deepNestingIsALimitNotACrash() {
         let deep = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
         let text = #"{"locations": [{"latitudeE7": 1, "longitudeE7": 1, "activity": "# + deep + "}]}"

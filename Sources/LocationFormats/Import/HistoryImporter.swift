@@ -58,6 +58,8 @@ public struct HistoryImporter: Sendable {
     /// `append`, so the unread part stays small. The bytes are copied.
     public mutating func append(_ chunk: UnsafeRawBufferPointer) {
         appended += chunk.count
+        // Once reading has stopped nothing more is read: drop the bytes instead of holding them.
+        guard collector.summary.stopped == nil else { return }
         if json != nil { json?.append(chunk); return }
         if csv != nil { csv?.append(chunk); return }
         if gpx != nil { gpx?.append(chunk); return }
