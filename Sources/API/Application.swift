@@ -118,7 +118,12 @@ struct Authentication: Sendable {
 
     /// The signed-in user's id; 401 without a valid user token.
     func requireUser(_ request: Request) throws -> UserID {
-        switch try credential(request) {
+        try requireUser(try credential(request))
+    }
+
+    /// The user of `credential`; 401 for none, 403 `wrong_credential` for a device token.
+    func requireUser(_ credential: Credential) throws -> UserID {
+        switch credential {
         case .user(let id): return id
         case .anonymous: throw TrackingError.unauthenticated
         case .device(_, let ownerID):

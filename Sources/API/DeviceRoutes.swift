@@ -9,39 +9,28 @@ struct DeviceRoutes {
 
     var routes: [Route] {
         let devices = services.devices
-        let auth = Authentication(services: services)
+        let group = RouteGroup(services: services)
         return [
-            Route("POST", "/v1/devices", maxBodyBytes: 16 * 1024, .deferred { request in
-                let userID = try auth.requireUser(request)
-                let body = try JSONBody(request)
-                let (device, token) = try await devices.add(ownerID: userID, name: try body.string("name"),
-                                                            platformID: try body.optionalString("platformId"))
+            group.deferred("POST", "/v1/devices", .user, body: NewDeviceBody.self) { _, context, body in
+                let (device, token) = try await devices.add(ownerID: try context.userID, name: body.name, platformID: body.platformID)
                 return .json(status: 201, ["device": Documents.device(device), "deviceToken": .string(token)])
-            }),
-            Route("GET", "/v1/devices", .inline { request in
-                let userID = try auth.requireUser(request)
-                return .json(["devices": .array(try devices.list(ownerID: userID).map(Documents.deviceSummary))])
-            }),
-            Route("GET", "/v1/devices/{id}", .inline { request in
-                let credential = try auth.reader(request, of: .device(request.id()))
-                return .json(Documents.device(try devices.device(id: request.id(), for: credential), viewer: credential))
-            }),
-            Route("PATCH", "/v1/devices/{id}", maxBodyBytes: 16 * 1024, .deferred { request in
-                let userID = try auth.requireUser(request)
-                let body = try JSONBody(request)
-                let device = try await devices.rename(id: request.id(), ownerID: userID, to: try body.string("name"))
-                return .json(Documents.device(device))
-            }),
-            Route("DELETE", "/v1/devices/{id}", .deferred { request in
-                let userID = try auth.requireUser(request)
-                try await devices.remove(id: request.id(), ownerID: userID)
+            },
+            group.inline("GET", "/v1/devices", .user) { _, context in
+                .json(["devices": .array(try devices.list(ownerID: try context.userID).map(Documents.deviceSummary))])
+            },
+            group.inline("GET", "/v1/devices/{id}", .reader(.device(parameter: "id"))) { request, context in
+                .json(Documents.device(try devices.device(id: request.id(), for: context.credential), viewer: context.credential))
+            },
+            group.deferred("PATCH", "/v1/devices/{id}", .user, body: DeviceChangeBody.self) { request, context, body in
+                .json(Documents.device(try await devices.rename(id: request.id(), ownerID: try context.userID, to: body.name)))
+            },
+            group.deferred("DELETE", "/v1/devices/{id}", .user) { request, context in
+                try await devices.remove(id: request.id(), ownerID: try context.userID)
                 return .noContent
-            }),
-            Route("POST", "/v1/devices/{id}/token", .deferred { request in
-                let userID = try auth.requireUser(request)
-                let token = try await devices.rotateToken(id: request.id(), ownerID: userID)
-                return .json(["deviceToken": .string(token)])
-            }),
+            },
+            group.deferred("POST", "/v1/devices/{id}/token", .user) { request, context in
+                .json(["deviceToken": .string(try await devices.rotateToken(id: request.id(), ownerID: try context.userID))])
+            },
         ]
     }
 }

@@ -37,17 +37,16 @@ public struct ExportRoutes: Sendable {
     }
 
     var routes: [Route] {
-        Endpoint.allCases.map { endpoint in
+        let group = RouteGroup(services: services)
+        return Endpoint.allCases.map { endpoint in
             let routes = self
-            return Route("GET", endpoint.rawValue, .inline { request in
-                let id = request.parameter("id")
-                let partition: Partition = endpoint.rawValue.hasPrefix("/v1/groups") ? .group(GroupID(id)) : .device(DeviceID(id))
-                let credential = try Authentication(services: routes.services).reader(request, of: partition)
-                let prepared = try routes.prepare(endpoint, id: request.parameter("id"), query: request, credential: credential)
+            let reader: Caller = endpoint.rawValue.hasPrefix("/v1/groups") ? .reader(.group(parameter: "id")) : .reader(.device(parameter: "id"))
+            return group.inline("GET", endpoint.rawValue, reader) { request, context in
+                let prepared = try routes.prepare(endpoint, id: request.parameter("id"), query: request, credential: context.credential)
                 var response = Response(contentType: prepared.contentType, stream: prepared.stream)
                 response.setHeader("Content-Disposition", "inline; filename=\"\(prepared.filename)\"")
                 return response
-            })
+            }
         }
     }
 

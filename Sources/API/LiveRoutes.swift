@@ -8,11 +8,14 @@ struct LiveRoutes {
 
     var routes: [Route] {
         let services = self.services
-        let auth = Authentication(services: services)
+        let group = RouteGroup(services: services)
+        let member = Caller.reader(.group(parameter: "id"))
+        let rules = services.rules
         return [
-            Route("GET", "/v1/groups/{id}/live", .deferred { request in
+            group.deferred("GET", "/v1/groups/{id}/live", member, queryToken: true) { request, context in
                 let groupID: GroupID = request.id()
-                let userID = try Self.member(request, groupID: groupID, auth: auth, allowQueryToken: true)
+                try rules.requireRead(context.credential, .group(groupID), hiddenAs: "group")
+                let userID = try context.userID
                 let queryID = try EventID.parse(request.query("lastEventId"))
                 let lastEventID = try EventID.parse(request.header("last-event-id")) ?? queryID
                 let groups = services.groups
@@ -23,10 +26,11 @@ struct LiveRoutes {
                 response.setHeader("Cache-Control", "no-cache")
                 response.setHeader("X-Accel-Buffering", "no")
                 return response
-            }),
-            Route("GET", "/v1/groups/{id}/changes", .inline { request in
+            },
+            group.inline("GET", "/v1/groups/{id}/changes", member) { request, context in
                 let groupID: GroupID = request.id()
-                let userID = try Self.member(request, groupID: groupID, auth: auth, allowQueryToken: false)
+                try rules.requireRead(context.credential, .group(groupID), hiddenAs: "group")
+                let userID = try context.userID
                 let since = try QueryNumber.int(request.query("since"), name: "since").map { EventID(Int64($0)) } ?? .start
                 let limit = try QueryNumber.int(request.query("limit"), name: "limit") ?? FeedService.maxPage
                 let page = try services.feed.changes(groupID: groupID, reader: userID, since: since, limit: limit)
@@ -38,20 +42,7 @@ struct LiveRoutes {
                 // The client's position was pruned from the log: it must re-read the group.
                 if page.truncated { document["truncated"] = true }
                 return .json(.object(document))
-            }),
+            },
         ]
-    }
-
-    /// The caller's user id if they are a member (404 otherwise). EventSource cannot set
-    /// headers, so the live route also takes the user token as `?token=`.
-    static func member(_ request: Request, groupID: GroupID, auth: Authentication, allowQueryToken: Bool) throws -> UserID {
-        var credential = try auth.credential(request)
-        if credential == .anonymous, allowQueryToken, let token = request.query("token") {
-            credential = try auth.credential(forToken: token)
-        }
-        credential = try auth.reader(credential, of: .group(groupID))
-        try auth.services.rules.requireRead(credential, .group(groupID), hiddenAs: "group")
-        guard let userID = credential.userID else { throw TrackingError.unauthenticated }
-        return userID
     }
 }

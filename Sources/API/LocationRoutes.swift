@@ -12,39 +12,38 @@ struct LocationRoutes {
 
     var routes: [Route] {
         let locations = services.locations
-        let auth = Authentication(services: services)
+        let rules = services.rules
+        let group = RouteGroup(services: services)
         return [
-            Route("POST", "/v1/devices/{id}/locations", maxBodyBytes: Self.maxBatchBodyBytes, .deferred { request in
-                let credential = try auth.credential(request)
+            // The device's own token only (PartitionRules.requireWrite names the partition).
+            group.deferred("POST", "/v1/devices/{id}/locations", .optional, maxBodyBytes: Self.maxBatchBodyBytes) { request, context in
                 let deviceID: DeviceID = request.id()
-                try services.rules.requireWrite(credential, .device(deviceID))
+                try rules.requireWrite(context.credential, .device(deviceID))
                 let body = try JSONBody.parse(request)
                 let batch = try NativeFormat.parse(body, now: Timestamp.nowMilliseconds(), rules: locations.rules)
                 if batch.isSingle, let rejection = batch.rejected.first {
                     throw TrackingError.invalid(rejection.error.message, code: rejection.error.code)
                 }
-                let outcome = try await locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential)
+                let outcome = try await locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: context.credential)
                 return .json(Self.counts(outcome, rejected: batch.rejected))
-            }),
-            Route("GET", "/v1/devices/{id}/locations", .inline { request in
-                let credential = try auth.reader(request, of: .device(request.id()))
+            },
+            group.inline("GET", "/v1/devices/{id}/locations", .reader(.device(parameter: "id"))) { request, context in
                 let page = try locations.history(
-                    deviceID: request.id(), credential: credential,
+                    deviceID: request.id(), credential: context.credential,
                     from: try QueryTime.parse(request.query("from"), name: "from"),
                     to: try QueryTime.parse(request.query("to"), name: "to"),
                     cursor: try request.query("cursor").flatMap { $0.isEmpty ? nil : try CursorCoding.decode($0) },
                     limit: try QueryNumber.int(request.query("limit"), name: "limit"))
                 return .json(["locations": .array(page.fixes.map(Self.document)),
                               "nextCursor": page.next.map { .string(CursorCoding.encode($0)) } ?? .null])
-            }),
-            Route("DELETE", "/v1/devices/{id}/locations", .deferred { request in
-                let userID = try auth.requireUser(request)
+            },
+            group.deferred("DELETE", "/v1/devices/{id}/locations", .user) { request, context in
                 guard let before = try QueryTime.parse(request.query("before"), name: "before") else {
                     throw TrackingError.missingField("before")
                 }
-                let deleted = try await locations.deleteHistory(deviceID: request.id(), before: before, ownerID: userID)
+                let deleted = try await locations.deleteHistory(deviceID: request.id(), before: before, ownerID: try context.userID)
                 return .json(["deleted": .number(JSONNumber(deleted))])
-            }),
+            },
         ]
     }
 

@@ -10,10 +10,11 @@ struct QueryRoutes {
 
     var routes: [Route] {
         let queries = services.queries
-        let auth = Authentication(services: services)
+        let group = RouteGroup(services: services)
+        let member = Caller.reader(.group(parameter: "id"))
+        let gate = services.queryGate
         return [
-            Route("POST", "/v1/groups/{id}/query", maxBodyBytes: 4 << 20, .deferred { request in
-                let credential = try auth.reader(request, of: .group(request.id()))
+            group.deferred("POST", "/v1/groups/{id}/query", member, maxBodyBytes: 4 << 20) { request, context in
                 let body = try JSONBody(request)
                 guard let filter = body["filter"]?.objectValue else { throw TrackingError.missingField("filter") }
                 guard filter.count == 1, let location = filter["location"] else {
@@ -23,10 +24,9 @@ struct QueryRoutes {
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
                                                                   from: try Self.time(body["from"], "from"), to: try Self.time(body["to"], "to")),
                                             limit: try Self.limit(body["limit"]), explain: try body.optionalBool("explain") ?? false)
-                return .json(try services.queryGate.run { try Self.answer(queries, request.id(), credential, query) })
-            }),
-            Route("GET", "/v1/groups/{id}/near", .deferred { request in
-                let credential = try auth.reader(request, of: .group(request.id()))
+                return .json(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
+            },
+            group.deferred("GET", "/v1/groups/{id}/near", member) { request, context in
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
                       let lat = try QueryNumber.double(request.query("lat"), name: "lat") else {
                     throw TrackingError.invalid("lon and lat are required", code: "missing_field")
@@ -41,8 +41,8 @@ struct QueryRoutes {
                                           to: try QueryTime.parse(request.query("to"), name: "to")),
                     limit: try QueryNumber.int(request.query("limit"), name: "limit") ?? GeoQueryRequest.defaultLimit,
                     explain: request.query("explain") == "true")
-                return .json(try services.queryGate.run { try Self.answer(queries, request.id(), credential, query) })
-            }),
+                return .json(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
+            },
         ]
     }
 

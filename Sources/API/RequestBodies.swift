@@ -1,0 +1,67 @@
+import Tracking
+
+// The JSON bodies of the account, device and group routes (API.md), decoded before the
+// handler runs; each field error is a 400 naming the field.
+
+struct SignUpBody: RequestBody {
+    let email: String, password: String, displayName: String
+    init(_ body: JSONBody) throws {
+        email = try body.string("email")
+        password = try body.string("password")
+        displayName = try body.string("displayName")
+    }
+}
+
+struct SignInBody: RequestBody {
+    let email: String, password: String
+    init(_ body: JSONBody) throws {
+        email = try body.string("email")
+        password = try body.string("password")
+    }
+}
+
+struct DisplayNameBody: RequestBody {
+    let displayName: String
+    init(_ body: JSONBody) throws { displayName = try body.string("displayName") }
+}
+
+struct NewDeviceBody: RequestBody {
+    let name: String, platformID: String?
+    init(_ body: JSONBody) throws {
+        name = try body.string("name")
+        platformID = try body.optionalString("platformId")
+    }
+}
+
+struct DeviceChangeBody: RequestBody {
+    let name: String
+    init(_ body: JSONBody) throws { name = try body.string("name") }
+}
+
+struct NewGroupBody: RequestBody {
+    let name: String, deviceID: DeviceID
+    init(_ body: JSONBody) throws {
+        name = try body.string("name")
+        deviceID = DeviceID(try body.string("deviceId"))
+    }
+}
+
+struct NewOwnerBody: RequestBody {
+    let userID: UserID
+    init(_ body: JSONBody) throws { userID = UserID(try body.string("userId")) }
+}
+
+struct InvitationBody: RequestBody {
+    let email: String
+    init(_ body: JSONBody) throws { email = try body.string("email") }
+}
+
+struct AcceptBody: RequestBody {
+    let deviceID: DeviceID
+    init(_ body: JSONBody) throws { deviceID = DeviceID(try body.string("deviceId")) }
+}
+
+struct SharingBody: RequestBody {
+    let shareLocation: Bool
+    init(_ body: JSONBody) throws { shareLocation = try body.bool("shareLocation") }
+}

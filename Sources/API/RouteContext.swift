@@ -1,0 +1,143 @@
+import HTTPServer
+import JSONCore
+import Tracking
+
+/// Who may call a route; the authentication middleware checks it before the handler runs, so
+/// a handler never sees a caller it was not written for.
+enum Caller: Sendable {
+    /// Anyone; a credential, if sent, is not looked at (sign-up, sign-in).
+    case anyone
+    /// Anyone; a credential, if sent, is resolved (an unknown or revoked one is 401).
+    case optional
+    /// A user token (401 without; 403 `wrong_credential` for a device token).
+    case user
+    /// A device token (401 without; 403 for a user token): the only writers of locations.
+    case device
+    /// A user token reading the partition the path names: 401 without a credential, 403 naming
+    /// the partition for a device token. Whether the user may read it is the service's question
+    /// (404 hides what they may not).
+    case reader(PathPartition)
+}
+
+/// Which partition a route's path names.
+enum PathPartition: Sendable {
+    case group(parameter: String)
+    case device(parameter: String)
+
+    func partition(of request: Request) -> Partition {
+        switch self {
+        case .group(let name): .group(request.id(name))
+        case .device(let name): .device(request.id(name))
+        }
+    }
+}
+
+/// What a route handler gets besides the request: the services and the checked credential.
+struct RouteContext: Sendable {
+    let services: Services
+    let credential: Credential
+
+    /// The signed-in user (routes for `.user` and `.reader` callers always have one).
+    var userID: UserID {
+        get throws {
+            guard let id = credential.userID else { throw TrackingError.unauthenticated }
+            return id
+        }
+    }
+}
+
+/// A step every request of a route group passes before its handler: it may refuse the request
+/// (throw) or add to the context. Synchronous, so inline routes stay on the fast path.
+protocol RouteMiddleware: Sendable {
+    func prepare(_ request: Request, _ context: inout RouteContext) throws
+}
+
+/// Resolves the bearer token (or, for live feeds, `?token=`) and checks it against the route's
+/// `Caller`.
+struct Authenticate: RouteMiddleware {
+    let caller: Caller
+    /// Whether `?token=` may carry a user token (EventSource cannot set headers).
+    var allowsQueryToken = false
+
+    func prepare(_ request: Request, _ context: inout RouteContext) throws {
+        if case .anyone = caller { return }
+        let authentication = Authentication(services: context.services)
+        var credential = try authentication.credential(request)
+        if credential == .anonymous, allowsQueryToken, let token = request.query("token") {
+            credential = try authentication.credential(forToken: token)
+        }
+        switch caller {
+        case .anyone, .optional:
+            break
+        case .user:
+            credential = .user(userID: try authentication.requireUser(credential))
+        case .device:
+            if credential == .anonymous { throw TrackingError.unauthenticated }
+            guard case .device = credential else {
+                throw TrackingError.wrongCredentialKind("only a device token writes a device's locations: cannot write partition \(Self.partitionName(request))")
+            }
+        case .reader(let path):
+            credential = try authentication.reader(credential, of: path.partition(of: request))
+        }
+        context = RouteContext(services: context.services, credential: credential)
+    }
+
+    private static func partitionName(_ request: Request) -> String {
+        "device=" + request.parameter("id")
+    }
+}
+
+/// A request body the route decodes before its handler: parsed, type-checked, with 400s that
+/// name the field.
+protocol RequestBody: Sendable {
+    init(_ body: JSONBody) throws
+}
+
+/// Builds the routes of one group: each gets the group's middleware, then its own `Caller`
+/// check, then the handler with a `RouteContext`.
+struct RouteGroup {
+    let services: Services
+    var middleware: [any RouteMiddleware] = []
+    /// Body limit of routes with a JSON body (bytes).
+    static let smallBody = 16 * 1024
+
+    init(services: Services, middleware: [any RouteMiddleware] = []) {
+        self.services = services
+        self.middleware = middleware
+    }
+
+    /// The context for `request`: every middleware, then the caller check.
+    func context(_ request: Request, _ caller: Caller, queryToken: Bool) throws -> RouteContext {
+        var context = RouteContext(services: services, credential: .anonymous)
+        for step in middleware { try step.prepare(request, &context) }
+        try Authenticate(caller: caller, allowsQueryToken: queryToken).prepare(request, &context)
+        return context
+    }
+
+    /// A route answered on the server's thread (quick reads).
+    func inline(_ method: String, _ pattern: String, _ caller: Caller, queryToken: Bool = false, maxBodyBytes: Int? = nil,
+                _ handle: @escaping @Sendable (Request, RouteContext) throws -> Response) -> Route {
+        let group = self
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, .inline { request in
+            try handle(request, try group.context(request, caller, queryToken: queryToken))
+        })
+    }
+
+    /// A route answered from a task (writes, anything that may wait); no HTTP thread waits.
+    func deferred(_ method: String, _ pattern: String, _ caller: Caller, queryToken: Bool = false, maxBodyBytes: Int? = nil,
+                  _ handle: @escaping @Sendable (Request, RouteContext) async throws -> Response) -> Route {
+        let group = self
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, .deferred { request in
+            try await handle(request, try group.context(request, caller, queryToken: queryToken))
+        })
+    }
+
+    /// A deferred route with a typed JSON body, decoded after the caller check.
+    func deferred<Body: RequestBody>(_ method: String, _ pattern: String, _ caller: Caller, body: Body.Type,
+                                     maxBodyBytes: Int = RouteGroup.smallBody,
+                                     _ handle: @escaping @Sendable (Request, RouteContext, Body) async throws -> Response) -> Route {
+        deferred(method, pattern, caller, maxBodyBytes: maxBodyBytes) { request, context in
+            try await handle(request, context, try Body(JSONBody(request)))
+        }
+    }
+}
