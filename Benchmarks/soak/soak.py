@@ -176,7 +176,8 @@ def main():
         ("interval p99 (median / worst)", f"{median([r['p99_ms'] for r in load_rows]):.1f} / {max(r['p99_ms'] for r in load_rows):.1f} ms"),
         ("queries", f"{summary.get('queries', 0):.0f}, p50 {summary.get('query_p50_ms', 0):.1f} ms, "
                     f"p99 {summary.get('query_p99_ms', 0):.1f} ms, {summary.get('query_non2xx', 0):.0f} non-2xx"),
-        ("live stream", f"{summary.get('live_events', 0):,.0f} location events, {summary.get('live_gaps', 0):.0f} missed"),
+        ("live stream", f"{summary.get('live_events', 0):,.0f} location events, {summary.get('live_gaps', 0):.0f} missed, "
+                        f"{summary.get('live_reconnects', 0):.0f} reconnects after a resync (a stream that fell behind)"),
         ("WAL", f"max {max_wal / 2**20:.1f} MiB over {len(load_rows)} samples"
                 + (f" (bound {limit / 2**20:.0f} MiB: {'within' if max_wal <= limit else 'EXCEEDED'})" if limit else "")
                 + f"; {at_rest['wal'] / 2**20:.1f} MiB at rest"),

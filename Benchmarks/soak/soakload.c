@@ -93,7 +93,7 @@ static double anchor_lon, anchor_lat;        /* device 0's latest position (quer
 static char *body; static size_t body_cap;
 /* Interval and run counters. */
 static samples_t post_lat, post_all, query_lat, query_all;
-static long long fixes, fixes_all, bad, bad_all, queries, queries_all, query_bad, skipped, live_events, live_events_all, live_gaps;
+static long long fixes, fixes_all, bad, bad_all, queries, queries_all, query_bad, skipped, live_events, live_events_all, live_gaps, live_reconnects;
 
 static void post(conn_t *c) {
     size_t n = 0;
@@ -194,6 +194,16 @@ static void live_read(conn_t *c) {
     consume(&c->ev, &c->evlen, (size_t)(start - c->ev));
 }
 
+/* Sends the live stream's request on c's (fresh) connection, resuming after the last event seen. */
+static void live_open(conn_t *c) {
+    char req[640];
+    int n = c->got_first
+        ? snprintf(req, sizeof req, "GET /v1/groups/%s/live HTTP/1.1\r\nHost: soak\r\nAuthorization: Bearer %s\r\nLast-Event-ID: %lld\r\n\r\n", group_id, user_token, c->last_id)
+        : snprintf(req, sizeof req, "GET /v1/groups/%s/live HTTP/1.1\r\nHost: soak\r\nAuthorization: Bearer %s\r\n\r\n", group_id, user_token);
+    c->len = 0; c->in[0] = 0; c->evlen = 0; c->ev[0] = 0; c->in_body = 0; c->chunk_left = -1;
+    send_all(c->fd, req, (size_t)n);
+}
+
 static const char *arg(int argc, char **argv, const char *name, const char *fallback) {
     for (int i = 1; i < argc - 1; i++) if (!strcmp(argv[i], name)) return argv[i + 1];
     return fallback;
@@ -236,13 +246,10 @@ int main(int argc, char **argv) {
         epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
     }
     anchor_lon = conns[0].lon; anchor_lat = conns[0].lat;
-    conn_t *live = &conns[nconn - 1];
-    char req[512];
-    int n = snprintf(req, sizeof req, "GET /v1/groups/%s/live HTTP/1.1\r\nHost: soak\r\nAuthorization: Bearer %s\r\n\r\n", group_id, user_token);
-    send_all(live->fd, req, (size_t)n);
+    live_open(&conns[nconn - 1]);
 
     double start = mono(), end = start + duration, last_report = start, next_report = start + interval, next_query = start;
-    long long requests_sent = 0;
+    long long requests_sent = 0, next_query_conn = 0;
     struct epoll_event events[256];
     char buffer[65536];
     int stopping = 0;
@@ -258,8 +265,12 @@ int main(int argc, char **argv) {
             }
             while (query_rate > 0 && now >= next_query) {
                 next_query += 1 / query_rate;
+                /* Round robin over the free query connections, so none idles into the server's timeout. */
                 conn_t *free_conn = NULL;
-                for (int i = ndev; i < ndev + query_conns; i++) if (!conns[i].busy) { free_conn = &conns[i]; break; }
+                for (int k = 0; k < query_conns && !free_conn; k++) {
+                    int i = ndev + (int)((next_query_conn + k) % query_conns);
+                    if (!conns[i].busy) { free_conn = &conns[i]; next_query_conn = (next_query_conn + k + 1) % query_conns; }
+                }
                 if (free_conn) query(free_conn); else skipped++;
             }
         } else {
@@ -271,7 +282,26 @@ int main(int argc, char **argv) {
             conn_t *c = events[k].data.ptr;
             for (;;) {
                 ssize_t r = recv(c->fd, buffer, sizeof buffer, 0);
-                if (r == 0) { fprintf(stderr, "the server closed a connection\n"); return 1; }
+                if (r == 0 && c->kind == LIVE) {
+                    /* A stream that fell behind gets `resync` and is closed (API.md): reconnect
+                       with Last-Event-ID, as a client does; gaps are still counted. */
+                    epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL); close(c->fd);
+                    live_reconnects++;
+                    c->fd = dial(port); live_open(c);
+                    struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
+                    epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
+                    break;
+                }
+                if (r == 0 && !c->busy) {
+                    /* An idle keep-alive connection past the server's idle timeout: a client
+                       reconnects before its next request. */
+                    epoll_ctl(ep, EPOLL_CTL_DEL, c->fd, NULL); close(c->fd);
+                    c->fd = dial(port); c->len = 0; c->in[0] = 0;
+                    struct epoll_event e = { .events = EPOLLIN, .data.ptr = c };
+                    epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e);
+                    break;
+                }
+                if (r == 0) { fprintf(stderr, "the server closed a connection with a request in flight\n"); return 1; }
                 if (r < 0) break;
                 append(&c->in, &c->len, &c->cap, buffer, (size_t)r);
             }
@@ -295,9 +325,9 @@ int main(int argc, char **argv) {
         if (now >= next_report) {
             double span = now - last_report;
             printf("sample t=%.1f fixes_per_s=%.0f requests=%zu p50_ms=%.2f p99_ms=%.2f max_ms=%.2f non2xx=%lld "
-                   "queries=%lld query_p50_ms=%.2f query_p99_ms=%.2f queries_skipped=%lld live_events=%lld live_gaps=%lld\n",
+                   "queries=%lld query_p50_ms=%.2f query_p99_ms=%.2f queries_skipped=%lld live_events=%lld live_gaps=%lld live_reconnects=%lld\n",
                    now - start, fixes / span, post_lat.n, pct(&post_lat, 0.5), pct(&post_lat, 0.99), pct(&post_lat, 1),
-                   bad, queries, pct(&query_lat, 0.5), pct(&query_lat, 0.99), skipped, live_events, live_gaps);
+                   bad, queries, pct(&query_lat, 0.5), pct(&query_lat, 0.99), skipped, live_events, live_gaps, live_reconnects);
             fflush(stdout);
             post_lat.n = 0; query_lat.n = 0; fixes = 0; bad = 0; queries = 0; skipped = 0; live_events = 0;
             last_report = now; next_report = now + interval;
@@ -305,8 +335,8 @@ int main(int argc, char **argv) {
     }
     double elapsed = mono() - start;
     printf("total seconds=%.1f fixes=%lld fixes_per_s=%.0f p50_ms=%.2f p99_ms=%.2f max_ms=%.2f non2xx=%lld "
-           "queries=%lld query_p50_ms=%.2f query_p99_ms=%.2f query_non2xx=%lld live_events=%lld live_gaps=%lld\n",
+           "queries=%lld query_p50_ms=%.2f query_p99_ms=%.2f query_non2xx=%lld live_events=%lld live_gaps=%lld live_reconnects=%lld\n",
            elapsed, fixes_all, fixes_all / elapsed, pct(&post_all, 0.5), pct(&post_all, 0.99), pct(&post_all, 1), bad_all,
-           queries_all, pct(&query_all, 0.5), pct(&query_all, 0.99), query_bad, live_events_all, live_gaps);
+           queries_all, pct(&query_all, 0.5), pct(&query_all, 0.99), query_bad, live_events_all, live_gaps, live_reconnects);
     return bad_all > 0 || query_bad > 0 || live_gaps > 0;
 }

@@ -1,3 +1,7 @@
+// Why one file of ~550 lines: the cell id's bit layout (face, Hilbert position, level) and every
+// operation that depends on it (parent, children, neighbours, face/uv/st conversions, bounds)
+// are kept together so the one invariant they share — the layout in `CellID` — is read in one place.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

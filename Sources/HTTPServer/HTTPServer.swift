@@ -41,6 +41,17 @@ public final class HTTPServer: Sendable {
         self.requestIDPrefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
     }
 
+    /// A server released while still serving was never shut down: its owner's bug. libmicrohttpd
+    /// holds an unretained pointer to it, so it is stopped here (abruptly: no grace period)
+    /// rather than left calling into freed memory, and the log says so.
+    deinit {
+        guard let current = daemon.withLock({ $0 }) else { return }
+        logger.error("HTTPServer released without shutdown(): stopping it now; call shutdown() before the last reference goes")
+        accepting.store(false, ordering: .releasing)
+        daemon.withLock { $0 = nil }
+        MHD_stop_daemon(current.pointer)
+    }
+
     /// The port the server listens on (valid after `start`).
     public var port: UInt16 { boundPort.load(ordering: .acquiring) }
 

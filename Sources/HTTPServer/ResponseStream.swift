@@ -154,6 +154,10 @@ public final class ResponseStream: Sendable {
         }
     }
 
+    /// The reader went away: for a caller that reads a stream without a connection (an
+    /// in-process responder) and has read what it wanted. Runs the close handlers once.
+    public func cancel() { markClosed() }
+
     /// Marks the stream closed (connection ended) and runs the close handlers once.
     func markClosed() {
         let first = state.withLock { s -> Bool in

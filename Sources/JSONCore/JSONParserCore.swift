@@ -1,3 +1,8 @@
+// Why one file of ~770 lines: the parser's hot loop (values, strings, numbers, escapes) shares
+// private byte constants and unchecked-pointer helpers that must stay `private` to one file so the
+// optimizer inlines them; split, they become internal calls and parsing slows measurably
+// (Benchmarks/ingest). Each function below is small; the file is long, not the functions.
+
 // The parser implementation. It reads the input through an `UnsafePointer` without
 // bounds checks for speed, so every read below is preceded by an explicit `< end` test.
 

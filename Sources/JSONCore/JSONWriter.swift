@@ -1,3 +1,7 @@
+// Why one file of ~450 lines: one writer type whose number formatting (shortest round-trip
+// doubles, fixed fraction digits, integers) and string escaping share private buffers and tables;
+// the file is long because each number form is written out, not because the type does two jobs.
+
 /// A compact JSON writer that appends UTF-8 to `bytes`.
 ///
 /// Write whole values with `write(_:)`, or stream a document without building a

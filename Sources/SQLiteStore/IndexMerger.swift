@@ -1,3 +1,7 @@
+// Why one file of ~410 lines: the merge policy (when, how much) and the merge cycle (chunked
+// commits, the WAL-bound interplay with the checkpointer) are tuned together; every knob below is
+// measured by Benchmarks/soak and Benchmarks/ingest, and reading them apart hides that coupling.
+
 import Tracking
 import Foundation
 import Storage
@@ -265,7 +269,7 @@ final class MergeCycle: @unchecked Sendable {
                 try IndexMerger.forEachStoredFix(of: records, checkStored: deletions > 0, in: db) { entry, clientID in
                     if !point.covers(entry) { entries.append(entry) }
                     if let clientID {
-                        ids.append((.init(deviceKey: entry.deviceKey, clientID: clientID), entry.timestamp, entry.sequence))
+                        ids.append((.init(deviceKey: entry.deviceKey.storeValue, clientID: clientID), entry.timestamp, entry.sequence))
                     }
                 }
                 count += records.reduce(0) { $0 + $1.items.count }
@@ -315,9 +319,9 @@ final class MergeCycle: @unchecked Sendable {
         if step < cellChunks.count {
             // OR REPLACE: a fix merged by an interrupted cycle is merged again, the same row.
             let insert = try db.prepare("INSERT OR REPLACE INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
-            for entry in cellChunks[step] where try stillStored(entry.deviceKey, entry.timestamp, entry.sequence) {
+            for entry in cellChunks[step] where try stillStored(entry.deviceKey.storeValue, entry.timestamp, entry.sequence) {
                 try insert.bind(entry.cell, at: 1)
-                try insert.bind(entry.deviceKey, at: 2)
+                try insert.bind(entry.deviceKey.storeValue, at: 2)
                 try insert.bind(entry.timestamp, at: 3)
                 try insert.bind(entry.sequence, at: 4)
                 try insert.bind(entry.longitude, at: 5)
@@ -376,7 +380,7 @@ extension IndexMerger {
         for record in records {
             for (entry, clientID) in record.items {
                 if checkStored {
-                    try exists.bind(entry.deviceKey, at: 1)
+                    try exists.bind(entry.deviceKey.storeValue, at: 1)
                     try exists.bind(entry.timestamp, at: 2)
                     try exists.bind(entry.sequence, at: 3)
                     let stillStored = try exists.step()

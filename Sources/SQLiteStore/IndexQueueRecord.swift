@@ -63,7 +63,7 @@ struct IndexQueueRecord {
                 clientID = String(decoding: bytes[offset..<(offset + Int(length))], as: UTF8.self)
                 offset += Int(length)
             }
-            let entry = IndexEntry(cell: cell, deviceKey: deviceKey, timestamp: timestamp,
+            let entry = IndexEntry(cell: cell, deviceKey: DeviceKey(storeValue: deviceKey), timestamp: timestamp,
                                    sequence: firstSequence + Int64(items.count),
                                    longitude: Double(bitPattern: lon), latitude: Double(bitPattern: lat))
             items.append((entry, clientID))

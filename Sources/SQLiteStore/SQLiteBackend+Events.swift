@@ -25,7 +25,7 @@ extension SQLiteBackend: EventLog {
             id += 1
             try insert.bind([.id(groupID), .integer(id), .text(entry.kind.rawValue), .id(entry.userID),
                              .text(entry.data.serializedString()), .integer(now),
-                             entry.fix.map { .integer($0.deviceKey) } ?? .null, entry.fix.map { .integer($0.timestamp) } ?? .null])
+                             entry.fix.map { .integer($0.deviceKey.storeValue) } ?? .null, entry.fix.map { .integer($0.timestamp) } ?? .null])
             try insert.run()
             events.append(GroupEvent(groupID: groupID, id: EventID(id), kind: entry.kind, userID: entry.userID, data: entry.data))
         }

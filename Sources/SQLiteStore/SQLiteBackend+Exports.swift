@@ -7,7 +7,7 @@ extension SQLiteBackend: ExportStore {
         """
 
     static func subject(_ row: Statement, windows: HistoryWindows) -> ExportSubject {
-        ExportSubject(deviceKey: row.int64(0), deviceID: row.id(1), deviceName: row.string(2), userID: row.id(3),
+        ExportSubject(deviceKey: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), deviceName: row.string(2), userID: row.id(3),
                       displayName: row.string(4),
                       last: row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7)),
                       windows: windows)
@@ -30,20 +30,20 @@ extension SQLiteBackend: ExportStore {
         }
     }
 
-    public func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int {
+    public func countRows(deviceKey: DeviceKey, from: Int64?, to: Int64?) throws -> Int {
         try read { db in
             try db.firstRow("SELECT count(*) FROM locations WHERE device_key = ? AND ts BETWEEN ? AND ?",
-                            [.integer(deviceKey), .integer(from ?? Int64.min), .integer(to ?? Int64.max)]) { $0.int(0) } ?? 0
+                            [.integer(deviceKey.storeValue), .integer(from ?? Int64.min), .integer(to ?? Int64.max)]) { $0.int(0) } ?? 0
         }
     }
 
-    public func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
+    public func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
         try read { db in
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
             return try db.rows("""
                 SELECT ts, seq, lon, lat, altitude FROM locations
                 WHERE device_key = ? AND ts >= ? AND ts <= ? AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?
-                """, [.integer(deviceKey), .integer(max(start.timestamp, from ?? Int64.min)), .integer(to ?? Int64.max),
+                """, [.integer(deviceKey.storeValue), .integer(max(start.timestamp, from ?? Int64.min)), .integer(to ?? Int64.max),
                       .integer(start.timestamp), .integer(start.sequence), .int(limit)]) { row in
                 ExportRow(timestamp: row.int64(0), sequence: row.int64(1), longitude: row.double(2), latitude: row.double(3),
                           altitude: row.optionalDouble(4))

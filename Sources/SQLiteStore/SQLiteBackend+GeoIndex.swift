@@ -9,7 +9,7 @@ extension SQLiteBackend: GeoIndex {
                 SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
                 JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = 1
                 """, [.id(groupID)]) { row in
-                SharedDevice(key: row.int64(0), deviceID: row.id(1), userID: row.id(2),
+                SharedDevice(key: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), userID: row.id(2),
                              last: row.isNull(5) ? nil : LastLocation(longitude: row.double(3), latitude: row.double(4), timestamp: row.int64(5)),
                              windows: windows[row.id(2)] ?? .none)
             }
@@ -49,7 +49,7 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
         let from = from ?? Int64.min, to = to ?? Int64.max
         try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from), .integer(to)])
         while try statement.step() {
-            let entry = IndexEntry(cell: statement.int64(0), deviceKey: statement.int64(1), timestamp: statement.int64(2),
+            let entry = IndexEntry(cell: statement.int64(0), deviceKey: DeviceKey(storeValue: statement.int64(1)), timestamp: statement.int64(2),
                                    sequence: statement.int64(3), longitude: statement.double(4), latitude: statement.double(5))
             if try !body(entry) { return false }
         }

@@ -29,7 +29,7 @@ extension SQLiteBackend: LocationStore {
             outcome.stored.reserveCapacity(survivors.count)
             for (offset, index) in survivors.enumerated() {
                 let fix = fixes[index]
-                entries.append(IndexEntry(cell: cells[index], deviceKey: device.key, timestamp: fix.timestamp,
+                entries.append(IndexEntry(cell: cells[index], deviceKey: DeviceKey(storeValue: device.key), timestamp: fix.timestamp,
                                           sequence: first + Int64(offset), longitude: fix.longitude, latitude: fix.latitude))
                 outcome.stored.append(StoredFix(deviceID: deviceID, sequence: first + Int64(offset), fix: fix))
             }
@@ -99,7 +99,7 @@ extension SQLiteBackend: LocationStore {
         var events: [GroupEvent] = []
         for (groupID, membership) in periods.sorted(by: { $0.key < $1.key }) {
             events += try appendEvents(groupID: groupID, rule.entries(
-                deviceID: deviceID, deviceKey: deviceKey, userID: membership.userID, stored: outcome.stored,
+                deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: membership.userID, stored: outcome.stored,
                 newLatestSequence: outcome.newLatestSequence, windows: HistoryWindows(periods: membership.periods)), in: db)
         }
         return events

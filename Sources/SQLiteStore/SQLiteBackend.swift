@@ -92,7 +92,7 @@ public final class SQLiteBackend: Sendable {
         try IndexMerger.forEachStoredFix(of: IndexMerger.queuedRecords(upTo: .max, in: db), in: db) { entry, clientID in
             if !point.covers(entry) { entries.append(entry) }
             if let clientID, entry.sequence > idsMergedThrough {
-                clientIDs.append(.init(deviceKey: entry.deviceKey, clientID: clientID))
+                clientIDs.append(.init(deviceKey: entry.deviceKey.storeValue, clientID: clientID))
             }
         }
         unmerged.reload(entries: entries, clientIDs: clientIDs, point: point)

@@ -181,9 +181,8 @@ struct SQLiteDirectory: DirectoryTransaction {
 }
 
 extension SQLiteDirectory {
-    func appendMembershipEvent(groupID: GroupID, type: String, userID: UserID, extra: JSONObject) throws -> GroupEvent {
-        let data = EventPayload.membership(type, groupID: groupID, userID: userID, extra: extra)
-        let events = try SQLiteBackend.appendEvents(groupID: groupID, [EventLogEntry(kind: .membership, userID: userID, data: data)], in: db)
+    func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent {
+        let events = try SQLiteBackend.appendEvents(groupID: groupID, [event.entry(groupID: groupID)], in: db)
         guard let event = events.first else { throw StorageError(code: 1, message: "event not appended") }
         return event
     }

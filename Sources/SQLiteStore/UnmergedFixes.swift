@@ -1,3 +1,7 @@
+// Why one file of ~420 lines: the mirror's runs, their merge policy and the lookups that read them
+// share one lock and one invariant (runs hold consecutive commits, each sorted by cell); keeping
+// them together keeps that invariant checkable in one read.
+
 import Tracking
 import Storage
 import Synchronization
@@ -216,7 +220,7 @@ final class UnmergedFixes: Sendable {
     private func applyRemove(deviceKey: Int64, sequences: Set<Int64>?, clientIDs: [ClientKey]) {
         let runs = state.withLock { $0.runs }
         let kept = Self.filter(runs, skipping: { _ in false }) { entry in
-            entry.deviceKey != deviceKey || (sequences.map { !$0.contains(entry.sequence) } ?? false)
+            entry.deviceKey.storeValue != deviceKey || (sequences.map { !$0.contains(entry.sequence) } ?? false)
         }
         state.withLock {
             $0.runs = kept.runs

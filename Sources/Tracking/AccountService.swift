@@ -222,7 +222,7 @@ public final class AccountService: Sendable {
         let sink = self.sink
         try await directory.writeDirectory({ tx -> [GroupEvent] in
             let events = try GroupService.departureEvents(try tx.memberships(userID: userID), ownedBy: userID,
-                                                          reason: "account_deleted", in: tx)
+                                                          reason: .accountDeleted, in: tx)
             try tx.deleteUser(id: userID)
             return events
         }, onCommit: { events in if let sink, !events.isEmpty { sink.publish(events) } })

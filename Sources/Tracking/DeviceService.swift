@@ -70,7 +70,7 @@ public final class DeviceService: Sendable {
                 throw TrackingError.conflict("device is your membership device in group \(blocking.groupID), which you own; hand the group over or delete it first",
                                              code: "device_in_use")
             }
-            let events = try GroupService.departureEvents(memberships, ownedBy: nil, reason: "device_removed", in: tx)
+            let events = try GroupService.departureEvents(memberships, ownedBy: nil, reason: .deviceRemoved, in: tx)
             try tx.deleteDevice(id: id)
             return events
         }, onCommit: { events in if let sink, !events.isEmpty { sink.publish(events) } })

@@ -51,7 +51,7 @@ public protocol DirectoryTransaction {
     func invitationSummaries(inviteeID: UserID) throws -> [InvitationSummary]
 
     /// Appends a membership event to the group's log (same transaction); returns it with its id.
-    func appendMembershipEvent(groupID: GroupID, type: String, userID: UserID, extra: JSONObject) throws -> GroupEvent
+    func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent
 }
 
 /// Runs directory transactions: reads on a snapshot, writes in the next durable group commit.

@@ -52,8 +52,7 @@ public final class GroupService: Sendable {
             try tx.insertGroup(record)
             try Self.join(Membership(groupID: record.id, userID: userID, deviceID: deviceID, shareLocation: true),
                           at: record.createdAt, in: tx)
-            let event = try tx.appendMembershipEvent(groupID: record.id, type: "joined", userID: userID,
-                                                     extra: ["deviceId": .string(deviceID.rawValue), "shareLocation": true])
+            let event = try tx.appendMembershipEvent(groupID: record.id, MembershipEvent(.joined(sharing: true), userID: userID, deviceID: deviceID))
             return (try Self.document(record.id, in: tx), [event])
         }
     }
@@ -69,7 +68,7 @@ public final class GroupService: Sendable {
         try await change { tx -> (Bool, [GroupEvent]) in
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can delete group \(groupID); cannot write partition group=\(groupID)") }
-            let event = try tx.appendMembershipEvent(groupID: groupID, type: "deleted", userID: userID, extra: [:])
+            let event = try tx.appendMembershipEvent(groupID: groupID, MembershipEvent(.deleted, userID: userID))
             try tx.deleteGroup(id: groupID)
             return (true, [event])
         }
@@ -84,8 +83,7 @@ public final class GroupService: Sendable {
                 throw TrackingError.conflict("the new owner must be a member of the group", code: "not_a_member")
             }
             try tx.setGroupOwner(groupID: groupID, ownerID: newOwnerID)
-            let event = try tx.appendMembershipEvent(groupID: groupID, type: "owner", userID: newOwnerID,
-                                                     extra: ["formerOwnerId": .string(userID.rawValue)])
+            let event = try tx.appendMembershipEvent(groupID: groupID, MembershipEvent(.owner, userID: newOwnerID, formerOwnerID: userID))
             return (try Self.document(groupID, in: tx), [event])
         }
     }
@@ -132,8 +130,7 @@ public final class GroupService: Sendable {
             try tx.deleteInvitation(groupID: groupID, inviteeID: userID)
             try Self.join(Membership(groupID: groupID, userID: userID, deviceID: deviceID, shareLocation: true),
                           at: Timestamp.nowMilliseconds(), in: tx)
-            let event = try tx.appendMembershipEvent(groupID: groupID, type: "joined", userID: userID,
-                                                     extra: ["deviceId": .string(deviceID.rawValue), "shareLocation": true])
+            let event = try tx.appendMembershipEvent(groupID: groupID, MembershipEvent(.joined(sharing: true), userID: userID, deviceID: deviceID))
             return (try Self.document(groupID, in: tx), [event])
         }
     }
@@ -161,8 +158,7 @@ public final class GroupService: Sendable {
                 guard try tx.membership(groupID: groupID, userID: memberID) != nil else { throw TrackingError.notFound("member") }
             }
             try tx.deleteMembership(groupID: groupID, userID: memberID)
-            let event = try tx.appendMembershipEvent(groupID: groupID, type: memberID == userID ? "left" : "removed",
-                                                     userID: memberID, extra: [:])
+            let event = try tx.appendMembershipEvent(groupID: groupID, MembershipEvent(memberID == userID ? .left : .removed, userID: memberID))
             return (true, [event])
         }
     }
@@ -179,8 +175,7 @@ public final class GroupService: Sendable {
                 try tx.closeSharingPeriod(groupID: groupID, userID: userID, at: now)
             }
             try tx.setSharing(groupID: groupID, userID: userID, share: share)
-            let event = try tx.appendMembershipEvent(groupID: groupID, type: "sharing", userID: userID,
-                                                     extra: ["shareLocation": .bool(share)])
+            let event = try tx.appendMembershipEvent(groupID: groupID, MembershipEvent(.sharing(share), userID: userID))
             return (try Self.document(groupID, in: tx), [event])
         }
     }
@@ -219,13 +214,12 @@ public final class GroupService: Sendable {
 
     /// Membership events for memberships that are about to disappear with a device or an
     /// account: `deleted` for groups `ownerID` owns, `left` (with a reason) for the others.
-    static func departureEvents(_ memberships: [Membership], ownedBy ownerID: UserID?, reason: String,
+    static func departureEvents(_ memberships: [Membership], ownedBy ownerID: UserID?, reason: DepartureReason,
                                 in tx: any DirectoryTransaction) throws -> [GroupEvent] {
         var events: [GroupEvent] = []
         for m in memberships {
             let owned = try ownerID.map { try tx.group(id: m.groupID)?.ownerID == $0 } ?? false
-            events.append(try tx.appendMembershipEvent(groupID: m.groupID, type: owned ? "deleted" : "left", userID: m.userID,
-                                                       extra: ["reason": .string(reason)]))
+            events.append(try tx.appendMembershipEvent(groupID: m.groupID, MembershipEvent(owned ? .deleted : .left, userID: m.userID, reason: reason)))
         }
         return events
     }

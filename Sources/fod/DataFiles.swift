@@ -5,14 +5,15 @@ import HTTPServer
 /// Where the files shipped with the project are (`Data/`, `Web/`, `docs/`): `$FOD_SHIPPED_DATA` /
 /// `$FOD_WEB` for the first two, else the folder of that name next to the package the binary was
 /// built in (found by walking up from the binary), else `./<name>`.
+/// The environment is read by the caller (`main.swift` reads it once) and passed in.
 enum ShippedFiles {
-    static func directory(_ name: String, marker: String) -> String {
+    static func directory(_ name: String, marker: String, environment: [String: String]) -> String {
         let variable: String? = switch name {
         case "Data": "FOD_SHIPPED_DATA"
         case "Web": "FOD_WEB"
         default: nil
         }
-        if let variable, let explicit = ProcessInfo.processInfo.environment[variable] { return explicit }
+        if let variable, let explicit = environment[variable] { return explicit }
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<6 {
             let candidate = url.appendingPathComponent(name)
@@ -20,6 +21,11 @@ enum ShippedFiles {
             url = url.deletingLastPathComponent()
         }
         return "./" + name
+    }
+
+    /// `Data/` (the basemap, the demo and place-name files).
+    static func data(_ environment: [String: String]) -> String {
+        directory("Data", marker: "countries-110m.geojson", environment: environment)
     }
 }
 

@@ -32,7 +32,7 @@ enum ExportCommand {
         }
         if arguments.flags.contains("tracks") || arguments.options["tracks"] == "true" { query.append(("tracks", "true")) }
         let request = Request(method: "GET", path: endpoint.rawValue, queryItems: query)
-        let routes = ExportRoutes(services: services, basemap: BasemapFile.load(from: ShippedFiles.directory("Data", marker: "countries-110m.geojson"), logger: logger))
+        let routes = ExportRoutes(services: services, basemap: BasemapFile.load(from: ShippedFiles.data(environment), logger: logger))
         let prepared = try routes.prepare(endpoint, id: rest[1], query: request, credential: .user(userID: user.id))
         let out: FileHandle
         if let path = arguments.options["out"] {

@@ -8,7 +8,9 @@ import SQLiteStore
 import Tracking
 
 /// `fod serve`: open the data directory, start the HTTP server, run until SIGINT/SIGTERM, then
-/// stop accepting, finish in-flight requests and close the database cleanly.
+/// stop everything in reverse order of starting (`ServiceGroup`): the demo replay, the HTTP
+/// server (no longer accepting, in-flight requests finished), the background jobs, and last the
+/// database.
 enum ServeCommand {
     /// - Parameter afterStart: runs once the server listens (the demo starts its replay here);
     ///   the task it returns is cancelled at shutdown.
@@ -17,20 +19,7 @@ enum ServeCommand {
         let logger = Logger(level: configuration.logLevel)
         unblockStopSignals()
         // Handlers first: a signal that arrives while starting must stop us cleanly too.
-        let stop = DispatchSemaphore(value: 0)
-
-        let signalQueue = DispatchQueue(label: "fod.signals")
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: signalQueue)
-            source.setEventHandler {
-                logger.info("received signal \(signalNumber)")
-                stop.signal()
-            }
-            source.resume()
-            sources.append(source)
-        }
+        let lifecycle = ServiceGroup(logger: logger)
         // Past a file-size limit (`ulimit -f`, systemd's LimitFSIZE=) a write raises SIGXFSZ,
         // which kills the process; ignored, the write fails with EFBIG and the request gets a
         // 503 `storage_full` like on a full disk.
@@ -38,16 +27,35 @@ enum ServeCommand {
         raiseOpenFileLimit()
         let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous,
                                              merging: configuration.merging, wal: configuration.wal)
+        lifecycle.add(StopAction(name: "database") {
+            backend.close()
+            logger.info("database closed")
+        })
+        do {
+            try startServices(configuration, backend: backend, lifecycle: lifecycle, logger: logger, afterStart: afterStart)
+        } catch {
+            lifecycle.shutdown()
+            throw error
+        }
+        lifecycle.runUntilStopped()
+        logger.info("bye")
+    }
+
+    /// Starts everything above the store, each added to `lifecycle` as it starts: the services,
+    /// background jobs, the HTTP server, then `afterStart`'s task.
+    private static func startServices(_ configuration: ServerConfiguration, backend: SQLiteBackend, lifecycle: ServiceGroup,
+                                      logger: Logger, afterStart: (@Sendable (Services, Logger) -> Task<Void, Never>)?) throws {
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
         let services = try Services(store: backend, configuration: configuration.services, logger: logger)
-        let pruning = startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours, logger: logger)
-        let retention = configuration.retainDays.map { days in
-            startRetention(RetentionJob(store: backend, retainDays: days), logger: logger)
+        lifecycle.add(BackgroundJob(name: "event and session pruning",
+                                    task: startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours, logger: logger)))
+        if let days = configuration.retainDays {
+            lifecycle.add(BackgroundJob(name: "retention", task: startRetention(RetentionJob(store: backend, retainDays: days), logger: logger)))
         }
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()
-        var webConfiguration = WebAssets.Configuration(webDirectory: ShippedFiles.directory("Web", marker: "index.html"),
-                                                       dataDirectory: ShippedFiles.directory("Data", marker: "countries-110m.geojson"))
+        var webConfiguration = WebAssets.Configuration(webDirectory: configuration.webDirectory,
+                                                       dataDirectory: configuration.shippedDataDirectory)
         webConfiguration.tileURL = configuration.tileURL
         webConfiguration.tileAttribution = configuration.tileAttribution
         let web = WebAssets(webConfiguration)
@@ -56,7 +64,7 @@ enum ServeCommand {
             logger.warning("--tile-url ignored: the Content-Security-Policy cannot allow it (use http(s)://host/…, placeholders only in the leading host labels)")
         }
         let basemap = BasemapFile.load(from: webConfiguration.dataDirectory, logger: logger)
-        let openAPI = OpenAPIDocument(path: ShippedFiles.directory("docs", marker: "openapi.yaml") + "/openapi.yaml")
+        let openAPI = OpenAPIDocument(path: configuration.docsDirectory + "/openapi.yaml")
         if !openAPI.isLoaded { logger.warning("docs/openapi.yaml not found: GET /openapi.yaml answers 404") }
         let router = API.router(services, web: web, basemap: basemap, openAPI: openAPI) {
             guard let server = serverBox.server else { return "" }
@@ -67,24 +75,13 @@ enum ServeCommand {
             errors.response(for: error, request: request)
         }
         serverBox.server = server
-        do {
-            try server.start()
-        } catch {
-            backend.close()
-            throw error
-        }
+        try server.start()
+        lifecycle.add(StopAction(name: "http") { server.shutdown() })
         // Machine-readable line for scripts and tests that start servers on port 0.
         FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
-
-        let extra = afterStart?(services, logger)
-        stop.wait()
-        extra?.cancel()
-        retention?.cancel()
-        pruning.cancel()
-        server.shutdown()
-        backend.close()
-        logger.info("database closed; bye")
-        sources.forEach { $0.cancel() }
+        if let extra = afterStart?(services, logger) {
+            lifecycle.add(BackgroundJob(name: "demo replay", task: extra))
+        }
     }
 
     /// Purges expired history now and every 10 minutes, in small batches, until cancelled.

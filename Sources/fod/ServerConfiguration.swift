@@ -22,6 +22,10 @@ struct ServerConfiguration {
     /// How long live-feed events stay resumable (hours).
     var eventWindowHours = 24
     /// Optional map tiles for the web map (`https://…/{z}/{x}/{y}.png`) and their attribution.
+    /// Where the shipped files are (`Web/`, `Data/`, `docs/`; see `ShippedFiles`).
+    var webDirectory = "./Web"
+    var shippedDataDirectory = "./Data"
+    var docsDirectory = "./docs"
     var tileURL: String?
     var tileAttribution = ""
     /// When to merge stored fixes into the cell index (`--index-buffer` sets its high water).
@@ -95,6 +99,9 @@ struct ServerConfiguration {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
             retainDays = n
         }
+        webDirectory = ShippedFiles.directory("Web", marker: "index.html", environment: environment)
+        shippedDataDirectory = ShippedFiles.data(environment)
+        docsDirectory = ShippedFiles.directory("docs", marker: "openapi.yaml", environment: environment)
         tileURL = arguments.options["tile-url"] ?? environment["FOD_TILE_URL"]
         tileAttribution = arguments.options["tile-attribution"] ?? environment["FOD_TILE_ATTRIBUTION"] ?? ""
         if let n = try arguments.int("event-window-hours") {

@@ -43,7 +43,7 @@ func runMain() -> Int32 {
             var serveArguments = arguments
             let speed = try Double(serveArguments.options.removeValue(forKey: "speed") ?? "10").flatMap { $0 > 0 ? $0 : nil }
                 ?? { throw UsageError("--speed must be a positive number") }()
-            let shipped = serveArguments.options.removeValue(forKey: "demo-data") ?? ShippedFiles.directory("Data", marker: "countries-110m.geojson")
+            let shipped = serveArguments.options.removeValue(forKey: "demo-data") ?? ShippedFiles.data(environment)
             let records = try DemoCommand.loadRecords(dataDirectory: shipped)
             try ServeCommand.run(try ServerConfiguration(arguments: serveArguments, environment: environment)) { services, logger in
                 Task {

@@ -20,7 +20,7 @@ import HTTPServer
 @Suite struct IndexMergeTests {
     /// One stored fix in the model.
     struct ModelFix: Hashable {
-        let deviceKey: Int64
+        let deviceKey: DeviceKey
         let clientID: String?
         let timestamp: Int64
         let longitude: Double
@@ -32,7 +32,7 @@ import HTTPServer
         let directory = NSTemporaryDirectory() + "fod-merge-" + UUID().uuidString
         var backend: SQLiteBackend
         var deviceIDs: [DeviceID] = []
-        var keys: [DeviceID: Int64] = [:]
+        var keys: [DeviceID: DeviceKey] = [:]
 
         init(devices: Int) async throws {
             backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
@@ -43,7 +43,7 @@ import HTTPServer
                 deviceIDs.append(device.id)
             }
             keys = try backend.read { db in
-                Dictionary(uniqueKeysWithValues: try db.rows("SELECT id, key FROM devices", []) { (DeviceID($0.string(0)), $0.int64(1)) })
+                Dictionary(uniqueKeysWithValues: try db.rows("SELECT id, key FROM devices", []) { (DeviceID($0.string(0)), DeviceKey(storeValue: $0.int64(1))) })
             }
         }
 
@@ -57,7 +57,7 @@ import HTTPServer
             try? FileManager.default.removeItem(atPath: directory)
         }
 
-        var readable: [Int64: SharedDevice] {
+        var readable: [DeviceKey: SharedDevice] {
             Dictionary(uniqueKeysWithValues: deviceIDs.map { id in
                 (keys[id]!, SharedDevice(key: keys[id]!, deviceID: id, userID: "u", last: nil))
             })
@@ -254,7 +254,7 @@ import HTTPServer
         let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "race@example.org", password: "race-password", displayName: "Race")
         let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
-        let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id.rawValue)]) { $0.int64(0) } }!
+        let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id.rawValue)]) { DeviceKey(storeValue: $0.int64(0)) } }!
         let readable = [key: SharedDevice(key: key, deviceID: device.id, userID: user.user.id, last: nil)]
         let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))
         let service = GeoQueryService(index: backend, directory: backend)
@@ -310,7 +310,7 @@ import HTTPServer
     @Test func aRolledBackJobWithdrawsItsClientIDsAndEntries() {
         let mirror = UnmergedFixes()
         let key = UnmergedFixes.ClientKey(deviceKey: 1, clientID: "a")
-        let entry = IndexEntry(cell: 5, deviceKey: 1, timestamp: 0, sequence: 1, longitude: 0, latitude: 0)
+        let entry = IndexEntry(cell: 5, deviceKey: DeviceKey(storeValue: 1), timestamp: 0, sequence: 1, longitude: 0, latitude: 0)
         mirror.jobWillRun()
         mirror.add([entry])
         _ = mirror.stageClientIDIfAbsent(key)

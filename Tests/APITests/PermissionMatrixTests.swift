@@ -90,9 +90,13 @@ import HTTPTestSupport
                   expected: ["404", "404", "404", "404", "404", "201", "403", "403", "401", "401", "401"]),
     ]
 
-    @Test(arguments: operations)
-    func everyActor(_ operation: Operation) throws {
-        try TestApp.with { app in
+    /// Every operation for every actor, once through the real server and once in-process (the
+    /// same routes and middleware without the socket: the whole table in milliseconds).
+    @Test(arguments: operations, APIPath.allCases)
+    func everyActor(_ operation: Operation, path apiPath: APIPath) async throws {
+        let app = try TestApp()
+        defer { app.close() }
+        do {
             let world = try PermissionWorld(app: app)
             let client = try app.client()
             var outcomes: [String] = []
@@ -104,7 +108,7 @@ import HTTPTestSupport
                 var headers: [String: String] = [:]
                 if let token = current.token(actor) { headers["Authorization"] = "Bearer \(token)" }
                 if body != nil { headers["Content-Type"] = "application/json" }
-                let reply = try client.request(method, path, headers: headers, body: body.map { Array($0.utf8) })
+                let reply = try await apiPath.request(app, live: client, method, path, headers: headers, body: body.map { Array($0.utf8) })
                 var outcome = String(reply.status)
                 if path.hasSuffix("/permissions"), reply.status == 200 {
                     outcome += " " + (reply.json["read"].bool == true ? "r" : "-") + (reply.json["write"].bool == true ? "w" : "-")
@@ -121,7 +125,7 @@ import HTTPTestSupport
             }
             let table = zip(Actor.allCases, zip(outcomes, operation.expected)).filter { $0.1.0 != $0.1.1 }
                 .map { "\($0.0): got \($0.1.0), expected \($0.1.1)" }
-            #expect(table.isEmpty, "\(operation.name):\n\(table.joined(separator: "\n"))")
+            #expect(table.isEmpty, "\(operation.name) (\(apiPath)):\n\(table.joined(separator: "\n"))")
         }
     }
 }

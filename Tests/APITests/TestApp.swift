@@ -13,6 +13,8 @@ final class TestApp: @unchecked Sendable {
     var port: UInt16 { server.port }
 
     let services: Services
+    /// The same routes answered without the socket (see `APIPath`).
+    let inProcess: InProcessResponder
 
     /// - Parameter configure: changes the test settings (to test a limit).
     init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(),
@@ -27,9 +29,11 @@ final class TestApp: @unchecked Sendable {
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"
         configuration.port = 0
-        server = HTTPServer(configuration: configuration, router: API.router(services) { "" }, logger: logger) {
+        let router = API.router(services) { "" }
+        server = HTTPServer(configuration: configuration, router: router, logger: logger) {
             errors.response(for: $0, request: $1)
         }
+        inProcess = InProcessResponder(router: router) { errors.response(for: $0, request: $1) }
         try server.start()
     }
 

@@ -28,10 +28,10 @@ import API
             merging: MergePolicy(idleMilliseconds: 1, highWater: 2_000, maxAgeSeconds: 0, cycleBatch: 3_000, chunk: 256), wal: limits)
         let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
         let user = try await services.accounts.signUp(email: "wal@example.org", password: "wal-password", displayName: "WAL")
-        var devices: [(id: DeviceID, key: Int64)] = []
+        var devices: [(id: DeviceID, key: DeviceKey)] = []
         for i in 0..<4 {
             let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d\(i)", platformID: nil)
-            let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id.rawValue)]) { $0.int64(0) } }
+            let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id.rawValue)]) { DeviceKey(storeValue: $0.int64(0)) } }
             devices.append((device.id, try #require(key)))
         }
         let readable = Dictionary(uniqueKeysWithValues: devices.map {

@@ -14,6 +14,11 @@ public final class HTTPTestClient {
         public let headers: [(name: String, value: String)]
         public let body: [UInt8]
         public var text: String { String(decoding: body, as: UTF8.self) }
+        public init(status: Int, headers: [(name: String, value: String)], body: [UInt8]) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
         public func header(_ name: String) -> String? {
             headers.first { $0.name.lowercased() == name.lowercased() }?.value
         }

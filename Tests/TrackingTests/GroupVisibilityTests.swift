@@ -8,7 +8,14 @@ import TrackingTestSupport
 @Suite struct GroupVisibilityTests {
     static func membership(_ type: String, _ user: UserID, id: Int64 = 1, extra: JSONObject = [:]) -> GroupEvent {
         GroupEvent(groupID: GroupID("g"), id: EventID(id), kind: .membership, userID: user,
-                   data: EventPayload.membership(type, groupID: GroupID("g"), userID: user, extra: extra))
+                   data: membershipPayload(type, user: user, extra: extra))
+    }
+
+    /// A logged payload as stored, spelled out so the table also checks `MembershipChange`'s parsing.
+    static func membershipPayload(_ type: String, user: UserID, extra: JSONObject) -> JSONValue {
+        var object: JSONObject = ["type": .string(type), "groupId": "g", "userId": .string(user.rawValue)]
+        for (key, value) in extra { object[key] = value }
+        return .object(object)
     }
 
     static func location(_ user: UserID, kind: GroupEvent.Kind = .location) -> GroupEvent {

@@ -158,7 +158,7 @@ func rtree(_ filter: GeoFilter, limit: Int) throws -> (keys: Int, results: Int) 
         for (w, e) in boxes where results < limit {
             try q.bind([.real(w), .real(e), .real(rect.latLo.degrees), .real(rect.latHi.degrees)])
             while try q.step() {
-                guard readable[q.int64(2)] != nil else { continue }
+                guard readable[DeviceKey(storeValue: q.int64(2))] != nil else { continue }
                 keys += 1
                 let lon = q.double(0), lat = q.double(1)
                 if filter.matchesStored(longitude: lon, latitude: lat) { results += 1; if results >= limit { break } }
@@ -183,7 +183,7 @@ func rtreeNear(_ lon: Double, _ lat: Double, k: Int) throws -> (keys: Int, resul
             defer { q.reset() }
             try q.bind([.real(lon - dLon), .real(lon + dLon), .real(lat - dLat), .real(lat + dLat)])
             while try q.step() {
-                guard readable[q.int64(2)] != nil else { continue }
+                guard readable[DeviceKey(storeValue: q.int64(2))] != nil else { continue }
                 keys += 1
                 distances.append(GeoDistance.meters(from: center, to: LatLng(degreesLatitude: q.double(1), longitude: q.double(0)).toPoint()))
             }
@@ -198,7 +198,7 @@ func fullScan(_ matches: (Double, Double) -> Bool, limit: Int) throws -> (keys: 
     var keys = 0, results = 0
     try backend.read { db in
         try db.forEachRow("SELECT lon, lat, device_key FROM cell_index") { r in
-            guard readable[r.int64(2)] != nil else { return }
+            guard readable[DeviceKey(storeValue: r.int64(2))] != nil else { return }
             keys += 1
             if results < limit && matches(r.double(0), r.double(1)) { results += 1 }
         }
@@ -240,7 +240,7 @@ if options.compareLayouts {
             for range in ranges {
                 try q.bind([.integer(range.lowerBound), .integer(range.upperBound)])
                 while try q.step() {
-                    guard readable[q.int64(2)] != nil else { continue }
+                    guard readable[DeviceKey(storeValue: q.int64(2))] != nil else { continue }
                     keys += 1
                     if filter.matchesStored(longitude: q.double(0), latitude: q.double(1)) { hits += 1 }
                 }

@@ -33,9 +33,6 @@ public struct GroupEvent: Sendable, Equatable {
         self.data = data
     }
 
-    /// The membership change type (`joined`, `left`, `removed`, `sharing`, `owner`, `deleted`).
-    public var membershipType: String? { kind == .membership ? data["type"]?.stringValue : nil }
-
     /// Whether this event shows a member's positions (and so is served only while they share).
     public var showsLocation: Bool { kind == .location || kind == .locations }
 }
@@ -47,9 +44,9 @@ public struct EventLogEntry: Sendable {
     public let data: JSONValue
     /// For location events: the fix shown (store key of its device, its timestamp), so that
     /// deleting the fix redacts the event.
-    public let fix: (deviceKey: Int64, timestamp: Int64)?
+    public let fix: (deviceKey: DeviceKey, timestamp: Int64)?
 
-    public init(kind: GroupEvent.Kind, userID: UserID?, data: JSONValue, fix: (deviceKey: Int64, timestamp: Int64)? = nil) {
+    public init(kind: GroupEvent.Kind, userID: UserID?, data: JSONValue, fix: (deviceKey: DeviceKey, timestamp: Int64)? = nil) {
         self.kind = kind
         self.userID = userID
         self.data = data
@@ -106,9 +103,4 @@ public enum EventPayload {
          "from": .string(from), "to": .string(to)]
     }
 
-    public static func membership(_ type: String, groupID: GroupID, userID: UserID, extra: JSONObject = [:]) -> JSONValue {
-        var object: JSONObject = ["type": .string(type), "groupId": .string(groupID.rawValue), "userId": .string(userID.rawValue)]
-        for (key, value) in extra { object[key] = value }
-        return .object(object)
-    }
 }

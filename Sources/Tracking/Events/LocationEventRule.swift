@@ -22,7 +22,7 @@ public struct LocationEventRule: Sendable {
     ///   - stored: the fixes the append stored, in arrival order.
     ///   - newLatestSequence: the sequence of the fix that became the device's latest, if any.
     ///   - windows: the sharing periods of the device's membership in this group.
-    public func entries(deviceID: DeviceID, deviceKey: Int64, userID: UserID, stored: [StoredFix],
+    public func entries(deviceID: DeviceID, deviceKey: DeviceKey, userID: UserID, stored: [StoredFix],
                         newLatestSequence: Int64?, windows: HistoryWindows) -> [EventLogEntry] {
         let visible = stored.filter { windows.contains($0.fix.timestamp) }
         guard !visible.isEmpty else { return [] }

@@ -12,7 +12,7 @@ public final class ExportRowCursor: @unchecked Sendable {
     let subjects: [ExportSubject]
     let from: Int64?, to: Int64?
     public let pageSize: Int
-    let refresh: () throws -> [Int64: HistoryWindows]?
+    let refresh: () throws -> [DeviceKey: HistoryWindows]?
     private var subjectIndex = 0
     /// The last position returned of the current subject (nil: none yet).
     private var cursor: HistoryCursor?
@@ -22,7 +22,7 @@ public final class ExportRowCursor: @unchecked Sendable {
     public private(set) var revoked = false
 
     init(store: any ExportStore, subjects: [ExportSubject], from: Int64?, to: Int64?, pageSize: Int,
-         refresh: @escaping () throws -> [Int64: HistoryWindows]?) {
+         refresh: @escaping () throws -> [DeviceKey: HistoryWindows]?) {
         self.store = store
         self.subjects = subjects
         self.from = from

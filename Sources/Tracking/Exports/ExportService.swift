@@ -3,7 +3,7 @@ import Timestamps
 /// A device whose positions an export may contain, with the names the exports show and the
 /// part of its history the caller may read.
 public struct ExportSubject: Sendable, Equatable {
-    public let deviceKey: Int64
+    public let deviceKey: DeviceKey
     public let deviceID: DeviceID
     public let deviceName: String
     public let userID: UserID
@@ -13,7 +13,7 @@ public struct ExportSubject: Sendable, Equatable {
     /// periods in the group).
     public var windows: HistoryWindows
 
-    public init(deviceKey: Int64, deviceID: DeviceID, deviceName: String, userID: UserID, displayName: String,
+    public init(deviceKey: DeviceKey, deviceID: DeviceID, deviceName: String, userID: UserID, displayName: String,
                 last: LastLocation?, windows: HistoryWindows) {
         self.deviceKey = deviceKey
         self.deviceID = deviceID
@@ -49,9 +49,9 @@ public protocol ExportStore: Sendable {
     func exportSubjects(groupID: GroupID) throws -> [ExportSubject]
     /// The device with its owner's names; `windows` is `.all` (the caller narrows it).
     func exportSubject(deviceID: DeviceID) throws -> ExportSubject?
-    func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int
+    func countRows(deviceKey: DeviceKey, from: Int64?, to: Int64?) throws -> Int
     /// Up to `limit` positions of a device in [from, to] after `cursor`, oldest first.
-    func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
+    func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
 }
 
 /// Who and what an export may contain: only what the caller may read, at every page — a
@@ -93,7 +93,7 @@ public final class ExportService: Sendable {
 
     /// The windows each device of `scope` may be read in now, by device key; nil when the
     /// caller may no longer read the scope at all.
-    public func currentWindows(_ scope: Scope, credential: Credential) throws -> [Int64: HistoryWindows]? {
+    public func currentWindows(_ scope: Scope, credential: Credential) throws -> [DeviceKey: HistoryWindows]? {
         do {
             switch scope {
             case .group(let groupID):

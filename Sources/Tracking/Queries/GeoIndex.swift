@@ -1,13 +1,13 @@
 /// A device whose positions the caller may read in this group.
 public struct SharedDevice: Sendable {
-    public let key: Int64
+    public let key: DeviceKey
     public let deviceID: DeviceID
     public let userID: UserID
     public let last: LastLocation?
     /// The part of its history the group may read (its sharing periods there).
     public let windows: HistoryWindows
 
-    public init(key: Int64, deviceID: DeviceID, userID: UserID, last: LastLocation?, windows: HistoryWindows = .all) {
+    public init(key: DeviceKey, deviceID: DeviceID, userID: UserID, last: LastLocation?, windows: HistoryWindows = .all) {
         self.key = key
         self.deviceID = deviceID
         self.userID = userID
@@ -23,13 +23,13 @@ public struct SharedDevice: Sendable {
 /// One entry of the cell index as a range scan yields it.
 public struct IndexEntry: Sendable {
     public let cell: Int64
-    public let deviceKey: Int64
+    public let deviceKey: DeviceKey
     public let timestamp: Int64
     public let sequence: Int64
     public let longitude: Double
     public let latitude: Double
 
-    public init(cell: Int64, deviceKey: Int64, timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double) {
+    public init(cell: Int64, deviceKey: DeviceKey, timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double) {
         self.cell = cell
         self.deviceKey = deviceKey
         self.timestamp = timestamp

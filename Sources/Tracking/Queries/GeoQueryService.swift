@@ -68,7 +68,7 @@ public final class GeoQueryService: Sendable {
             if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
             // Only devices with visible history in [from, to] are candidates; with none left the
             // index is not searched at all.
-            var readable: [Int64: SharedDevice] = [:]
+            var readable: [DeviceKey: SharedDevice] = [:]
             for device in devices where device.last != nil {
                 // The owner of a device always reads all of its history.
                 let windows = (device.userID == credential.userID ? .all : device.windows).clipped(from: from, to: to)
@@ -83,14 +83,14 @@ public final class GeoQueryService: Sendable {
 
     /// The history path on an already-known set of readable devices (by device key); each
     /// device's `windows` says which of its fixes count.
-    public func queryHistory(_ filter: GeoFilter, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
+    public func queryHistory(_ filter: GeoFilter, readable: [DeviceKey: SharedDevice], from: Int64?, to: Int64?, limit: Int,
                              _ explain: inout QueryExplain) throws -> [GeoQueryResult] {
         var run = QueryRun(limits: limits)
         defer { explain = run.explain }
         return try queryHistory(filter, readable: readable, from: from, to: to, limit: limit, &run)
     }
 
-    func queryHistory(_ filter: GeoFilter, readable: [Int64: SharedDevice], from: Int64?, to: Int64?, limit: Int,
+    func queryHistory(_ filter: GeoFilter, readable: [DeviceKey: SharedDevice], from: Int64?, to: Int64?, limit: Int,
                       _ run: inout QueryRun) throws -> [GeoQueryResult] {
         run.explain.scope = "history"
         guard !readable.isEmpty else { return [] }
@@ -132,9 +132,9 @@ public final class GeoQueryService: Sendable {
 
 /// The readable devices of one query and the test an index entry must pass to count.
 struct ReadableEntries {
-    let devices: [Int64: SharedDevice]
+    let devices: [DeviceKey: SharedDevice]
 
-    init(_ devices: [Int64: SharedDevice]) { self.devices = devices }
+    init(_ devices: [DeviceKey: SharedDevice]) { self.devices = devices }
 
     /// The device of `entry` when the caller may read this fix (device readable, timestamp
     /// inside its visible windows), else nil.

@@ -45,27 +45,3 @@ public struct GroupVisibility: Sendable, Equatable {
         }
     }
 }
-
-/// A membership event's meaning, read from its logged payload.
-public enum MembershipChange: Sendable, Equatable {
-    case joined(sharing: Bool)
-    case sharing(Bool)
-    case left
-    case removed
-    case owner
-    case deleted
-
-    /// The change `event` records; nil for other kinds of events.
-    public init?(_ event: GroupEvent) {
-        guard event.kind == .membership, let type = event.data["type"]?.stringValue else { return nil }
-        switch type {
-        case "joined": self = .joined(sharing: event.data["shareLocation"]?.boolValue ?? true)
-        case "sharing": self = .sharing(event.data["shareLocation"]?.boolValue == true)
-        case "left": self = .left
-        case "removed": self = .removed
-        case "owner": self = .owner
-        case "deleted": self = .deleted
-        default: return nil
-        }
-    }
-}

@@ -1,0 +1,63 @@
+import Testing
+@testable import HTTPServer
+
+/// The in-process responder answers like the server: routing, 404/405, body limits, inline and
+/// deferred handlers, errors through the error responder, the request target decoded.
+@Suite struct InProcessResponderTests {
+    struct Refused: Error {}
+
+    static let responder: InProcessResponder = {
+        var router = Router()
+        router.add(Route("GET", "/echo/{name}", .inline { request in
+            let query = request.queryItems.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+            let text = "\(request.parameter("name"))|\(query)|\(request.header("X-Thing") ?? "-")|\(request.routePattern)"
+            return Response(status: 200, contentType: "text/plain", bytes: Array(text.utf8))
+        }))
+        router.add(Route("POST", "/later", maxBodyBytes: 4, .deferred { request in
+            Response(status: 201, contentType: "text/plain", bytes: request.body)
+        }))
+        router.add(Route("GET", "/refuse", .inline { _ in throw Refused() }))
+        return InProcessResponder(router: router) { error, request in
+            let code: String
+            if let http = error as? HTTPError { code = http.code } else { code = "refused" }
+            return Response(status: (error as? HTTPError)?.status ?? 403, contentType: "text/plain",
+                            bytes: Array("\(code) \(request.routePattern)".utf8))
+        }
+    }()
+
+    static func text(_ response: Response) -> String {
+        guard case .bytes(let bytes) = response.body else { return "(stream)" }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func routesAndDecodesTheTarget() async {
+        let response = await Self.responder.respond(method: "GET", target: "/echo/caf%C3%A9?a=1&b=x+y%26z&flag",
+                                                    headers: [("x-THING", "yes")])
+        #expect(response.status == 200)
+        #expect(Self.text(response) == "café|a=1&b=x y&z&flag=|yes|/echo/{name}")
+    }
+
+    @Test func unknownPathsAndMethodsAreTheServersErrors() async {
+        let missing = await Self.responder.respond(method: "GET", target: "/nothing")
+        #expect(missing.status == 404 && Self.text(missing).hasPrefix("not_found"))
+        let wrongMethod = await Self.responder.respond(method: "DELETE", target: "/echo/x")
+        #expect(wrongMethod.status == 405)
+    }
+
+    @Test func deferredHandlersAndBodyLimits() async {
+        let accepted = await Self.responder.respond(method: "POST", target: "/later", body: Array("abcd".utf8))
+        #expect(accepted.status == 201 && Self.text(accepted) == "abcd")
+        let tooLarge = await Self.responder.respond(method: "POST", target: "/later", body: Array("abcde".utf8))
+        #expect(tooLarge.status == 413)
+    }
+
+    @Test func thrownErrorsGoThroughTheErrorResponder() async {
+        let refused = await Self.responder.respond(method: "GET", target: "/refuse")
+        #expect(refused.status == 403 && Self.text(refused) == "refused /refuse")
+    }
+
+    @Test(arguments: ["%", "%4", "%zz", "a%C3", "%%41"])
+    func malformedEscapesAreKeptNotTrapped(_ raw: String) {
+        #expect(!InProcessResponder.percentDecoded(raw, plusIsSpace: true).isEmpty)
+    }
+}
