@@ -47,10 +47,12 @@ public struct MergePolicy: Sendable {
     public static let bytesPerUnmergedFix = 150
 
     /// The default `highWater`: what 5% of physical memory holds, at least 100,000 and at most
-    /// 10,000,000 fixes (a 1 GiB machine buffers ~360k fixes, a 24 GiB one 8.4M).
+    /// 2,000,000 fixes (~300 MB; a 1 GiB machine buffers ~360k fixes, a 4 GiB one or larger 2M).
+    /// The cap bounds the memory a sustained load takes and how long the merge needs to catch up
+    /// once it ends (2M fixes: ~20 s on a 2-core machine), after which the memory is returned.
     public static let defaultHighWater: Int = {
         let budget = Double(ProcessInfo.processInfo.physicalMemory) * 0.05 / Double(bytesPerUnmergedFix)
-        return Int(min(10_000_000, max(100_000, budget)))
+        return Int(min(2_000_000, max(100_000, budget)))
     }()
 
     public static let standard = MergePolicy()
@@ -75,6 +77,9 @@ final class IndexMerger: @unchecked Sendable {
     /// After a failed cycle, no new one before this (a persistent failure must not spin).
     private var retryAfter = Date.distantPast
     private var inFlight = false
+    /// The backlog (pending mirror work) when memory was last returned, or the largest since:
+    /// merging half of it away returns memory again. Touched only by the merger thread.
+    private var backlogAtLastTrim = 0
     private var stopping = false
     private var running = false
     private let policy: MergePolicy
@@ -173,8 +178,17 @@ final class IndexMerger: @unchecked Sendable {
             inFlight = true
             condition.unlock()
             let outcome = runCycle(batch: pressure ? max(1, min(policy.cycleBatch, policy.highWater / 10)) : policy.cycleBatch)
-            // Caught up after merging: the memory the backlog took can go back to the system.
-            if case .merged = outcome, unmerged.pendingWork == 0 { FreeMemory.returnToSystem() }
+            // The memory a merged backlog took goes back to the system as the backlog shrinks
+            // (each halving) and once it is gone, so RSS follows the backlog down instead of
+            // waiting for the last cycle.
+            if case .merged = outcome {
+                let left = unmerged.pendingWork
+                if left == 0 || left <= backlogAtLastTrim / 2 {
+                    FreeMemory.returnToSystem()
+                    backlogAtLastTrim = left
+                }
+            }
+            backlogAtLastTrim = max(backlogAtLastTrim, unmerged.pendingWork)
             condition.lock()
             inFlight = false
             lastCaughtUp = Date()

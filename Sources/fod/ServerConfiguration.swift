@@ -56,7 +56,7 @@ struct ServerConfiguration {
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
           --index-buffer <n>         stored fixes held in memory before the cell-index merge runs during
                                      ingest, ~150 bytes each; it always runs once ingest pauses
-                                     (default: 5% of RAM, here \(MergePolicy.defaultHighWater))
+                                     (default: 5% of RAM, at most 2,000,000; here \(MergePolicy.defaultHighWater))
           --wal-limit-mib <n>        bound of the write-ahead log file in MiB, 1–16384; checkpoints that
                                      briefly hold writes keep it there, it is emptied once ingest pauses
                                      (default \(WALLimits.defaultMaxBytes >> 20))
