@@ -12,6 +12,7 @@ import { createMap, loadMapConfig } from './map.js';
 import { GroupDevices, labelText, Session, STALE_MS } from './state.js';
 import { DeviceList } from './devicelist.js';
 import { PinTooltip, SignInForm, setReady, setStatus, showApp, showBanner } from './ui.js';
+import { TimelinePanel } from './timeline.js';
 
 const LABEL_MAX = 25;        // permanent labels on the map up to this many located devices
 
@@ -33,6 +34,10 @@ const page = {
 const list = new DeviceList();
 const tooltip = new PinTooltip();
 const signInForm = new SignInForm(signIn);
+const timeline = new TimelinePanel(api, {
+  draw: (features) => { if (page.map) page.map.setTimeline(features); },
+  focus: (feature) => { page.follow = false; if (page.map) page.map.focusTimeline(feature); },
+});
 
 // ---- sign in / out ------------------------------------------------------------------------
 async function signIn(email, password) {
@@ -193,6 +198,8 @@ function applyGroupDoc(doc) {
 function resetDevices() {
   devices.clear();
   page.focus = null;
+  timeline.close();
+  byId('timeline-open').disabled = true;
   tooltip.hide();
   if (page.map) page.map.clear();
   list.render([], { focus: null, meId: null, emptyText: null, now: Date.now() });
@@ -224,6 +231,8 @@ function tick() {
 
 function focusDevice(id) {
   page.focus = id || null;
+  byId('timeline-open').disabled = !page.focus;
+  if (timeline.isOpen && timeline.deviceId !== page.focus) timeline.close();
   page.follow = !!page.focus;
   page.map.setFocus(page.focus);
   list.setFocus(page.focus);
@@ -315,6 +324,12 @@ const mapReady = loadMapConfig().then((config) => createMap(byId('map'), {
 }, config)).then((map) => { page.map = map; return map; });
 
 byId('signout').addEventListener('click', signOut);
+byId('timeline-open').addEventListener('click', () => {
+  const d = page.focus && devices.get(page.focus);
+  if (!d) return;
+  page.follow = false;
+  timeline.open(d);
+});
 byId('group').addEventListener('change', (e) => { if (e.target.value) openGroup(e.target.value); });
 byId('device').addEventListener('change', (e) => focusDevice(e.target.value || null));
 list.onPick((id) => {

@@ -9,6 +9,7 @@
  * which the page's Trusted Types policy forbids).
  */
 import { lonArc, trailChunks, unwrapLons } from './geo.js';
+import { timelineSegments } from './svgmap.js';
 import { h } from './dom.js';
 
 const TRAIL_CHUNKS = 4;
@@ -72,6 +73,7 @@ export function createLeafletMap(L, container, hooks, config) {
   const trailRenderer = L.svg({ pane: 'fod-trails' });
   const pinRenderer = L.svg({ pane: 'fod-pins' });
   let baseLayer = null;
+  let timelineLayer = null;
   const items = new Map(); // deviceId -> {dev, marker, trail: [polyline] | null}
   let focusId = null;
   let labelsAll = false;
@@ -272,6 +274,34 @@ export function createLeafletMap(L, container, hooks, config) {
     },
 
     invalidateSize() { map.invalidateSize(); },
+
+    /** Draws a timeline (stays as dots, trips as lines) and fits the view to it; null removes it. */
+    setTimeline(features) {
+      if (timelineLayer) { timelineLayer.remove(); timelineLayer = null; }
+      if (!features) return;
+      timelineLayer = L.layerGroup().addTo(map);
+      const all = [];
+      for (const seg of timelineSegments(features)) {
+        if (!seg.coords.length) continue;
+        const lons = unwrapLons(seg.coords.map((c) => c[0]));
+        const ll = seg.coords.map((c, i) => [c[1], lons[i]]);
+        all.push(...ll);
+        if (seg.type === 'trip') {
+          L.polyline(ll, { renderer: trailRenderer, color: '#d98b00', weight: 4, opacity: 0.9, interactive: false, className: 'tl-trip-line' }).addTo(timelineLayer);
+        } else {
+          L.circleMarker(ll[0], { renderer: pinRenderer, radius: 7, color: '#fff', weight: 2, fillColor: '#1f6feb', fillOpacity: 1, interactive: false, className: 'tl-stay-dot' }).addTo(timelineLayer);
+        }
+      }
+      if (all.length) quiet(() => map.fitBounds(L.latLngBounds(all), { padding: [48, 48], maxZoom: 16, animate: false }));
+    },
+
+    /** Centres the view on one timeline feature. */
+    focusTimeline(feature) {
+      const seg = feature && timelineSegments([feature])[0];
+      if (!seg || !seg.coords.length) return;
+      const lons = unwrapLons(seg.coords.map((c) => c[0]));
+      quiet(() => map.fitBounds(L.latLngBounds(seg.coords.map((c, i) => [c[1], lons[i]])), { padding: [48, 48], maxZoom: 16, animate: false }));
+    },
 
     clear() {
       for (const it of Array.from(items.values())) removeItem(it);

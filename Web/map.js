@@ -14,6 +14,8 @@
  *   setLabels(all)            permanent labels on every pin, or on the focused one only
  *   setLabelText(device, text), setStale(device, stale)
  *   invalidateSize(), clear(), getView() -> {lon, lat, zoom}
+ *   setTimeline(features | null)  a day of the timeline panel (GeoJSON stays and trips), fitted
+ *   focusTimeline(feature)    fits the view to one of them
  *
  * hooks: onPinClick(id), onPinHover(id, clientX, clientY), onPinLeave(id | null),
  * onUserMove(), onFitRequest(). Labels and attributions are text, never HTML.

@@ -11,7 +11,7 @@
  * Moving a pin touches only that pin's attributes (no DOM rebuild); redraws are batched
  * into one requestAnimationFrame.
  */
-import { clamp, lonArc, trailChunks, unwrapLons } from './geo.js';
+import { clamp, lonArc, trailChunks, unwrapLons, validLonLat } from './geo.js';
 import { el, geometryPath, graticulePath, kOfZoom, latToY, lonToX, r2, TILE, WORLD, yToLat } from './svgprojection.js';
 import { h } from './dom.js';
 import { attachSvgInput } from './svginput.js';
@@ -22,6 +22,15 @@ const FOCUS_MIN_ZOOM = 7;
 const TRAIL_CHUNKS = 4;
 const PIN_R = 6;
 const PIN_R_FOCUS = 8.5;
+
+/** Timeline features as {type, coords, index}, keeping only valid positions. */
+export function timelineSegments(features) {
+  return features.map((f, index) => {
+    const g = f.geometry || {};
+    const raw = g.type === 'LineString' ? g.coordinates : g.type === 'Point' ? [g.coordinates] : [];
+    return { type: g.type === 'LineString' ? 'trip' : 'stay', coords: (Array.isArray(raw) ? raw : []).filter(validLonLat), index };
+  });
+}
 
 export function createSvgMap(container, hooks) {
   hooks = hooks || {};
@@ -46,6 +55,7 @@ export function createSvgMap(container, hooks) {
     el('use', { href: '#fod-world', x: dx * WORLD, y: 0 }, base);
   }
   const trailLayer = el('g', { class: 'trails' }, svg);
+  const timelineLayer = el('g', { class: 'timeline-layer' }, svg);
   const ringLayer = el('g', { class: 'rings' }, svg);
   const pinLayer = el('g', { class: 'pins' }, svg);
   const labelLayer = el('g', { class: 'labels' }, svg);
@@ -70,6 +80,7 @@ export function createSvgMap(container, hooks) {
   let focusId = null;
   let labelsAll = false;
   let lastFit = null;
+  let timeline = null; // [{type, coords: [[lon, lat], ...], index}] of the timeline panel's day
 
   function size() {
     view.w = container.clientWidth || 800;
@@ -106,6 +117,7 @@ export function createSvgMap(container, hooks) {
       const tx = view.w / 2 - view.cx * view.k, ty = view.h / 2 - view.cy * view.k;
       base.setAttribute('transform', 'translate(' + tx + ' ' + ty + ') scale(' + view.k + ')');
       for (const it of items.values()) place(it);
+      placeTimeline();
       dirty.clear();
       viewDirty = false;
       updateScale();
@@ -161,6 +173,26 @@ export function createSvgMap(container, hooks) {
       used[ch.chunk] = true;
     }
     for (let c = 0; c < TRAIL_CHUNKS; c++) if (!used[c]) it.trail[c].setAttribute('points', '');
+  }
+
+  /** Redraws the timeline's trips (polylines) and stays (dots) in screen pixels. */
+  function placeTimeline() {
+    while (timelineLayer.firstChild) timelineLayer.removeChild(timelineLayer.firstChild);
+    if (!timeline) return;
+    for (const seg of timeline) {
+      if (!seg.coords.length) continue;
+      // Unwrapped along the line, anchored on the world copy nearest the centre.
+      const lons = unwrapLons(seg.coords.map((c) => c[0]));
+      const head = screenOf(lons[0], seg.coords[0][1]);
+      const x0 = (lonToX(lons[0]) - view.cx) * view.k + view.w / 2;
+      const shift = head[0] - x0;
+      if (seg.type === 'trip') {
+        const pts = seg.coords.map((c, i) => r2((lonToX(lons[i]) - view.cx) * view.k + view.w / 2 + shift) + ',' + r2((latToY(c[1]) - view.cy) * view.k + view.h / 2));
+        el('polyline', { class: 'tl-trip-line', points: pts.join(' '), 'data-index': String(seg.index) }, timelineLayer);
+      } else {
+        el('circle', { class: 'tl-stay-dot', r: 7, cx: r2(head[0]), cy: r2(head[1]), 'data-index': String(seg.index) }, timelineLayer);
+      }
+    }
   }
 
   function wantsLabel(id) { return labelsAll || id === focusId; }
@@ -359,6 +391,24 @@ export function createSvgMap(container, hooks) {
     },
 
     invalidateSize() { viewDirty = true; schedule(); },
+
+    /**
+     * Draws a timeline (GeoJSON features: stays as Points, trips as LineStrings) and fits the
+     * view to it; null removes it.
+     */
+    setTimeline(features) {
+      timeline = features ? timelineSegments(features) : null;
+      const pts = (timeline || []).flatMap((seg) => seg.coords.map((c) => ({ located: true, lon: c[0], lat: c[1] })));
+      if (pts.length) api.fit(pts);
+      viewDirty = true;
+      schedule();
+    },
+
+    /** Centres the view on one timeline feature. */
+    focusTimeline(feature) {
+      const seg = feature && timelineSegments([feature])[0];
+      if (seg && seg.coords.length) api.fit(seg.coords.map((c) => ({ located: true, lon: c[0], lat: c[1] })));
+    },
 
     clear() {
       for (const it of Array.from(items.values())) removeItem(it);

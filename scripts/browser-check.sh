@@ -64,7 +64,7 @@ renderer=$([ -f /usr/share/javascript/leaflet/leaflet.js ] && echo leaflet || ec
 names=(--hostile-device-name "$hostile_device" --hostile-member-name "$hostile_member" --hostile-group-name "$hostile_group")
 $py Tests/browser/check.py --base "$base" --email demo@example.org --password demo-password --group "$group" \
   --device-id "$device" --expect-lon -74.0445 --expect-lat 40.6892 --min-pins 50 --expect-map "$renderer" \
-  "${names[@]}" --check-csp --screenshot Tests/artifacts/webmap.png \
+  "${names[@]}" --check-csp --screenshot Tests/artifacts/webmap.png --timeline-device-token "$token" \
   --post-fix-command "$(post_fix -74.0445 40.6892)" \
   --resume-fix-command "$(post_fix -74.0170 40.7033)" --resume-lon -74.0170 --resume-lat 40.7033
 echo "== the same names and CSP on the built-in SVG map"

@@ -3,6 +3,7 @@ import Exports
 import HTTPServer
 import JSONCore
 import LocationFormats
+import Timeline
 import Tracking
 
 /// Everything the routes need, built once at start-up by the executable (or a test).
@@ -19,6 +20,8 @@ public struct Services: Sendable {
         /// Geo queries running at once; more get 503 (they run off the HTTP threads).
         public var concurrentQueries = 4 * System.coreCount
         public var live = LiveHub.Configuration()
+        /// Largest history file `POST /v1/devices/{id}/import` takes (bytes; default 4 GiB).
+        public var importMaxBytes = 4 << 30
         public init() {}
     }
 
@@ -33,10 +36,16 @@ public struct Services: Sendable {
     public let live: LiveHub
     public let exports: ExportService
     public let feed: FeedService
+    public let imports: HistoryImportService
+    public let timeline: TimelineService
     public let logger: Logger
 
     /// Everything wired to one store; every service publishes its group events to `live`.
-    public init(store backend: any TrackingStore, configuration: Configuration = Configuration(), logger: Logger) throws {
+    /// - Parameters:
+    ///   - towns: the nearest-town index that names timeline stays (`Data/places-cities1000.bin`); nil names none.
+    ///   - stayPlaces: group places that name stays first (the places module), if any.
+    public init(store backend: any TrackingStore, configuration: Configuration = Configuration(), logger: Logger,
+                towns: NearestPlace? = nil, stayPlaces: (any StayPlaceLookup)? = nil) throws {
         self.store = backend
         self.configuration = configuration
         let hub = LiveHub(log: backend, configuration: configuration.live)
@@ -50,6 +59,8 @@ public struct Services: Sendable {
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
         self.exports = ExportService(store: backend, directory: backend)
         self.feed = FeedService(log: backend)
+        self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
+        self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces)
         self.logger = logger
     }
 
@@ -68,6 +79,8 @@ public enum API {
         for route in DeviceRoutes(services: services).routes { router.add(route) }
         for route in GroupRoutes(services: services).routes { router.add(route) }
         for route in LocationRoutes(services: services).routes { router.add(route) }
+        for route in ImportRoutes(services: services).routes { router.add(route) }
+        for route in TimelineRoutes(services: services).routes { router.add(route) }
         for route in AppIngestRoutes(services: services).routes { router.add(route) }
         for route in QueryRoutes(services: services).routes { router.add(route) }
         for route in LiveRoutes(services: services).routes { router.add(route) }

@@ -41,7 +41,13 @@ public struct ExportRoutes: Sendable {
         return Endpoint.allCases.map { endpoint in
             let routes = self
             let reader: Caller = endpoint.rawValue.hasPrefix("/v1/groups") ? .reader(.group(parameter: "id")) : .reader(.device(parameter: "id"))
-            return group.inline("GET", endpoint.rawValue, reader) { request, context in
+            // Deferred: preparing (counting rows, a timeline over months) must not hold an HTTP thread.
+            return group.deferred("GET", endpoint.rawValue, reader) { request, context in
+                // The device's timeline instead of its fixes (stays and trips, TimelineRoutes).
+                if endpoint == .deviceGeoJSON || endpoint == .deviceGPX, let timeline = request.query("timeline"), timeline == "true" || timeline == "1" {
+                    return try TimelineRoutes.export(services: routes.services, deviceID: request.id(), request: request,
+                                                     credential: context.credential, gpx: endpoint == .deviceGPX)
+                }
                 let prepared = try routes.prepare(endpoint, id: request.parameter("id"), query: request, credential: context.credential)
                 var response = Response(contentType: prepared.contentType, stream: prepared.stream)
                 response.setHeader("Content-Disposition", "inline; filename=\"\(prepared.filename)\"")

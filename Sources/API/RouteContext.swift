@@ -132,6 +132,17 @@ struct RouteGroup {
         })
     }
 
+    /// A route whose body is read while it arrives (uploads of any size): `admit` runs on the
+    /// server's thread once the headers are in, after the caller check, and returns the handler
+    /// that reads the body; a refusal is answered before any of the body is read.
+    func streaming(_ method: String, _ pattern: String, _ caller: Caller, maxBodyBytes: Int,
+                   _ admit: @escaping @Sendable (Request, RouteContext) throws -> StreamingHandler) -> Route {
+        let group = self
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, .streaming { request in
+            try admit(request, try group.context(request, caller, queryToken: false))
+        })
+    }
+
     /// A deferred route with a typed JSON body, decoded after the caller check.
     func deferred<Body: RequestBody>(_ method: String, _ pattern: String, _ caller: Caller, body: Body.Type,
                                      maxBodyBytes: Int = RouteGroup.smallBody,

@@ -17,6 +17,8 @@ extension HTTPServer {
         public var connectionMemoryLimit: Int = 16 * 1024
         /// Body limit of routes that set none (bytes).
         public var defaultMaxBodyBytes: Int = 1 << 20
+        /// Bytes of a streamed request body held unread before its connection is suspended.
+        public var streamingBodyBufferBytes: Int = 1 << 20
         /// How long shutdown waits for in-flight requests before closing anyway (seconds).
         public var shutdownGraceSeconds: Double = 10
 

@@ -32,12 +32,21 @@ extension HTTPServer {
             context.bodyTooLarge = true
             return queueError(.payloadTooLarge(limit: context.maxBodyBytes), context: context, connection: connection)
         }
+        if context.earlyError == nil, case .streaming(let admit) = context.route?.handler {
+            return beginStreaming(context, admit: admit, connection: connection)
+        }
         return .YES
     }
 
     /// The call after the whole body arrived (or after a resume).
     func finalCall(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         if context.queued { return .YES }
+        if let body = context.bodyStream {
+            return finishStreaming(context, body, connection: connection)
+        }
+        if let refusal = context.refusal {
+            return queue(refusal, context: context, connection: connection)
+        }
         if context.dispatched {
             guard let response = context.reply.withLock({ $0 }) else { return .YES }
             return queue(response, context: context, connection: connection)
@@ -58,6 +67,9 @@ extension HTTPServer {
             let response: Response
             do { response = try handle(request) } catch { response = errorResponder(error, request) }
             return queue(response, context: context, connection: connection)
+        case .streaming:
+            // Started on the first call (`beginStreaming`); only a refused admission gets here.
+            return .NO
         case .deferred(let handle):
             context.dispatched = true
             MHD_suspend_connection(connection)
@@ -172,6 +184,10 @@ extension HTTPServer {
         let nanoseconds = Timestamp.monotonicNanoseconds() - context.startNanos
         let bytes = context.stream?.bytesSent ?? context.byteCount
         context.stream?.markClosed()
+        if let body = context.bodyStream {
+            body.abandon(.bodyIncomplete)
+            _ = pendingBodies.withLock { $0.removeValue(forKey: ObjectIdentifier(body)) }
+        }
         let status = context.queued ? context.status : 499
         metrics.record(method: context.method, route: context.routeLabel, status: status, seconds: Double(nanoseconds) / 1e9)
         if logger.isEnabled(.info) {

@@ -26,6 +26,8 @@ public final class HTTPServer: Sendable {
     let openStreams = Mutex<[ObjectIdentifier: StreamRegistration]>([:])
     /// Suspended requests waiting for a deferred handler, so shutdown can answer stragglers.
     let pendingDeferred = Mutex<[ObjectIdentifier: (RequestContext, ConnectionPointer)]>([:])
+    /// Streamed request bodies being read, so shutdown can answer their requests.
+    let pendingBodies = Mutex<[ObjectIdentifier: RequestBodyStream]>([:])
     /// Where deferred handlers run (not the cooperative pool; see `HandlerExecutor`).
     public let executor = HandlerExecutor()
 
@@ -129,6 +131,10 @@ public final class HTTPServer: Sendable {
             let request = Request(method: context.method, path: context.path, requestID: context.requestID,
                                   routePattern: context.routeLabel)
             resumeDeferred(context, connection, with: errorResponder(HTTPError.shuttingDown, request))
+        }
+        for body in pendingBodies.withLock({ Array($0.values) }) {
+            body.abandon(.shuttingDown)
+            body.complete(errorResponder(HTTPError.shuttingDown, Request(method: "POST", path: "-")))
         }
         let deadline = Timestamp.monotonicNanoseconds() + 1_000_000_000
         while inFlightCount > 0 && Timestamp.monotonicNanoseconds() < deadline {

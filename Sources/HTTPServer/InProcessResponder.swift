@@ -46,6 +46,15 @@ public struct InProcessResponder: Sendable {
             switch route.handler {
             case .inline(let handle): return try handle(request)
             case .deferred(let handle): return try await handle(request)
+            case .streaming(let admit):
+                // The whole body is at hand: hand it over as one piece, then its end.
+                let handle = try admit(Request(method: method, path: path, queryItems: query, headerFields: fields,
+                                               pathParameters: request.pathParameters, remoteAddress: remoteAddress,
+                                               requestID: "in-process", routePattern: route.pattern))
+                let stream = RequestBodyStream(capacity: body.count + 1, limit: route.maxBodyBytes ?? defaultMaxBodyBytes, connection: nil)
+                body.withUnsafeBytes { stream.deliver($0, suspend: {}) }
+                stream.endOfBody()
+                return try await handle(request, stream)
             }
         } catch {
             return errorResponder(error, request)

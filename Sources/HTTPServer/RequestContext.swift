@@ -26,6 +26,10 @@ final class RequestContext: @unchecked Sendable {
     var status = 0
     var byteCount = 0
     var stream: ResponseStream?
+    /// The body being handed to a streaming handler (`Handler.streaming`).
+    var bodyStream: RequestBodyStream?
+    /// A streaming route's refusal, queued once its (small) body was read and dropped.
+    var refusal: Response?
     let reply = Mutex<Response?>(nil)
 
     init(method: String, path: String, requestID: String, maxBodyBytes: Int) {
@@ -63,7 +67,9 @@ func mhdAccessHandler(
     }
     let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
     if let size = uploadDataSize, size.pointee > 0 {
-        if !context.bodyTooLarge && !context.queued {
+        if let body = context.bodyStream {
+            server.deliverBody(body, uploadData, count: size.pointee, connection: connection)
+        } else if !context.bodyTooLarge && !context.queued && context.refusal == nil {
             if context.body.count + size.pointee > context.maxBodyBytes {
                 context.bodyTooLarge = true
                 context.body = []

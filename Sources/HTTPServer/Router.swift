@@ -3,7 +3,15 @@
 public enum Handler: Sendable {
     case inline(@Sendable (Request) throws -> Response)
     case deferred(@Sendable (Request) async throws -> Response)
+    /// The body is read while it arrives (uploads of any size; see `RequestBodyStream`):
+    /// `admit` runs on the server's thread as soon as the headers are in (authenticate, check
+    /// the path; throw to answer before any of the body is read) and returns the handler, which
+    /// runs in a task reading the body.
+    case streaming(admit: @Sendable (Request) throws -> StreamingHandler)
 }
+
+/// Reads a streamed request body and answers.
+public typealias StreamingHandler = @Sendable (Request, RequestBodyStream) async throws -> Response
 
 /// One route: method, path pattern with `{name}` segments, handler and body limit.
 public struct Route: Sendable {

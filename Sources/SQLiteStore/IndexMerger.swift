@@ -31,6 +31,13 @@ public struct MergePolicy: Sendable {
     public var cycleBatch: Int
     /// Rows per commit within a cycle (how long a merge commit holds the writer).
     public var chunk: Int
+    /// The backlog an import may leave before it waits for the merge (at most `highWater`):
+    /// history imports of any size stay within ~150 bytes × this of memory (default 300,000:
+    /// ~45 MB), while live ingest keeps the whole `highWater` to absorb bursts.
+    public var importHighWater = 300_000
+
+    /// The backlog below which imports go on.
+    var importThreshold: Int { max(1, min(highWater, importHighWater)) }
 
     public init(automatic: Bool = true, idleMilliseconds: Int = 250, highWater: Int = MergePolicy.defaultHighWater,
                 maxAgeSeconds: Double = 30, cycleBatch: Int = 400_000, chunk: Int = 16_384) {
@@ -93,6 +100,8 @@ final class IndexMerger: @unchecked Sendable {
         return failureCount
     }
     private var failureCount = 0
+    /// Imports waiting for the backlog to drop below `highWater` (`awaitCapacity`).
+    private var capacityWaiters: [CheckedContinuation<Void, Never>] = []
 
     init(policy: MergePolicy, unmerged: UnmergedFixes, writer: DatabaseWriter, readers: ReaderPool) {
         self.policy = policy
@@ -121,9 +130,37 @@ final class IndexMerger: @unchecked Sendable {
         thread.start()
     }
 
+    /// Returns once the unmerged backlog is below `importThreshold` (at once when it is, when merging
+    /// is not automatic, or once stopping): imports call this before each batch, so they never
+    /// grow the mirror past its memory budget. The loop merges back to back meanwhile (pressure).
+    func awaitCapacity() async {
+        guard policy.automatic else { return }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            if stopping || !running || unmerged.count < policy.importThreshold {
+                condition.unlock()
+                continuation.resume()
+                return
+            }
+            capacityWaiters.append(continuation)
+            condition.signal()
+            condition.unlock()
+        }
+    }
+
+    /// Resumes the capacity waiters when the backlog is below `highWater` (or `all`); called
+    /// with `condition` locked.
+    private func releaseCapacityWaiters(all: Bool = false) {
+        guard !capacityWaiters.isEmpty, all || unmerged.count < policy.importThreshold else { return }
+        let waiters = capacityWaiters
+        capacityWaiters.removeAll()
+        for waiter in waiters { waiter.resume() }
+    }
+
     func stop() {
         condition.lock()
         stopping = true
+        releaseCapacityWaiters(all: true)
         condition.broadcast()
         while running { condition.wait() }
         condition.unlock()
@@ -157,6 +194,7 @@ final class IndexMerger: @unchecked Sendable {
             }
             // Cell entries, or client ids whose phase an interrupted cycle left undone.
             let pending = unmerged.count
+            releaseCapacityWaiters(all: nothingToMerge)
             if nothingToMerge || unmerged.pendingWork == 0 {
                 lastCaughtUp = Date()
                 idleWithNothingQueued = true
@@ -165,7 +203,9 @@ final class IndexMerger: @unchecked Sendable {
                 nothingToMerge = false
                 continue
             }
-            let pressure = pending >= policy.highWater
+            // Imports waiting for the backlog to shrink count as pressure too.
+            let importPressure = !capacityWaiters.isEmpty && pending >= policy.importThreshold
+            let pressure = pending >= policy.highWater || importPressure
             if !pressure {
                 let now = Date()
                 let idleDue = max(lastAppend, lastCycleEnd).addingTimeInterval(Double(policy.idleMilliseconds) / 1000)
@@ -177,7 +217,9 @@ final class IndexMerger: @unchecked Sendable {
             }
             inFlight = true
             condition.unlock()
-            let outcome = runCycle(batch: pressure ? max(1, min(policy.cycleBatch, policy.highWater / 10)) : policy.cycleBatch)
+            let batch = pending >= policy.highWater ? max(1, min(policy.cycleBatch, policy.highWater / 10))
+                : importPressure ? max(1, min(policy.cycleBatch, policy.importThreshold / 2)) : policy.cycleBatch
+            let outcome = runCycle(batch: batch)
             // The memory a merged backlog took goes back to the system as the backlog shrinks
             // (each halving) and once it is gone, so RSS follows the backlog down instead of
             // waiting for the last cycle.
@@ -199,10 +241,14 @@ final class IndexMerger: @unchecked Sendable {
             case .failed:
                 failureCount += 1
                 retryAfter = Date().addingTimeInterval(1)
+                // Storage trouble: let imports go on to their write, which reports it (503).
+                releaseCapacityWaiters(all: true)
             }
+            releaseCapacityWaiters()
             condition.broadcast()
         }
         running = false
+        releaseCapacityWaiters(all: true)
         condition.broadcast()
         condition.unlock()
     }

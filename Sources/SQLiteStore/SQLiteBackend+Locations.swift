@@ -88,19 +88,11 @@ extension SQLiteBackend: LocationStore {
     /// Location events for every group in which the device's member shares, as `rule` says.
     static func locationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
                                in db: Database) throws -> [GroupEvent] {
-        var periods: [GroupID: (userID: UserID, periods: [(start: Int64, end: Int64?)])] = [:]
-        try db.forEachRow("""
-            SELECT m.group_id, m.user_id, p.start_ts, p.end_ts FROM memberships m
-            JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
-            WHERE m.device_id = ? AND m.share_location = 1
-            """, [.id(deviceID)]) { row in
-            periods[row.id(0), default: (row.id(1), [])].periods.append((row.int64(2), row.optionalInt64(3)))
-        }
         var events: [GroupEvent] = []
-        for (groupID, membership) in periods.sorted(by: { $0.key < $1.key }) {
-            events += try appendEvents(groupID: groupID, rule.entries(
-                deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: membership.userID, stored: outcome.stored,
-                newLatestSequence: outcome.newLatestSequence, windows: HistoryWindows(periods: membership.periods)), in: db)
+        for sharing in try sharingPeriods(deviceID: deviceID, in: db) {
+            events += try appendEvents(groupID: sharing.groupID, rule.entries(
+                deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: sharing.userID, stored: outcome.stored,
+                newLatestSequence: outcome.newLatestSequence, windows: sharing.windows), in: db)
         }
         return events
     }

@@ -1,6 +1,7 @@
 import Exports
 import Foundation
 import HTTPServer
+import Timeline
 
 /// Where the files shipped with the project are (`Data/`, `Web/`, `docs/`): `$FOD_SHIPPED_DATA` /
 /// `$FOD_WEB` for the first two, else the folder of that name next to the package the binary was
@@ -38,6 +39,21 @@ enum BasemapFile {
         }
         do { return try Basemap.parse(Array(data)) } catch {
             logger.warning("basemap unreadable: \(error)")
+            return nil
+        }
+    }
+}
+
+/// The nearest-town index that names timeline stays (`Data/places-cities1000.bin`, GeoNames
+/// cities1000, CC BY 4.0).
+enum TownsFile {
+    static func load(from dataDirectory: String, logger: Logger) -> NearestPlace? {
+        guard let data = FileManager.default.contents(atPath: dataDirectory + "/places-cities1000.bin") else {
+            logger.warning("no \(dataDirectory)/places-cities1000.bin: timeline stays are not named after towns")
+            return nil
+        }
+        do { return try NearestPlace(placesFile: [UInt8](data)) } catch {
+            logger.warning("places file unreadable: \(error)")
             return nil
         }
     }

@@ -1,77 +1,95 @@
 import Foundation
-import JSONCore
 import LocationFormats
-import Timestamps
 import SQLiteStore
 import Tracking
 
-/// `fod import --device <id> <file>`: GeoJSON, GPX or CSV history into a device, through the
-/// same validation and deduplication as live ingest, with a progress bar and a summary.
+/// `fod import --device <id> <file>`: a history file of any supported format (detected from the
+/// content: Google Takeout Records.json, Semantic Location History, the phone's Timeline export,
+/// GPX, GeoJSON, CSV, this server's JSON) into a device of the data directory, streamed, through
+/// the same service as `POST /v1/devices/{id}/import`: a progress line on standard error, then a
+/// summary with the rejections grouped by reason. Run it while the server is stopped (a running
+/// server takes the same file over HTTP).
 enum ImportCommand {
-    static let chunk = 5_000
+    static let chunkBytes = 1 << 20
 
     static func run(_ arguments: Arguments, environment: [String: String]) async throws -> Int32 {
-        try arguments.rejectUnknown(["data", "device", "format"])
+        try arguments.rejectUnknown(["data", "device"])
         guard let deviceID = arguments.options["device"].map(DeviceID.init(rawValue:)), let path = arguments.positionals.dropFirst().first else {
-            throw UsageError("usage: fod import --device <id> <file.geojson|file.gpx|file.csv> [--data <dir>] [--format geojson|gpx|csv]")
+            throw UsageError("usage: fod import --device <id> <file> [--data <dir>]")
         }
-        guard let kind = arguments.options["format"].flatMap(HistoryFile.Kind.init(rawValue:)) ?? HistoryFile.kind(ofPath: path) else {
-            throw UsageError("cannot tell the format of \(path); pass --format geojson|gpx|csv")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw UsageError("cannot read \(path)") }
+        guard let file = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot read \(path)") }
+        defer { try? file.close() }
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
         let backend = try SQLiteBackend.open(directory: directory)
         defer { backend.close() }
         guard let ownerID = try backend.deviceOwner(deviceID: deviceID) else { throw UsageError("no device \(deviceID) in \(directory)") }
-        let service = LocationService(store: backend, directory: backend)
+        let locations = LocationService(store: backend, directory: backend)
+        let imports = HistoryImportService(locations: locations, store: backend, sink: nil)
         let credential = Credential.device(deviceID: deviceID, ownerID: ownerID)
-        let objects = try HistoryFile.fixes(from: Array(data), kind: kind)
-        var summary = ImportSummary(total: objects.count)
-        let progress = ProgressBar(total: objects.count)
-        var start = 0
-        while start < objects.count {
-            let slice = Array(objects[start..<min(start + chunk, objects.count)])
-            var batch = try NativeFormat.parse(.object(["locations": .array(slice)]), now: Timestamp.nowMilliseconds(), rules: service.rules)
-            // History without a time cannot be placed (and would all collapse onto "now").
-            let undated = batch.fixes.filter { !$0.fix.timestampWasGiven }
-            batch.fixes.removeAll { !$0.fix.timestampWasGiven }
-            batch.rejected += undated.map { ($0.index, FixError(code: "missing_timestamp", message: "the record has no timestamp")) }
-            let outcome = try await service.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential, countsAsRequest: false)
-            summary.add(outcome, rejected: batch.rejected.sorted { $0.index < $1.index }, offset: start)
-            start += slice.count
-            progress.update(start)
-        }
+        try imports.admit(deviceID: deviceID, credential: credential, countsAsRequest: false)
+        let progress = ImportProgressLine(totalBytes: size)
+        let report = try await imports.run(deviceID: deviceID, credential: credential, read: {
+            let data = try file.read(upToCount: chunkBytes) ?? Data()
+            return data.isEmpty ? nil : [UInt8](data)
+        }, progress: { progress.update($0) })
         progress.finish()
-        print(summary.report(file: path))
-        return 0
+        print(ImportReportText.render(report, file: path))
+        return report.summary.format == nil ? 1 : 0
     }
 }
 
-/// Counts of an import and its rejection reasons (grouped, with the first rows of each).
-struct ImportSummary {
-    let total: Int
-    var accepted = 0, duplicates = 0, rejected = 0
-    var reasons: [String: (count: Int, rows: [Int])] = [:]
-
-    mutating func add(_ outcome: IngestOutcome, rejected list: [(index: Int, error: FixError)], offset: Int) {
-        accepted += outcome.accepted
-        duplicates += outcome.duplicates
-        rejected += list.count
-        for r in list {
-            var entry = reasons[r.error.message] ?? (0, [])
-            entry.count += 1
-            if entry.rows.count < 5 { entry.rows.append(offset + r.index + 1) }
-            reasons[r.error.message] = entry
+/// The summary `fod import` prints: counts, then each rejection reason with its count and the
+/// first points it hit, then where reading stopped (if it did).
+enum ImportReportText {
+    static func render(_ report: HistoryImportService.Report, file: String) -> String {
+        let summary = report.summary
+        let format = summary.format?.rawValue ?? "unknown format"
+        var lines = ["imported \(file) (\(format), \(ByteCount.text(report.bytes))): \(summary.points) points — "
+            + "accepted \(report.accepted), duplicates \(report.duplicates), rejected \(summary.rejected)"]
+        for (code, count) in summary.rejectedByCode.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+            let samples = summary.samples.filter { $0.error.code == code }
+            let message = samples.first.map { ": " + $0.error.message } ?? ""
+            let points = samples.map { String($0.index) }.joined(separator: ", ")
+            lines.append("  \(count) × \(code)\(message)" + (points.isEmpty ? "" : " (points \(points)\(count > samples.count ? ", …" : ""))"))
         }
-    }
-
-    func report(file: String) -> String {
-        var lines = ["imported \(file): \(total) fixes — accepted \(accepted), duplicates \(duplicates), rejected \(rejected)"]
-        for (message, entry) in reasons.sorted(by: { $0.value.count > $1.value.count }) {
-            lines.append("  \(entry.count) × \(message) (records \(entry.rows.map(String.init).joined(separator: ", "))\(entry.count > entry.rows.count ? ", …" : ""))")
+        if let stop = summary.stopped {
+            lines.append("  reading stopped at byte \(stop.offset): \(stop.error.code): \(stop.error.message) (everything before it was imported)")
         }
         return lines.joined(separator: "\n")
     }
+}
+
+/// Byte counts for people (1,000-based: "1.73 GB").
+enum ByteCount {
+    static func text(_ bytes: Int) -> String {
+        let units = ["B", "kB", "MB", "GB", "TB"]
+        var value = Double(bytes), unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(bytes) B" : String(format: "%.2f %@", value, units[unit])
+    }
+}
+
+/// One progress line on standard error: percent of the file read, points, accepted (redrawn in
+/// place on a terminal; in a log, a line every 10 %).
+final class ImportProgressLine: @unchecked Sendable {
+    // @unchecked: used from the one task running the import.
+    let totalBytes: Int
+    let interactive = isatty(2) != 0
+    private var lastPercent = -1
+
+    init(totalBytes: Int) { self.totalBytes = totalBytes }
+
+    func update(_ progress: HistoryImportService.Progress) {
+        let percent = totalBytes > 0 ? min(100, progress.bytesRead * 100 / totalBytes) : 100
+        guard percent != lastPercent, interactive || percent / 10 != lastPercent / 10 else { return }
+        lastPercent = percent
+        let line = "\(percent)% of \(ByteCount.text(totalBytes)): \(progress.points) points, \(progress.accepted) accepted, "
+            + "\(progress.duplicates) duplicates, \(progress.rejected) rejected"
+        FileHandle.standardError.write(Data((interactive ? "\r\u{1B}[K" + line : line + "\n").utf8))
+    }
+
+    func finish() { if interactive && lastPercent >= 0 { FileHandle.standardError.write(Data("\n".utf8)) } }
 }
 
 /// A one-line progress bar on standard error (redrawn in place on a terminal).

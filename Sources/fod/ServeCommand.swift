@@ -46,7 +46,8 @@ enum ServeCommand {
     private static func startServices(_ configuration: ServerConfiguration, backend: SQLiteBackend, lifecycle: ServiceGroup,
                                       logger: Logger, afterStart: (@Sendable (Services, Logger) -> Task<Void, Never>)?) throws {
         logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
-        let services = try Services(store: backend, configuration: configuration.services, logger: logger)
+        let services = try Services(store: backend, configuration: configuration.services, logger: logger,
+                                    towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger))
         lifecycle.add(BackgroundJob(name: "event and session pruning",
                                     task: startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours, logger: logger)))
         if let days = configuration.retainDays {

@@ -36,7 +36,7 @@ struct ServerConfiguration {
     static let optionNames: Set<String> = Set(["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
-                                           "wal-limit-mib"])
+                                           "wal-limit-mib", "import-max-bytes"])
         .union(limitOptionNames)
 
     static let help = """
@@ -50,6 +50,8 @@ struct ServerConfiguration {
           --per-ip-limit <n>         open connections per client address, 0 = none (default 1024)
           --connection-timeout <s>   idle connection timeout in seconds (default 60)
           --max-body-bytes <n>       default request body limit (default 1048576)
+          --import-max-bytes <n>     largest history file POST /v1/devices/{id}/import takes, streamed
+                                     (default 4294967296 = 4 GiB)
           --sync full|normal         SQLite synchronous mode (default full: every commit survives power loss)
           --password-cost interactive|minimal   Argon2id cost (minimal is for tests only)
           --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
@@ -87,6 +89,10 @@ struct ServerConfiguration {
         if let n = try arguments.int("per-ip-limit") { http.perIPConnectionLimit = max(0, n) }
         if let n = try arguments.int("connection-timeout") { http.connectionTimeoutSeconds = max(1, n) }
         if let n = try arguments.int("max-body-bytes") { http.defaultMaxBodyBytes = max(1024, n) }
+        if let n = try arguments.int("import-max-bytes") {
+            guard n >= 1024 else { throw UsageError("--import-max-bytes must be at least 1024") }
+            services.importMaxBytes = n
+        }
         if let sync = arguments.options["sync"] {
             guard let mode = Database.Synchronous(rawValue: sync.uppercased()) else { throw UsageError("--sync must be full or normal") }
             synchronous = mode

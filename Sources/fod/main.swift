@@ -9,7 +9,9 @@ let usage = """
                                    serve with a demo group of 295 real vessels (New York Harbor
                                    AIS, Data/) replayed live, x times faster (default 10)
       fod import --device <id> <file> [--data <dir>]
-                                   import GeoJSON, GPX or CSV history into a device
+                                   import history into a device (server stopped): Google Takeout
+                                   Records.json or Semantic Location History, the phone's Timeline
+                                   export, GPX, GeoJSON, CSV — detected from the content
       fod export group-geojson|scatter <groupId> | device-geojson|device-gpx <deviceId> --as <email>
                  [--out <file>] [--tracks] [--from T] [--to T] [--format json|csv|vega-lite|svg] …
                                    the export endpoints offline, with that user's rights

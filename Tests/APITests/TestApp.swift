@@ -3,6 +3,7 @@ import Foundation
 import HTTPTestSupport
 import API
 import HTTPServer
+import Timeline
 import Tracking
 
 /// An in-process server with the real API on a free port and a fresh data directory.
@@ -17,14 +18,14 @@ final class TestApp: @unchecked Sendable {
     let inProcess: InProcessResponder
 
     /// - Parameter configure: changes the test settings (to test a limit).
-    init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(),
+    init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(), towns: NearestPlace? = nil,
          configure: (inout Services.Configuration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "fod-test-" + UUID().uuidString
         backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
         let logger = Logger(level: .error)
         var settings = Self.configuration(signInLimit: signInLimit, live: live)
         configure(&settings)
-        services = try Services(store: backend, configuration: settings, logger: logger)
+        services = try Services(store: backend, configuration: settings, logger: logger, towns: towns)
         let errors = ErrorMapper(logger: logger)
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"

@@ -44,6 +44,7 @@ from cdp import Browser, CheckFailed, SetupFailed, find_chromium, page_problems
 from webmap import ALL_PINS, click, is_number, js_str, pin_expr, wait_pin_at
 import resume_check
 import security_checks
+import timeline_check
 
 
 # ---------------------------------------------------------------------------------------------
@@ -150,6 +151,9 @@ def run(a):
         if a.hostile_device_name:
             step = 'names are text'
             security_checks.check_names(b, a, say)
+        if a.timeline_device_token:
+            step = 'timeline panel'
+            timeline_check.check_timeline(b, a, say)
         if a.resume_fix_command:
             step = 'live feed resume'
             resume_check.check_resume(b, a, say)
@@ -207,6 +211,9 @@ def main():
     ap.add_argument('--resume-fix-command', help='after a refused reconnect, post a fix moving --device-id to --resume-lon/lat')
     ap.add_argument('--resume-lon', type=float)
     ap.add_argument('--resume-lat', type=float)
+    ap.add_argument('--timeline-device-token', help='device token of --device-id: import a short history and check the timeline panel')
+    ap.add_argument('--timeline-lon', type=float, default=-74.0445)
+    ap.add_argument('--timeline-lat', type=float, default=40.6892)
     ap.add_argument('--timeout', type=float, default=20.0, help='seconds for each wait')
     ap.add_argument('--settle', type=float, default=0.5, help='seconds to wait before the screenshot')
     ap.add_argument('--screenshot', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'screenshot.png'))

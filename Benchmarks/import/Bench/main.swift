@@ -1,12 +1,15 @@
+import Dispatch
 import Glibc
 import LocationFormats
 import Timestamps
 
 // fod-import-bench <file> [--chunk-kib 1024] [--batch 5000]
+// fod-import-bench <file> --store <new dir> [--batch 5000] [--index-buffer N]
 //
 // Streams a history file through `HistoryImporter` (the parser and validation, no storage) and
 // reports fixes/s, MB/s and memory: resident set size before reading (idle) and its peak
-// (VmHWM), read from /proc/self/status.
+// (VmHWM), read from /proc/self/status. With `--store`, the raw batched ingest of the same rows
+// instead (`StoreBaseline`): the baseline of Benchmarks/import/run.sh.
 
 func statusKiB(_ field: String) -> Int {
     guard let file = fopen("/proc/self/status", "r") else { return -1 }
@@ -28,6 +31,18 @@ func option(_ name: String, _ fallback: Int, in arguments: [String]) -> Int {
     return v
 }
 let chunkSize = option("chunk-kib", 1024, in: arguments) * 1024
+if let i = arguments.firstIndex(of: "--store"), i + 1 < arguments.count {
+    let directory = arguments[i + 1]
+    let buffer = arguments.contains("--index-buffer") ? option("index-buffer", 0, in: arguments) : nil
+    let batch = option("batch", 5000, in: arguments)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { try await StoreBaseline.run(path: path, directory: directory, batchSize: batch, indexBuffer: buffer) } catch { print("store baseline failed: \(error)") }
+        done.signal()
+    }
+    done.wait()
+    exit(0)
+}
 let idle = statusKiB("VmRSS")
 let fd = open(path, O_RDONLY)
 guard fd >= 0 else { print("cannot open \(path)"); exit(1) }

@@ -2,7 +2,7 @@ import Glibc
 import Timeline
 import Timestamps
 
-// fod-timeline-bench [--days 365] [--rounds 5] [--places Data/places-cities1000.bin] [--lookups 200000]
+// fod-timeline-bench [--days 365] [--rounds 5] [--places Data/places-cities1000.bin] [--lookups 200000] [--csv FILE]
 //
 // 1. Segments a synthetic year of one-minute fixes (525,600 for 365 days): nights at home,
 //    a commute by car, a working day at the office, a lunch walk, jitter of ±15 m while still
@@ -70,6 +70,16 @@ func year(days: Int) -> [TimelineFix] {
 }
 
 let fixes = year(days: days)
+// --csv FILE: writes the same year as CSV (for Benchmarks/timeline/run.sh, which imports it and
+// times the timeline endpoint) and stops.
+if let path = options["csv"] {
+    guard let out = fopen(path, "w") else { print("cannot write \(path)"); exit(1) }
+    fputs("timestamp,latitude,longitude,accuracy\n", out)
+    for f in fixes { fputs("\(f.timestamp),\(fixed(f.latitude, 7)),\(fixed(f.longitude, 7)),\(fixed(f.accuracy ?? 0, 1))\n", out) }
+    fclose(out)
+    print("timeline: wrote \(fixes.count) fixes to \(path)")
+    exit(0)
+}
 var times: [Double] = []
 var segments: [TimelineSegment] = []
 for _ in 0..<rounds {

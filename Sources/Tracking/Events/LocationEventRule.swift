@@ -12,8 +12,16 @@ import Timestamps
 public struct LocationEventRule: Sendable {
     /// Most `location` events one append logs per group before it logs a summary instead.
     public var maxEventsPerAppend: Int
+    /// Logs nothing at all: for the batches of an import, which logs one summary at its end
+    /// (`ImportEventTally`).
+    public var silent = false
 
     public static let standard = LocationEventRule(maxEventsPerAppend: 100)
+    public static let quiet: LocationEventRule = {
+        var rule = LocationEventRule.standard
+        rule.silent = true
+        return rule
+    }()
 
     public init(maxEventsPerAppend: Int) { self.maxEventsPerAppend = max(1, maxEventsPerAppend) }
 
@@ -24,6 +32,7 @@ public struct LocationEventRule: Sendable {
     ///   - windows: the sharing periods of the device's membership in this group.
     public func entries(deviceID: DeviceID, deviceKey: DeviceKey, userID: UserID, stored: [StoredFix],
                         newLatestSequence: Int64?, windows: HistoryWindows) -> [EventLogEntry] {
+        guard !silent else { return [] }
         let visible = stored.filter { windows.contains($0.fix.timestamp) }
         guard !visible.isEmpty else { return [] }
         func event(_ fix: StoredFix) -> EventLogEntry {

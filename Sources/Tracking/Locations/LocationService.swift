@@ -57,13 +57,15 @@ public final class LocationService: Sendable {
     /// Stores `fixes` for `deviceID` if `credential` is that device's token; returns the counts
     /// once the fixes are durable. Their group events go to the sink right after the commit.
     /// `countsAsRequest` is false only for local tools (`fod import`), which are not clients.
-    public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true) async throws -> IngestOutcome {
+    /// `events` overrides the service's event rule (imports log nothing per batch).
+    public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true,
+                       events: LocationEventRule? = nil) async throws -> IngestOutcome {
         try PartitionRules(facts: directory).requireWrite(credential, .device(deviceID))
         guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
         if countsAsRequest { try admitRequest(deviceID: deviceID) }
         guard !fixes.isEmpty else { return IngestOutcome() }
         let sink = self.sink
-        let outcome = try await store.append(deviceID: deviceID, fixes: fixes, events: events) { committed in
+        let outcome = try await store.append(deviceID: deviceID, fixes: fixes, events: events ?? self.events) { committed in
             if let sink, !committed.events.isEmpty { sink.publish(committed.events) }
         }
         return outcome

@@ -1,0 +1,61 @@
+import HTTPServer
+import JSONCore
+import LocationFormats
+import Tracking
+
+/// `POST /v1/devices/{id}/import`: a history file as the body (any size up to
+/// `Services.Configuration.importMaxBytes`), read while it arrives. That device's own token
+/// only, checked before any of the body is read.
+struct ImportRoutes {
+    let services: Services
+
+    var routes: [Route] {
+        let imports = services.imports
+        let group = RouteGroup(services: services)
+        return [
+            group.streaming("POST", "/v1/devices/{id}/import", .optional, maxBodyBytes: services.configuration.importMaxBytes) { request, context in
+                let deviceID: DeviceID = request.id()
+                try imports.admit(deviceID: deviceID, credential: context.credential)
+                return { _, body in
+                    let report = try await imports.run(deviceID: deviceID, credential: context.credential) { try await body.next() }
+                    return try Self.reply(report)
+                }
+            },
+        ]
+    }
+
+    /// 200 with the counts; a body in which no format could be recognised (empty, not a history
+    /// file) is a 400 with the reader's code (`empty_file`, `unknown_format`, `invalid_file`).
+    static func reply(_ report: HistoryImportService.Report) throws -> Response {
+        let summary = report.summary
+        if summary.format == nil || (summary.points == 0 && summary.stopped != nil), let stop = summary.stopped {
+            throw TrackingError.invalid(stop.error.message, code: stop.error.code)
+        }
+        return .json(document(report))
+    }
+
+    /// `{format, accepted, duplicates, rejected, rejectedSamples, points, rejectedByCode, bytes, stopped?}`.
+    static func document(_ report: HistoryImportService.Report) -> JSONValue {
+        let summary = report.summary
+        var object: JSONObject = [
+            "format": summary.format.map { .string($0.rawValue) } ?? .null,
+            "accepted": .number(JSONNumber(report.accepted)),
+            "duplicates": .number(JSONNumber(report.duplicates)),
+            "rejected": .number(JSONNumber(summary.rejected)),
+            "rejectedSamples": .array(summary.samples.map { sample in
+                ["index": .number(JSONNumber(sample.index)), "error": Self.error(sample.error)]
+            }),
+            "points": .number(JSONNumber(summary.points)),
+            "rejectedByCode": .object(JSONObject(summary.rejectedByCode.sorted { $0.key < $1.key }.map { ($0.key, .number(JSONNumber($0.value))) })),
+            "bytes": .number(JSONNumber(report.bytes)),
+        ]
+        if let stop = summary.stopped {
+            object["stopped"] = ["code": .string(stop.error.code), "message": .string(stop.error.message), "offset": .number(JSONNumber(stop.offset))]
+        }
+        return .object(object)
+    }
+
+    static func error(_ error: FixError) -> JSONValue {
+        ["code": .string(error.code), "message": .string(error.message)]
+    }
+}
