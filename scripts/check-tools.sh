@@ -47,5 +47,7 @@ echo "== timeline and import benchmark smokes (debug build: figures mean nothing
 ./.build/debug/fod-timeline-bench --days 3 --rounds 1 --places Data/places-cities1000.bin --lookups 1000 | grep -q "lookups anywhere"
 python3 ./scripts/generate-records-json.py 2000 "$work/Records.json"
 ./.build/debug/fod-import-bench "$work/Records.json" | grep -q "format google-records, 2000 points, 1998 fixes, 2 rejected"
+./Benchmarks/import/run.sh --quick --file "$work/Records.json" | grep -q "ratio HTTP import"
+./Benchmarks/timeline/run.sh --quick | grep -q "GET timeline over the range"
 
 echo "check-tools: all passed"

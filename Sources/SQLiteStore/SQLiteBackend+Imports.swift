@@ -17,7 +17,7 @@ extension SQLiteBackend: HistoryImportStore {
             }) else { return [] }
             let sharingNow = Set(try Self.sharingPeriods(deviceID: tally.deviceID, in: db).map(\.groupID))
             var events: [GroupEvent] = []
-            for (groupID, entries) in tally.entries(deviceKey: device.key, latestTimestamp: device.lastTimestamp, sharingNow: sharingNow) {
+            for (groupID, entries) in tally.entries(deviceKey: DeviceKey(storeValue: device.key), latestTimestamp: device.lastTimestamp, sharingNow: sharingNow) {
                 events += try Self.appendEvents(groupID: groupID, entries, in: db)
             }
             return events

@@ -45,13 +45,13 @@ import TrackingTestSupport
         tally.add(Self.outcome([500, 1_000], latest: 1_000))
         tally.add(Self.outcome([1_500, 2_500], latest: 2_500))
         tally.add(Self.outcome([], latest: nil))
-        let lines = tally.entries(deviceKey: 7, latestTimestamp: c.latestNow, sharingNow: c.sharingNow).flatMap { group, entries in
+        let lines = tally.entries(deviceKey: DeviceKey(storeValue: 7), latestTimestamp: c.latestNow, sharingNow: c.sharingNow).flatMap { group, entries in
             entries.map { entry -> String in
                 switch entry.kind {
                 case .locations:
                     let d = entry.data
                     let from = d["from"]?.stringValue ?? "", to = d["to"]?.stringValue ?? ""
-                    #expect(entry.fix?.deviceKey == 7)
+                    #expect(entry.fix?.deviceKey == DeviceKey(storeValue: 7))
                     return "\(group) locations \(d["count"]?.intValue ?? -1) \(Self.ms(from))…\(Self.ms(to))"
                 default:
                     return "\(group) location \(entry.data["latest"]?.boolValue == true ? "latest" : "not latest")"
@@ -71,7 +71,7 @@ import TrackingTestSupport
     @Test func anImportThatStoredNothingLogsNothing() {
         var tally = ImportEventTally(deviceID: "d_1", sharing: Self.sharing)
         tally.add(Self.outcome([], latest: nil))
-        #expect(tally.entries(deviceKey: 7, latestTimestamp: 5, sharingNow: ["g_a", "g_b"]).isEmpty)
+        #expect(tally.entries(deviceKey: DeviceKey(storeValue: 7), latestTimestamp: 5, sharingNow: ["g_a", "g_b"]).isEmpty)
         #expect(tally.latest == nil)
     }
 }

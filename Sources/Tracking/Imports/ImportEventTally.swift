@@ -61,7 +61,7 @@ public struct ImportEventTally: Sendable, Equatable {
     ///   - deviceKey: the store's key of the device (so deleting the fixes redacts the events).
     ///   - latestTimestamp: the device's latest location's timestamp now: the `location` event is
     ///     logged only if the import's newest fix still is it.
-    public func entries(deviceKey: Int64, latestTimestamp: Int64?, sharingNow: Set<GroupID>) -> [(GroupID, [EventLogEntry])] {
+    public func entries(deviceKey: DeviceKey, latestTimestamp: Int64?, sharingNow: Set<GroupID>) -> [(GroupID, [EventLogEntry])] {
         var out: [(GroupID, [EventLogEntry])] = []
         for group in groups where sharingNow.contains(group.sharing.groupID) {
             let userID = group.sharing.userID
