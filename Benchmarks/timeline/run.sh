@@ -38,7 +38,7 @@ print(d["device"]["id"], d["deviceToken"], user["token"])
 PY
 )
 curl -sS -X POST -T "$work/year.csv" -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/devices/$device/import" \
-  | python3 -c 'import json,sys; r=json.load(sys.stdin); print(f"imported {r[\"accepted\"]} fixes ({r[\"format\"]})")'
+  | python3 -c 'import json,sys; r=json.load(sys.stdin); print("imported", r["accepted"], "fixes (" + r["format"] + ")")'
 from=2024-01-01T00:00:00Z; to=$(python3 -c "import datetime as d; print((d.datetime(2024,1,1)+d.timedelta(days=$days)).strftime('%Y-%m-%dT%H:%M:%SZ'))")
 url="http://127.0.0.1:$port/v1/devices/$device/timeline?from=$from&to=$to"
 times=()

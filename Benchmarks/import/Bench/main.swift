@@ -36,7 +36,7 @@ if let i = arguments.firstIndex(of: "--store"), i + 1 < arguments.count {
     let buffer = arguments.contains("--index-buffer") ? option("index-buffer", 0, in: arguments) : nil
     let batch = option("batch", 5000, in: arguments)
     let done = DispatchSemaphore(value: 0)
-    Task {
+    Task.detached {
         do { try await StoreBaseline.run(path: path, directory: directory, batchSize: batch, indexBuffer: buffer) } catch { print("store baseline failed: \(error)") }
         done.signal()
     }
