@@ -41,6 +41,8 @@ let package = Package(
         .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking", "SQLiteStore"], path: "Benchmarks/geo/Bench"),
         .executableTarget(name: "fod-timeline-bench", dependencies: ["Timeline", "Timestamps"], path: "Benchmarks/timeline/Bench"),
         .executableTarget(name: "fod-import-bench", dependencies: ["LocationFormats", "Timestamps", "Tracking", "SQLiteStore"], path: "Benchmarks/import/Bench"),
+        .executableTarget(name: "fod-owntracks-bench", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "HTTPServer", "HTTPTestSupport"],
+                          path: "Benchmarks/owntracks/Bench"),
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .target(name: "TestRandom", dependencies: ["GeoKit"], path: "Tests/TestRandom"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

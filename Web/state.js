@@ -34,15 +34,15 @@ export function newDevice(id) {
   };
 }
 
-/** Puts `d` at [lon, lat] (degrees) fixed at `ts` (epoch ms), extending its trail. */
-export function placeDevice(d, lon, lat, ts) {
+/** Puts `d` at [lon, lat] (degrees) fixed at `ts` (epoch ms), extending its trail (at most `trailMax` points). */
+export function placeDevice(d, lon, lat, ts, trailMax = TRAIL_MAX) {
   d.located = true;
   d.lon = lon;
   d.lat = lat;
   d.ts = ts;
   const last = d.trail[d.trail.length - 1];
   if (!last || last[0] !== lon || last[1] !== lat) d.trail.push([lon, lat]);
-  if (d.trail.length > TRAIL_MAX) d.trail.splice(0, d.trail.length - TRAIL_MAX);
+  if (d.trail.length > trailMax) d.trail.splice(0, d.trail.length - trailMax);
 }
 
 /** Takes `d` off the map and forgets its positions at once, trail included. */

@@ -9,6 +9,7 @@ struct AccountRoutes {
 
     var routes: [Route] {
         let accounts = services.accounts
+        let devices = services.devices, shareFeed = services.shareFeed
         let documents = Documents(services: services)
         let group = RouteGroup(services: services)
         return [
@@ -44,7 +45,10 @@ struct AccountRoutes {
                 .json(Documents.user(try await accounts.updateDisplayName(userID: try context.userID, to: body.displayName)))
             },
             group.deferred("DELETE", "/v1/me", .user) { _, context in
-                try await accounts.deleteAccount(userID: try context.userID)
+                let userID = try context.userID
+                let owned = try devices.list(ownerID: userID)
+                try await accounts.deleteAccount(userID: userID)
+                for device in owned { shareFeed.deviceRemoved(device.id) }
                 return .noContent
             },
         ]

@@ -14,6 +14,7 @@ struct AppIngestRoutes {
     var routes: [Route] {
         let locations = services.locations
         let devices = services.devices
+        let friends = services.friends
         let auth = Authentication(services: services)
         let osmand: Handler = .deferred { request in
             let now = Timestamp.nowMilliseconds()
@@ -39,12 +40,13 @@ struct AppIngestRoutes {
             Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, .deferred { request in
                 let credential = try Self.ownTracksCredential(request, devices: devices)
                 guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
-                // The app ignores zero-length bodies; so do we. It wants a JSON array back.
+                // The app ignores zero-length bodies; so do we. It wants a JSON array back: its
+                // friends when the owner opted in (read after the fix is stored), else [].
                 if !request.body.isEmpty,
                    let fix = try OwnTracksFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules) {
                     _ = try await locations.ingest([fix], deviceID: deviceID, credential: credential)
                 }
-                return .json(.array([]))
+                return .json(OwnTracksFriends.reply(try friends.friends(for: credential)))
             }),
             Route("GET", "/v1/ingest/osmand", osmand),
             Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
@@ -74,6 +76,36 @@ struct AppIngestRoutes {
         guard let credential = try devices.credential(forDeviceToken: token), case .device(let tokenDevice, _) = credential,
               tokenDevice.rawValue == deviceID else { throw TrackingError.unauthenticated }
         return credential
+    }
+}
+
+/// The OwnTracks HTTP reply for a device's friends: a `card` and, when there is a location to
+/// show, a `location` per friend, both with the friend's `topic` (which the app keys friends
+/// by) and `tid`. `tst` (epoch seconds) is always present: without it the app never updates a
+/// friend.
+enum OwnTracksFriends {
+    static func reply(_ friends: [Friend]) -> JSONValue {
+        var messages: [JSONValue] = []
+        messages.reserveCapacity(friends.count * 2)
+        for friend in friends {
+            let topic = JSONValue.string("owntracks/\(friend.userID.rawValue)/\(friend.deviceID.rawValue)")
+            let tid = JSONValue.string(friend.tid)
+            messages.append(["_type": "card", "tid": tid, "name": .string(friend.displayName), "topic": topic])
+            guard let location = friend.location else { continue }
+            var message: JSONObject = ["_type": "location", "tid": tid, "lat": .number(JSONNumber(location.latitude)),
+                                       "lon": .number(JSONNumber(location.longitude)),
+                                       "tst": .number(JSONNumber(Self.epochSeconds(location.timestamp))), "topic": topic]
+            if let accuracy = friend.accuracy, let meters = Int64(exactly: accuracy.rounded()), meters >= 0 {
+                message["acc"] = .number(JSONNumber(meters))
+            }
+            messages.append(.object(message))
+        }
+        return .array(messages)
+    }
+
+    /// Whole seconds since 1970 of a time in milliseconds (rounded down).
+    static func epochSeconds(_ milliseconds: Int64) -> Int64 {
+        milliseconds >= 0 ? milliseconds / 1_000 : -((-(milliseconds + 1)) / 1_000) - 1
     }
 }
 

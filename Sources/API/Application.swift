@@ -22,6 +22,8 @@ public struct Services: Sendable {
         public var live = LiveHub.Configuration()
         /// Largest history file `POST /v1/devices/{id}/import` takes (bytes; default 4 GiB).
         public var importMaxBytes = 4 << 30
+        public var shares = ShareService.Policy()
+        public var shareStreams = ShareFeed.Configuration()
         public init() {}
     }
 
@@ -38,6 +40,10 @@ public struct Services: Sendable {
     public let feed: FeedService
     public let imports: HistoryImportService
     public let timeline: TimelineService
+    public let shares: ShareService
+    /// The live streams of share links.
+    public let shareFeed: ShareFeed
+    public let friends: FriendsService
     public let logger: Logger
 
     /// Everything wired to one store; every service publishes its group events to `live`.
@@ -50,11 +56,16 @@ public struct Services: Sendable {
         self.configuration = configuration
         let hub = LiveHub(log: backend, configuration: configuration.live)
         self.live = hub
+        let shareFeed = ShareFeed(configuration: configuration.shareStreams)
+        self.shareFeed = shareFeed
+        self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, sink: shareFeed)
+        self.friends = FriendsService(store: backend, directory: backend)
         self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, sink: hub)
         self.devices = DeviceService(store: backend, sink: hub)
         self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups)
         self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,
-                                         events: configuration.locationEvents, requestLimit: configuration.deviceRequests)
+                                         events: configuration.locationEvents, requestLimit: configuration.deviceRequests,
+                                         fixSink: shareFeed)
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
         self.exports = ExportService(store: backend, directory: backend)
@@ -84,6 +95,7 @@ public enum API {
         for route in AppIngestRoutes(services: services).routes { router.add(route) }
         for route in QueryRoutes(services: services).routes { router.add(route) }
         for route in LiveRoutes(services: services).routes { router.add(route) }
+        for route in ShareRoutes(services: services, web: web).routes { router.add(route) }
         for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
         return router
     }
@@ -105,13 +117,21 @@ struct Authentication: Sendable {
             if request.header("authorization") != nil { throw TrackingError.unauthenticated }
             return .anonymous
         }
-        return try credential(forToken: token)
+        return try credential(forToken: token, clientAddress: request.remoteAddress)
     }
 
-    /// The credential of a bearer token; 401 when it is unknown or revoked.
-    func credential(forToken token: String) throws -> Credential {
+    /// The credential of a bearer token; 401 when it is unknown, revoked or expired (a share
+    /// link's lookups count against `clientAddress`'s failed-lookup limit, 429 past it).
+    func credential(forToken token: String, clientAddress: String) throws -> Credential {
         if let userID = try services.accounts.userID(forUserToken: token) { return .user(userID: userID) }
         if let device = try services.devices.credential(forDeviceToken: token) { return device }
+        if token.hasPrefix(ShareService.tokenPrefix) {
+            do {
+                return try services.shares.link(forToken: token, clientAddress: clientAddress).credential
+            } catch let error as TrackingError where error.kind == .notFound {
+                throw TrackingError.unauthenticated
+            }
+        }
         throw TrackingError.unauthenticated
     }
 
@@ -124,7 +144,7 @@ struct Authentication: Sendable {
     func reader(_ credential: Credential, of partition: Partition) throws -> Credential {
         switch credential {
         case .anonymous: throw TrackingError.unauthenticated
-        case .device: throw TrackingError.cannotRead(partition)
+        case .device, .share: throw TrackingError.cannotRead(partition)
         case .user: return credential
         }
     }
@@ -141,6 +161,8 @@ struct Authentication: Sendable {
         case .anonymous: throw TrackingError.unauthenticated
         case .device(_, let ownerID):
             throw TrackingError.wrongCredentialKind("a device token cannot act for its owner: cannot write partition user=\(ownerID); use a user token")
+        case .share:
+            throw TrackingError.wrongCredentialKind("a share link reads only at /v1/shared/{token}: cannot act on partition user=<id>; use a user token")
         }
     }
 }

@@ -9,6 +9,7 @@ struct DeviceRoutes {
 
     var routes: [Route] {
         let devices = services.devices
+        let shareFeed = services.shareFeed
         let group = RouteGroup(services: services)
         return [
             group.deferred("POST", "/v1/devices", .user, body: NewDeviceBody.self) { _, context, body in
@@ -22,10 +23,12 @@ struct DeviceRoutes {
                 .json(Documents.device(try devices.device(id: request.id(), for: context.credential), viewer: context.credential))
             },
             group.deferred("PATCH", "/v1/devices/{id}", .user, body: DeviceChangeBody.self) { request, context, body in
-                .json(Documents.device(try await devices.rename(id: request.id(), ownerID: try context.userID, to: body.name)))
+                .json(Documents.device(try await devices.update(id: request.id(), ownerID: try context.userID, name: body.name,
+                                                                receiveGroupLocations: body.receiveGroupLocations)))
             },
             group.deferred("DELETE", "/v1/devices/{id}", .user) { request, context in
                 try await devices.remove(id: request.id(), ownerID: try context.userID)
+                shareFeed.deviceRemoved(request.id())
                 return .noContent
             },
             group.deferred("POST", "/v1/devices/{id}/token", .user) { request, context in

@@ -40,9 +40,11 @@ struct Documents: Sendable {
     static func device(_ device: Device, viewer: Credential? = nil) -> JSONValue {
         var object: JSONObject = ["id": .id(device.id), "name": .string(device.name), "ownerId": .id(device.ownerID),
                                   "createdAt": .string(Time.format(device.createdAt))]
-        if let platformID = device.platformID, viewer == nil || viewer?.userID == device.ownerID {
+        let isOwner = viewer == nil || viewer?.userID == device.ownerID
+        if let platformID = device.platformID, isOwner {
             object["platformId"] = .string(platformID)
         }
+        if isOwner { object["receiveGroupLocations"] = .bool(device.receiveGroupLocations) }
         object["lastLocation"] = lastLocation(device.lastLocation)
         return .object(object)
     }

@@ -56,6 +56,13 @@ struct JSONBody {
         return flag
     }
 
+    /// A whole number, when present (`1.5`, `"60"` and numbers beyond 64 bits are 400s).
+    func optionalInteger(_ key: String) throws -> Int64? {
+        guard let value = object[key], !value.isNull else { return nil }
+        guard let number = value.int64Value else { throw TrackingError.wrongType(key, expected: "a whole number") }
+        return number
+    }
+
     func bool(_ key: String) throws -> Bool {
         guard let value = object[key], !value.isNull else { throw TrackingError.missingField(key) }
         guard let flag = value.boolValue else { throw TrackingError.wrongType(key, expected: "true or false") }

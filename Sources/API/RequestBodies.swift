@@ -33,9 +33,25 @@ struct NewDeviceBody: RequestBody {
     }
 }
 
+/// `PATCH /v1/devices/{id}`: a new name, the OwnTracks friends setting, or both.
 struct DeviceChangeBody: RequestBody {
-    let name: String
-    init(_ body: JSONBody) throws { name = try body.string("name") }
+    let name: String?, receiveGroupLocations: Bool?
+    init(_ body: JSONBody) throws {
+        name = try body.optionalString("name")
+        receiveGroupLocations = try body.optionalBool("receiveGroupLocations")
+        guard name != nil || receiveGroupLocations != nil else {
+            throw TrackingError.invalid("send \"name\", \"receiveGroupLocations\" or both", code: "missing_field")
+        }
+    }
+}
+
+/// `POST /v1/devices/{id}/shares`: an optional label and lifetime (seconds).
+struct NewShareBody: RequestBody {
+    let name: String?, expiresIn: Int64?
+    init(_ body: JSONBody) throws {
+        name = try body.optionalString("name")
+        expiresIn = try body.optionalInteger("expiresIn")
+    }
 }
 
 struct NewGroupBody: RequestBody {

@@ -29,6 +29,8 @@ public struct WebAssets: Sendable {
     struct Asset: Sendable { let contentType: String; let bytes: [UInt8] }
 
     let index: Asset?
+    /// The share-link page (`Web/share.html`), served at `/s/{token}` by `ShareRoutes`.
+    let sharePage: Asset?
     let files: [String: Asset]
     let vendor: [String: Asset]
     /// The headers sent with every file; its `tileSource` decides whether tiles are used.
@@ -40,9 +42,10 @@ public struct WebAssets: Sendable {
             return Asset(contentType: Self.contentType(of: path), bytes: Array(data))
         }
         index = load(configuration.webDirectory + "/index.html")
+        sharePage = load(configuration.webDirectory + "/share.html")
         var files: [String: Asset] = [:]
         for name in (try? FileManager.default.contentsOfDirectory(atPath: configuration.webDirectory)) ?? []
-        where name != "index.html" && !name.hasPrefix(".") {
+        where !name.hasSuffix(".html") && !name.hasPrefix(".") {
             files[name] = load(configuration.webDirectory + "/" + name)
         }
         files["countries-110m.geojson"] = load(configuration.dataDirectory + "/countries-110m.geojson")
@@ -92,8 +95,8 @@ public struct WebAssets: Sendable {
         ]
     }
 
-    func response(_ asset: Asset) -> Response {
-        var response = Response(status: 200, contentType: asset.contentType, bytes: asset.bytes)
+    func response(_ asset: Asset, status: Int = 200) -> Response {
+        var response = Response(status: status, contentType: asset.contentType, bytes: asset.bytes)
         response.setHeader("Cache-Control", "no-cache")
         security.apply(to: &response)
         return response

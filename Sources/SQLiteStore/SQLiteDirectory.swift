@@ -8,12 +8,12 @@ struct SQLiteDirectory: DirectoryTransaction {
     /// The backend's mirror of unmerged fixes (deleting a device deletes its entries there too).
     let unmerged: UnmergedFixes
 
-    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts"
+    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
 
     static func device(_ row: Statement) -> Device {
         let last = row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7))
         return Device(id: row.id(0), ownerID: row.id(1), name: row.string(2), platformID: row.optionalString(3),
-                      createdAt: row.int64(4), lastLocation: last)
+                      createdAt: row.int64(4), lastLocation: last, receiveGroupLocations: row.bool(8))
     }
 
     func user(id: UserID) throws -> User? { try SQLiteBackend.user(id: id, in: db) }
@@ -42,6 +42,10 @@ struct SQLiteDirectory: DirectoryTransaction {
 
     func renameDevice(id: DeviceID, name: String) throws {
         try db.run("UPDATE devices SET name = ? WHERE id = ?", [.text(name), .id(id)])
+    }
+
+    func setReceiveGroupLocations(id: DeviceID, _ receive: Bool) throws {
+        try db.run("UPDATE devices SET receive_group_locations = ? WHERE id = ?", [.bool(receive), .id(id)])
     }
 
     func replaceDeviceToken(id: DeviceID, tokenHash: String) throws {

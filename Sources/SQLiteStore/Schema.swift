@@ -222,5 +222,22 @@ public enum Schema {
             UPDATE sessions SET id = 's_' || lower(hex(randomblob(12))), last_used_at = created_at;
             CREATE UNIQUE INDEX sessions_by_id ON sessions(id);
             """),
+        .init(version: 9, name: "share links; devices that receive their groups' locations", sql: """
+            -- A share link shows one device to whoever holds its token (stored only hashed) until
+            -- expires_at; `since` is where its track starts. Revoking deletes the row.
+            CREATE TABLE shares (
+                id TEXT PRIMARY KEY,
+                device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                token_hash TEXT NOT NULL UNIQUE,
+                name TEXT,
+                created_at INTEGER NOT NULL,
+                since INTEGER NOT NULL,
+                expires_at INTEGER NOT NULL,
+                views INTEGER NOT NULL DEFAULT 0
+            );
+            CREATE INDEX shares_by_device ON shares(device_id, created_at);
+            -- The owner's choice: the device's OwnTracks replies carry its groups' locations.
+            ALTER TABLE devices ADD COLUMN receive_group_locations INTEGER NOT NULL DEFAULT 0;
+            """),
     ])
 }

@@ -48,10 +48,17 @@ public final class DeviceService: Sendable {
     }
 
     public func rename(id: DeviceID, ownerID: UserID, to rawName: String) async throws -> Device {
-        let name = try Validate.name(rawName, field: "name")
+        try await update(id: id, ownerID: ownerID, name: rawName, receiveGroupLocations: nil)
+    }
+
+    /// Changes what is given (nil: unchanged) of the owner's device: its name, and whether its
+    /// OwnTracks replies carry the group's locations.
+    public func update(id: DeviceID, ownerID: UserID, name rawName: String?, receiveGroupLocations: Bool?) async throws -> Device {
+        let name = try rawName.map { try Validate.name($0, field: "name") }
         return try await store.writeDirectory { tx in
             _ = try Self.owned(id, by: ownerID, in: tx)
-            try tx.renameDevice(id: id, name: name)
+            if let name { try tx.renameDevice(id: id, name: name) }
+            if let receiveGroupLocations { try tx.setReceiveGroupLocations(id: id, receiveGroupLocations) }
             guard let device = try tx.device(id: id) else { throw TrackingError.notFound("device") }
             return device
         }

@@ -18,14 +18,19 @@ public struct Device: Sendable, Equatable {
     public var platformID: String?
     public let createdAt: Int64
     public var lastLocation: LastLocation?
+    /// The owner's choice: whether this device's OwnTracks replies carry its groups' sharing
+    /// members as friends (API.md, "Phone apps: friends in OwnTracks"). Off by default.
+    public var receiveGroupLocations: Bool
 
-    public init(id: DeviceID, ownerID: UserID, name: String, platformID: String?, createdAt: Int64, lastLocation: LastLocation? = nil) {
+    public init(id: DeviceID, ownerID: UserID, name: String, platformID: String?, createdAt: Int64, lastLocation: LastLocation? = nil,
+                receiveGroupLocations: Bool = false) {
         self.id = id
         self.ownerID = ownerID
         self.name = name
         self.platformID = platformID
         self.createdAt = createdAt
         self.lastLocation = lastLocation
+        self.receiveGroupLocations = receiveGroupLocations
     }
 }
 

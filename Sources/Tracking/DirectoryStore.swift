@@ -11,6 +11,7 @@ public protocol DirectoryTransaction {
     func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)?
     func insertDevice(_ device: Device, tokenHash: String) throws
     func renameDevice(id: DeviceID, name: String) throws
+    func setReceiveGroupLocations(id: DeviceID, _ receive: Bool) throws
     func replaceDeviceToken(id: DeviceID, tokenHash: String) throws
     /// Deletes the device, its locations (redacting their events) and the memberships that use it.
     func deleteDevice(id: DeviceID) throws

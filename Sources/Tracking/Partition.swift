@@ -32,13 +32,19 @@ public enum Partition: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// Who is calling: nobody, a signed-in user, or a device with its own token.
+/// Who is calling: nobody, a signed-in user, a device with its own token, or the holder of a
+/// share link.
 ///
-/// The two token kinds carry different rights and are never interchangeable.
+/// The token kinds carry different rights and are never interchangeable.
 public enum Credential: Sendable, Equatable {
     case anonymous
     case user(userID: UserID)
     case device(deviceID: DeviceID, ownerID: UserID)
+    /// A share link's token (API.md, "Share links"): reads device `deviceID`'s latest location
+    /// and its fixes timestamped from `since` (ms since 1970) on, and nothing else. It exists
+    /// only while the link is neither expired nor revoked (`ShareService` resolves it; open
+    /// streams end at expiry or revocation).
+    case share(shareID: ShareID, deviceID: DeviceID, since: Int64)
 
     /// The user id of a user credential (nil for devices and anonymous callers).
     public var userID: UserID? {

@@ -19,8 +19,10 @@ public protocol PartitionFacts: Sendable {
 /// | `device=D` | D's owner; members of groups D shares with | D's own device token only |
 /// | `group=G` | G's members | nobody (read-only; server actions only) |
 ///
-/// Device tokens never read anything and write only their own device's locations; user tokens
-/// never write locations. Memberships change only through server actions (create, accept an
+/// Device tokens never read a partition and write only their own device's locations (their one
+/// read is the OwnTracks friends reply, `friendsReader`); user tokens never write locations; a
+/// share link reads `device=D` of its own device only, and of it only the latest location and
+/// the fixes since the link was made. Memberships change only through server actions (create, accept an
 /// invitation, leave, remove, hand over), never by writing a partition — which is what closes
 /// the original app's hole of members rewriting their membership's group id.
 public struct PartitionRules: Sendable {
@@ -29,7 +31,12 @@ public struct PartitionRules: Sendable {
     public init(facts: any PartitionFacts) { self.facts = facts }
 
     public func canRead(_ credential: Credential, _ partition: Partition) throws -> Bool {
-        guard case .user(let userID) = credential else { return false }
+        let userID: UserID
+        switch credential {
+        case .anonymous, .device: return false
+        case .share(_, let deviceID, _): return partition == .device(deviceID)
+        case .user(let id): userID = id
+        }
         switch partition {
         case .user(let id):
             return id == userID
@@ -51,9 +58,21 @@ public struct PartitionRules: Sendable {
     /// history"). Throws 401 without a credential, 404 when the device is not readable at all.
     public func historyWindows(_ credential: Credential, deviceID: DeviceID) throws -> HistoryWindows {
         try requireRead(credential, .device(deviceID), hiddenAs: "device")
+        if case .share(_, _, let since) = credential { return HistoryWindows(periods: [(start: since, end: nil)]) }
         guard case .user(let userID) = credential else { throw TrackingError.notFound("device") }
         if try facts.deviceOwner(deviceID: deviceID) == userID { return .all }
         return try facts.sharedHistoryWindows(deviceID: deviceID, viewerID: userID)
+    }
+
+    /// The device whose OwnTracks friends reply the caller may receive: only a device token, for
+    /// its own device (what the reply holds is `FriendsService`'s rule). 401 without a
+    /// credential, 403 for any other kind.
+    public func friendsReader(_ credential: Credential) throws -> DeviceID {
+        switch credential {
+        case .device(let deviceID, _): return deviceID
+        case .anonymous: throw TrackingError.unauthenticated
+        case .user, .share: throw TrackingError.wrongCredentialKind("only a device token receives its group's locations in the OwnTracks reply: cannot read partition group=<id>")
+        }
     }
 
     /// Throws 404 when the caller may not read (hiding whether the object exists), 401 when

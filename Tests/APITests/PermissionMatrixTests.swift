@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import HTTPTestSupport
 
@@ -19,7 +20,8 @@ import HTTPTestSupport
         let request: @Sendable (PermissionWorld, Actor) -> (String, String, String?)
         /// Expected outcome per actor, in `Actor.allCases` order:
         /// owner, memberSharing, memberNotSharing, invited, formerMember, outsider,
-        /// ownDeviceToken, otherMemberDeviceToken, revokedDeviceToken, signedOutToken, noCredential.
+        /// ownDeviceToken, otherMemberDeviceToken, revokedDeviceToken, signedOutToken, noCredential,
+        /// shareLinkHolder, expiredShareLink, revokedShareLink, receivingDeviceToken.
         /// For permission reads: "200 rw" / "200 r-" / "200 -w" / "200 --".
         let expected: [String]
         var testDescription: String { name }
@@ -27,73 +29,95 @@ import HTTPTestSupport
 
     static let operations: [Operation] = [
         Operation(name: "GET group", request: { w, _ in ("GET", "/v1/groups/\(w.groupID)", nil) },
-                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "DELETE group", request: { w, _ in ("DELETE", "/v1/groups/\(w.groupID)", nil) },
-                  expected: ["204", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["204", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "hand group over to Bob", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/owner", #"{"userId":"\#(w.users["bob"]!.id)"}"#) },
-                  expected: ["200", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["200", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "hand group over to a non-member", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/owner", #"{"userId":"\#(w.users["fay"]!.id)"}"#) },
-                  expected: ["409", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["409", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "invite Zed", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"\#(w.email("zed"))"}"#) },
-                  expected: ["201", "201", "201", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["201", "201", "201", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "invite an existing member", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"\#(w.email("bob"))"}"#) },
-                  expected: ["409", "409", "409", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["409", "409", "409", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "invite Dan again (already invited)", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"\#(w.email("dan"))"}"#) },
-                  expected: ["409", "409", "409", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["409", "409", "409", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "invite an email without an account", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/invitations", #"{"email":"nobody@example.org"}"#) },
-                  expected: ["404", "404", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "404", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "accept with own device (join without invitation is the attack)", request: { w, a in ("POST", "/v1/invitations/\(w.groupID)/accept", #"{"deviceId":"\#(w.ownDevice(a))"}"#) },
-                  expected: ["403", "403", "403", "200", "403", "403", "403", "403", "401", "401", "401"]),
+                  expected: ["403", "403", "403", "200", "403", "403", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "accept with someone else's device", request: { w, _ in ("POST", "/v1/invitations/\(w.groupID)/accept", #"{"deviceId":"\#(w.devices["F1"]!.id)"}"#) },
-                  expected: ["403", "403", "403", "404", "403", "403", "403", "403", "401", "401", "401"]),
+                  expected: ["403", "403", "403", "404", "403", "403", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "decline", request: { w, _ in ("POST", "/v1/invitations/\(w.groupID)/decline", nil) },
-                  expected: ["403", "403", "403", "204", "403", "403", "403", "403", "401", "401", "401"]),
+                  expected: ["403", "403", "403", "204", "403", "403", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "leave (own membership)", request: { w, a in ("DELETE", "/v1/groups/\(w.groupID)/members/\(w.ownUser(a))", nil) },
-                  expected: ["409", "204", "204", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["409", "204", "204", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "remove Bob", request: { w, _ in ("DELETE", "/v1/groups/\(w.groupID)/members/\(w.users["bob"]!.id)", nil) },
-                  expected: ["204", "204", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["204", "204", "403", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "remove a non-member", request: { w, _ in ("DELETE", "/v1/groups/\(w.groupID)/members/\(w.users["fay"]!.id)", nil) },
-                  expected: ["404", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "403", "403", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "set own sharing", request: { w, _ in ("PUT", "/v1/groups/\(w.groupID)/sharing", #"{"shareLocation":true}"#) },
-                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "GET device B1 (shared)", request: { w, _ in ("GET", "/v1/devices/\(w.devices["B1"]!.id)", nil) },
-                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "GET device C1 (not shared)", request: { w, _ in ("GET", "/v1/devices/\(w.devices["C1"]!.id)", nil) },
-                  expected: ["404", "404", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "404", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "rename device B1", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"name":"renamed"}"#) },
-                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "remove device B1", request: { w, _ in ("DELETE", "/v1/devices/\(w.devices["B1"]!.id)", nil) },
-                  expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "remove own device (owner's is the group's)", request: { w, a in ("DELETE", "/v1/devices/\(w.ownDevice(a))", nil) },
-                  expected: ["409", "204", "204", "204", "204", "204", "403", "403", "401", "401", "401"]),
+                  expected: ["409", "204", "204", "204", "204", "204", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "rotate B1 token", request: { w, _ in ("POST", "/v1/devices/\(w.devices["B1"]!.id)/token", nil) },
-                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "permissions group=G", request: { w, _ in ("GET", "/v1/partitions/group=\(w.groupID)/permissions", nil) },
-                  expected: ["200 r-", "200 r-", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --"]),
+                  expected: ["200 r-", "200 r-", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --", "200 --", "401", "401", "200 --"]),
         Operation(name: "permissions device=B1", request: { w, _ in ("GET", "/v1/partitions/device=\(w.devices["B1"]!.id)/permissions", nil) },
-                  expected: ["200 r-", "200 r-", "200 r-", "200 --", "200 --", "200 --", "200 -w", "200 --", "401", "401", "200 --"]),
+                  expected: ["200 r-", "200 r-", "200 r-", "200 --", "200 --", "200 --", "200 -w", "200 --", "401", "401", "200 --", "200 r-", "401", "401", "200 --"]),
         Operation(name: "permissions device=C1", request: { w, _ in ("GET", "/v1/partitions/device=\(w.devices["C1"]!.id)/permissions", nil) },
-                  expected: ["200 --", "200 --", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --"]),
+                  expected: ["200 --", "200 --", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --", "200 --", "401", "401", "200 -w"]),
         Operation(name: "permissions user=Bob", request: { w, _ in ("GET", "/v1/partitions/user=\(w.users["bob"]!.id)/permissions", nil) },
-                  expected: ["200 --", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --"]),
+                  expected: ["200 --", "200 r-", "200 --", "200 --", "200 --", "200 --", "200 --", "200 --", "401", "401", "200 --", "200 --", "401", "401", "200 --"]),
         Operation(name: "import a history file into B1", request: { w, _ in ("POST", "/v1/devices/\(w.devices["B1"]!.id)/import", #"{"locations":[{"location":[2.35,48.85],"timestamp":"2024-05-01T10:00:00Z"}]}"#) },
-                  expected: ["403", "403", "403", "403", "403", "403", "200", "403", "401", "401", "401"]),
+                  expected: ["403", "403", "403", "403", "403", "403", "200", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "timeline of B1 (shared)", request: { w, _ in ("GET", "/v1/devices/\(w.devices["B1"]!.id)/timeline", nil) },
-                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "timeline of C1 (not shared)", request: { w, _ in ("GET", "/v1/devices/\(w.devices["C1"]!.id)/timeline", nil) },
-                  expected: ["404", "404", "200", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "404", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "GET me", request: { _, _ in ("GET", "/v1/me", nil) },
-                  expected: ["200", "200", "200", "200", "200", "200", "403", "403", "401", "401", "401"]),
+                  expected: ["200", "200", "200", "200", "200", "200", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "list own sessions", request: { _, _ in ("GET", "/v1/sessions", nil) },
-                  expected: ["200", "200", "200", "200", "200", "200", "403", "403", "401", "401", "401"]),
+                  expected: ["200", "200", "200", "200", "200", "200", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "revoke Bob's session", request: { w, _ in ("DELETE", "/v1/sessions/\(w.bobSessionID)", nil) },
-                  expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "add a device", request: { _, _ in ("POST", "/v1/devices", #"{"name":"new"}"#) },
-                  expected: ["201", "201", "201", "201", "201", "201", "403", "403", "401", "401", "401"]),
+                  expected: ["201", "201", "201", "201", "201", "201", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "create a group with own device", request: { w, a in ("POST", "/v1/groups", #"{"name":"Mine","deviceId":"\#(w.ownDevice(a))"}"#) },
-                  expected: ["201", "201", "201", "201", "201", "201", "403", "403", "401", "401", "401"]),
+                  expected: ["201", "201", "201", "201", "201", "201", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "create a group with someone else's device", request: { w, _ in ("POST", "/v1/groups", #"{"name":"Theirs","deviceId":"\#(w.devices["F1"]!.id)"}"#) },
-                  expected: ["404", "404", "404", "404", "404", "201", "403", "403", "401", "401", "401"]),
+                  expected: ["404", "404", "404", "404", "404", "201", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        // Share links: the owner's routes, and the holder's document (the token in the path is the credential).
+        Operation(name: "create a share link of B1", request: { w, _ in ("POST", "/v1/devices/\(w.devices["B1"]!.id)/shares", #"{"expiresIn":600}"#) },
+                  expected: ["404", "201", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "list B1's share links", request: { w, _ in ("GET", "/v1/devices/\(w.devices["B1"]!.id)/shares", nil) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "revoke B1's live link", request: { w, _ in ("DELETE", "/v1/devices/\(w.devices["B1"]!.id)/shares/\(w.shareID)", nil) },
+                  expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "renew B1's expired link", request: { w, _ in ("POST", "/v1/devices/\(w.devices["B1"]!.id)/shares/\(w.expiredShareID)/renew", #"{"expiresIn":600}"#) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "renew B1's link through A1's path", request: { w, _ in ("POST", "/v1/devices/\(w.devices["A1"]!.id)/shares/\(w.shareID)/renew", nil) },
+                  expected: ["404", "404", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "read a share document with the actor's own token in the path", request: { w, a in ("GET", "/v1/shared/\(w.token(a) ?? "fods_none")", nil) },
+                  expected: ["404", "404", "404", "404", "404", "404", "404", "404", "404", "404", "404", "200", "404", "404", "404"]),
+        Operation(name: "read B1's share document (any bearer: the path's token decides)", request: { w, _ in ("GET", "/v1/shared/\(w.shareToken)", nil) },
+                  expected: ["200", "200", "200", "200", "200", "200", "200", "200", "200", "200", "200", "200", "200", "200", "200"]),
+        // Reads a device token might try (only the OwnTracks reply is its to read).
+        Operation(name: "B1 history", request: { w, _ in ("GET", "/v1/devices/\(w.devices["B1"]!.id)/locations", nil) },
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "group changes", request: { w, _ in ("GET", "/v1/groups/\(w.groupID)/changes", nil) },
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "turn B1's receiveGroupLocations on", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"receiveGroupLocations":true}"#) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
     ]
 
     /// Every operation for every actor, once through the real server and once in-process (the
@@ -133,5 +157,37 @@ import HTTPTestSupport
                 .map { "\($0.0): got \($0.1.0), expected \($0.1.1)" }
             #expect(table.isEmpty, "\(operation.name) (\(apiPath)):\n\(table.joined(separator: "\n"))")
         }
+    }
+
+    /// `POST /v1/ingest/owntracks` as every actor, with its token as the Basic password (the
+    /// app's only credential): the one read of a device token. "[]" for a device whose owner
+    /// did not opt in, the friends (A1 and B1, the other sharing members' devices) for C1.
+    @Test func ownTracksFriendsReplyPerActor() throws {
+        try TestApp.with { app in
+            let w = try PermissionWorld(app: app)
+            let client = try app.client()
+            let expected: [Actor: String] = [.ownDeviceToken: "200 []", .otherMemberDeviceToken: "200 []",
+                                             .receivingDeviceToken: "200 friends"]
+            for actor in Actor.allCases {
+                var headers = ["Content-Type": "application/json"]
+                if let token = w.token(actor) {
+                    headers["Authorization"] = "Basic " + Data("\(w.basicDevice(actor)):\(token)".utf8).base64EncodedString()
+                }
+                let reply = try client.request("POST", "/v1/ingest/owntracks", headers: headers, body: Array(#"{"_type":"lwt","tst":1700000000}"#.utf8))
+                var outcome = String(reply.status)
+                if reply.status == 200 {
+                    let cards = reply.json.array.filter { $0["_type"].string == "card" }.compactMap { $0["topic"].string }
+                    outcome += cards.isEmpty ? " []" : " friends"
+                    if !cards.isEmpty {
+                        #expect(Set(cards) == Set([w.devices["A1"]!.id, w.devices["B1"]!.id].map { "owntracks/\(Self.owner(of: $0, w))/\($0)" }))
+                    }
+                }
+                #expect(outcome == expected[actor] ?? "401", "\(actor): \(reply.status) \(reply.text)")
+            }
+        }
+    }
+
+    static func owner(of deviceID: String, _ w: PermissionWorld) -> String {
+        deviceID == w.devices["A1"]!.id ? w.users["ann"]!.id : w.users["bob"]!.id
     }
 }

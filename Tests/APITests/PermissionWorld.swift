@@ -6,11 +6,14 @@ import HTTPTestSupport
 /// Ann owns group G (device A1). Bob is a member sharing (B1), Cat a member not sharing (C1),
 /// Dan is invited but has not accepted (D1), Eve joined and left (E1), Fay is an outsider (F1).
 /// Zed has an account and nothing else (the target of invitations). Bob's first session was
-/// signed out, and B1's first token was rotated away.
+/// signed out, and B1's first token was rotated away. Bob shares B1 through three links: one
+/// live, one expired, one revoked. Cat turned `receiveGroupLocations` on for C1 (its OwnTracks
+/// replies carry the group); B1 and A1 have it off.
 struct PermissionWorld {
     enum Actor: String, CaseIterable, Sendable {
         case owner, memberSharing, memberNotSharing, invited, formerMember, outsider
         case ownDeviceToken, otherMemberDeviceToken, revokedDeviceToken, signedOutToken, noCredential
+        case shareLinkHolder, expiredShareLink, revokedShareLink, receivingDeviceToken
     }
 
     var users: [String: (id: String, token: String)] = [:]
@@ -23,6 +26,10 @@ struct PermissionWorld {
     var sharedSince: Int64 = 0
     /// The public id of Bob's live session.
     var bobSessionID = ""
+    /// B1's share links: live, expired (renewable), revoked.
+    var shareToken = "", shareID = ""
+    var expiredShareToken = "", expiredShareID = ""
+    var revokedShareToken = ""
     /// Makes this world's emails unique within one server.
     let suffix: String
 
@@ -56,6 +63,19 @@ struct PermissionWorld {
         let rotated = try client.request("POST", "/v1/devices/\(devices["B1"]!.id)/token", headers: ["Authorization": "Bearer \(users["bob"]!.token)"])
         devices["B1"] = (devices["B1"]!.id, rotated.json["deviceToken"].string ?? "")
         bobSessionID = try client.get("/v1/sessions", token: users["bob"]!.token).json["sessions"][0]["id"].string ?? ""
+        // B1's share links.
+        let bob = users["bob"]!, b1 = devices["B1"]!.id
+        let live = try client.request("POST", "/v1/devices/\(b1)/shares", token: bob.token, json: #"{"name":"live","expiresIn":3600}"#)
+        try expect(live, 201)
+        (shareToken, shareID) = (live.json["token"].string ?? "", live.json["id"].string ?? "")
+        let revoked = try client.request("POST", "/v1/devices/\(b1)/shares", token: bob.token, json: #"{"name":"revoked"}"#)
+        try expect(revoked, 201)
+        revokedShareToken = revoked.json["token"].string ?? ""
+        try expect(client.request("DELETE", "/v1/devices/\(b1)/shares/\(revoked.json["id"].string ?? "")",
+                                  headers: ["Authorization": "Bearer \(bob.token)"]), 204)
+        let expired = try app.expiredShare(deviceID: b1, ownerID: bob.id)
+        (expiredShareToken, expiredShareID) = (expired.token, expired.id)
+        try expect(client.request("PATCH", "/v1/devices/\(devices["C1"]!.id)", token: users["cat"]!.token, json: #"{"receiveGroupLocations":true}"#), 200)
         sharedSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
     }
 
@@ -73,6 +93,19 @@ struct PermissionWorld {
         case .revokedDeviceToken: revokedB1Token
         case .signedOutToken: signedOutBobToken
         case .noCredential: nil
+        case .shareLinkHolder: shareToken
+        case .expiredShareLink: expiredShareToken
+        case .revokedShareLink: revokedShareToken
+        case .receivingDeviceToken: devices["C1"]!.token
+        }
+    }
+
+    /// The device id an actor names in OwnTracks' Basic auth (its own device; B1 for share links).
+    func basicDevice(_ actor: Actor) -> String {
+        switch actor {
+        case .otherMemberDeviceToken: devices["A1"]!.id
+        case .receivingDeviceToken: devices["C1"]!.id
+        default: ownDevice(actor)
         }
     }
 

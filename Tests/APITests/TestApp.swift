@@ -18,7 +18,8 @@ final class TestApp: @unchecked Sendable {
     let inProcess: InProcessResponder
 
     /// - Parameter configure: changes the test settings (to test a limit).
-    init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(), towns: NearestPlace? = nil,
+    /// - Parameter web: the web pages to serve (none by default).
+    init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(), towns: NearestPlace? = nil, web: WebAssets? = nil,
          configure: (inout Services.Configuration) -> Void = { _ in }) throws {
         directory = NSTemporaryDirectory() + "fod-test-" + UUID().uuidString
         backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
@@ -30,7 +31,7 @@ final class TestApp: @unchecked Sendable {
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"
         configuration.port = 0
-        let router = API.router(services) { "" }
+        let router = API.router(services, web: web) { "" }
         server = HTTPServer(configuration: configuration, router: router, logger: logger) {
             errors.response(for: $0, request: $1)
         }
@@ -49,6 +50,7 @@ final class TestApp: @unchecked Sendable {
         configuration.accounts.hashingQueue = 10_000
         configuration.groups.invitationsPerUserPerHour = 100_000
         configuration.deviceRequests = .none
+        configuration.shares.failedLookupsPerAddress = 100_000
         configuration.live = live
         return configuration
     }

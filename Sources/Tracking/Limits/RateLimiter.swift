@@ -16,6 +16,17 @@ public final class RateLimiter: Sendable {
         self.maxKeys = maxKeys
     }
 
+    /// The whole seconds until `key` may have another event (≥ 1), nil when it may now;
+    /// records nothing (to refuse early, before work whose failure alone is counted).
+    public func waitTime(_ key: String, now: Int64) -> Int? {
+        events.withLock { table in
+            guard let times = table[key] else { return nil }
+            let recent = times.filter { $0 > now - windowMilliseconds }
+            guard recent.count >= limit, let oldest = recent.first else { return nil }
+            return Int(max(1, (oldest + windowMilliseconds - now + 999) / 1000))
+        }
+    }
+
     /// Records an event for `key` at `now` if allowed; otherwise returns the seconds to wait.
     /// - Returns: nil when allowed (and recorded), else the whole seconds until a slot frees (≥ 1).
     public func attempt(_ key: String, now: Int64) -> Int? {

@@ -15,6 +15,8 @@ public final class LocationService: Sendable {
     let store: any LocationStore
     let directory: any DirectoryStore
     let sink: (any GroupEventSink)?
+    /// Told of every committed ingest (the share links' live streams).
+    let fixSink: (any DeviceFixSink)?
     public let rules: FixRules
     public let events: LocationEventRule
     /// Ingest requests per device (a token bucket; disabled with a rate of 0).
@@ -36,10 +38,11 @@ public final class LocationService: Sendable {
 
     public init(store: any LocationStore, directory: any DirectoryStore,
                 sink: (any GroupEventSink)? = nil, rules: FixRules = .standard, events: LocationEventRule = .standard,
-                requestLimit: RequestLimit = .standard) {
+                requestLimit: RequestLimit = .standard, fixSink: (any DeviceFixSink)? = nil) {
         self.store = store
         self.directory = directory
         self.sink = sink
+        self.fixSink = fixSink
         self.rules = rules
         self.events = events
         self.requests = TokenBucket(perSecond: requestLimit.perSecond, burst: requestLimit.burst)
@@ -64,9 +67,10 @@ public final class LocationService: Sendable {
         guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
         if countsAsRequest { try admitRequest(deviceID: deviceID) }
         guard !fixes.isEmpty else { return IngestOutcome() }
-        let sink = self.sink
+        let sink = self.sink, fixSink = self.fixSink
         let outcome = try await store.append(deviceID: deviceID, fixes: fixes, events: events ?? self.events) { committed in
             if let sink, !committed.events.isEmpty { sink.publish(committed.events) }
+            if let fixSink, !committed.stored.isEmpty { fixSink.fixesStored(committed) }
         }
         return outcome
     }

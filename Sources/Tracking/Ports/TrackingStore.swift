@@ -1,15 +1,16 @@
 /// Everything the services persist, as one store: the embedded SQLite store or PostgreSQL.
 ///
 /// The ports it joins each state their contract (`AccountStore`, `DirectoryStore`,
-/// `LocationStore`, `EventLog`, `GeoIndex`, `ExportStore`); the store conformance suite checks
-/// every store against them. What holds across all of them:
+/// `LocationStore`, `EventLog`, `GeoIndex`, `ExportStore`, `ShareStore`, `FriendStore`); the store
+/// conformance suite checks every store against them. What holds across all of them:
 /// - A write returns once it is durable ("a 2xx means committed"), and its events are logged in
 ///   the same transaction as the change they describe, with per-group ids 1, 2, 3, … in commit
 ///   order; `onCommit` callbacks run in that order.
 /// - A read sees one committed snapshot.
 /// - A fault of the storage itself (full, read-only, busy, unreachable) is thrown as a
 ///   `StoreFailure`, never as a trap; other errors are `TrackingError`s of the domain.
-public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, EventLog, GeoIndex, ExportStore, HistoryImportStore {
+public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, EventLog, GeoIndex, ExportStore, HistoryImportStore,
+    ShareStore, FriendStore {
     /// Figures for `/metrics` (name, help, value).
     var gauges: [StoreGauge] { get }
     /// Finishes queued writes and closes every connection. Call exactly once, last.

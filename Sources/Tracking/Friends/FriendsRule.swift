@@ -1,0 +1,122 @@
+/// A member's device in one of the asking device's groups, as the store reads it.
+public struct FriendCandidate: Sendable, Equatable {
+    public let groupID: GroupID
+    public let userID: UserID
+    public let displayName: String
+    public let deviceID: DeviceID
+    public let deviceName: String
+    /// Whether the member shares in this group now.
+    public let sharing: Bool
+    /// The device's latest location, nil when it has none.
+    public let latest: LastLocation?
+    /// Accuracy of that fix (meters), if it had one.
+    public let accuracy: Double?
+    /// When this membership shared its device with the group (its sharing periods).
+    public let windows: HistoryWindows
+
+    public init(groupID: GroupID, userID: UserID, displayName: String, deviceID: DeviceID, deviceName: String, sharing: Bool,
+                latest: LastLocation?, accuracy: Double?, windows: HistoryWindows) {
+        self.groupID = groupID
+        self.userID = userID
+        self.displayName = displayName
+        self.deviceID = deviceID
+        self.deviceName = deviceName
+        self.sharing = sharing
+        self.latest = latest
+        self.accuracy = accuracy
+        self.windows = windows
+    }
+}
+
+/// What one read of the store says about the asking device and its groups' members.
+public struct FriendsSnapshot: Sendable, Equatable {
+    /// The owner's `receiveGroupLocations` setting of the asking device.
+    public let receivesGroupLocations: Bool
+    /// Every membership (its own included) of the groups the asking device is the device of.
+    public let candidates: [FriendCandidate]
+
+    public init(receivesGroupLocations: Bool, candidates: [FriendCandidate]) {
+        self.receivesGroupLocations = receivesGroupLocations
+        self.candidates = candidates
+    }
+}
+
+/// One friend in the OwnTracks reply: a card, and a location when there is one to show.
+public struct Friend: Sendable, Equatable {
+    public let deviceID: DeviceID
+    public let userID: UserID
+    /// The member's display name (the card's `name`).
+    public let displayName: String
+    public let deviceName: String
+    /// The two-character tracker id OwnTracks shows on the pin (`OwnTracksTID`).
+    public let tid: String
+    public let location: LastLocation?
+    public let accuracy: Double?
+}
+
+/// Which locations a device receives as "friends" (API.md, "Phone apps: friends in OwnTracks").
+///
+/// - Nothing unless the device's owner turned `receiveGroupLocations` on.
+/// - Only other devices, and only of members who share in a group the asking device is in;
+///   a device in several of those groups appears once.
+/// - Only the latest location, and only when it was taken while that device was shared with
+///   one of those groups (history visibility: a position from before joining, or from while
+///   sharing was off, is never sent; the card alone is).
+/// - Ordered by device id, so the reply is stable.
+public enum FriendsRule {
+    public static func friends(of deviceID: DeviceID, in snapshot: FriendsSnapshot) -> [Friend] {
+        guard snapshot.receivesGroupLocations else { return [] }
+        var byDevice: [DeviceID: [FriendCandidate]] = [:]
+        for candidate in snapshot.candidates where candidate.deviceID != deviceID && candidate.sharing {
+            byDevice[candidate.deviceID, default: []].append(candidate)
+        }
+        return byDevice.keys.sorted().compactMap { id -> Friend? in
+            guard let memberships = byDevice[id], let first = memberships.first else { return nil }
+            let latest = first.latest.flatMap { fix in memberships.contains { $0.windows.contains(fix.timestamp) } ? fix : nil }
+            return Friend(deviceID: id, userID: first.userID, displayName: first.displayName, deviceName: first.deviceName,
+                          tid: OwnTracksTID.of(id), location: latest, accuracy: latest == nil ? nil : first.accuracy)
+        }
+    }
+}
+
+/// OwnTracks' two-character tracker id for a device: stable (a hash of the device id, not of
+/// its name, so renaming changes nothing), upper-case letters and digits. Two devices may share
+/// one; the app tells friends apart by their `topic`, the tid is only the pin's label.
+public enum OwnTracksTID {
+    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789".utf8)
+
+    public static func of(_ deviceID: DeviceID) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a, 64 bits
+        for byte in deviceID.rawValue.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        let count = UInt64(alphabet.count)
+        let first = alphabet[Int(hash % count)], second = alphabet[Int((hash / count) % count)]
+        return String(decoding: [first, second], as: UTF8.self)
+    }
+}
+
+/// Reads what the friends reply needs in one snapshot.
+public protocol FriendStore: Sendable {
+    /// The asking device's setting and its groups' memberships; nil when the device is unknown.
+    func friendsSnapshot(deviceID: DeviceID) throws -> FriendsSnapshot?
+}
+
+/// The friends reply of a device token (its one read).
+public struct FriendsService: Sendable {
+    let store: any FriendStore
+    let directory: any DirectoryStore
+
+    public init(store: any FriendStore, directory: any DirectoryStore) {
+        self.store = store
+        self.directory = directory
+    }
+
+    /// The friends `credential` (a device token) receives; `[]` when its owner did not opt in.
+    public func friends(for credential: Credential) throws -> [Friend] {
+        let deviceID = try PartitionRules(facts: directory).friendsReader(credential)
+        guard let snapshot = try store.friendsSnapshot(deviceID: deviceID) else { return [] }
+        return FriendsRule.friends(of: deviceID, in: snapshot)
+    }
+}

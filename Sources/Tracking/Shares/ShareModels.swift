@@ -1,0 +1,114 @@
+/// A share link of one device (API.md, "Share links"). Its token is shown once, at creation,
+/// and stored only hashed. Times are milliseconds since 1970 UTC.
+///
+/// Invariant: `createdAt <= since < expiresAt`. The link works while `now < expiresAt`; a
+/// revoked link is deleted, so it is as unknown as a token that never existed.
+public struct ShareLink: Sendable, Equatable {
+    public let id: ShareID
+    public let deviceID: DeviceID
+    /// The owner's label for the link ("for grandma"), if any.
+    public let name: String?
+    public let createdAt: Int64
+    /// The track the link shows starts here: its creation, or its renewal after it had expired.
+    public var since: Int64
+    public var expiresAt: Int64
+    /// Reads of the link: its page and its JSON document (not reconnects of the live stream).
+    public var views: Int64
+
+    public init(id: ShareID, deviceID: DeviceID, name: String?, createdAt: Int64, since: Int64, expiresAt: Int64, views: Int64 = 0) {
+        self.id = id
+        self.deviceID = deviceID
+        self.name = name
+        self.createdAt = createdAt
+        self.since = since
+        self.expiresAt = expiresAt
+        self.views = views
+    }
+
+    /// Whether the link works at `now` (ms).
+    public func isActive(at now: Int64) -> Bool { now < expiresAt }
+
+    /// The credential its token stands for.
+    public var credential: Credential { .share(shareID: id, deviceID: deviceID, since: since) }
+}
+
+/// One fix as a share link shows it (degrees, ms, meters).
+public struct SharedFix: Sendable, Equatable {
+    public let longitude: Double
+    public let latitude: Double
+    public let timestamp: Int64
+    public let accuracy: Double?
+    /// Global arrival order of the fix (the live stream skips what a snapshot already holds).
+    public let sequence: Int64
+
+    public init(longitude: Double, latitude: Double, timestamp: Int64, accuracy: Double?, sequence: Int64) {
+        self.longitude = longitude
+        self.latitude = latitude
+        self.timestamp = timestamp
+        self.accuracy = accuracy
+        self.sequence = sequence
+    }
+}
+
+/// What `GET /v1/shared/{token}` shows: the device's name, its latest location, and its fixes
+/// timestamped since the link's `since`, oldest first (the newest `trackLimit` of them).
+public struct SharedView: Sendable, Equatable {
+    public let shareID: ShareID
+    public let deviceName: String
+    public let expiresAt: Int64
+    public let location: SharedFix?
+    public let track: [SharedFix]
+
+    public init(shareID: ShareID, deviceName: String, expiresAt: Int64, location: SharedFix?, track: [SharedFix]) {
+        self.shareID = shareID
+        self.deviceName = deviceName
+        self.expiresAt = expiresAt
+        self.location = location
+        self.track = track
+    }
+
+    /// The highest arrival sequence the view reflects (0 when it holds no fix).
+    public var lastSequence: Int64 { max(location?.sequence ?? 0, track.map(\.sequence).max() ?? 0) }
+}
+
+/// Primitive reads and writes of share links, inside one transaction.
+public protocol ShareTransaction {
+    /// The owner and name of device `deviceID`, nil when it does not exist.
+    func shareableDevice(id: DeviceID) throws -> (ownerID: UserID, name: String)?
+    /// The device's links, newest first.
+    func shares(deviceID: DeviceID) throws -> [ShareLink]
+    func share(tokenHash: String) throws -> ShareLink?
+    func insertShare(_ share: ShareLink, tokenHash: String) throws
+    /// Deletes the link if it belongs to `deviceID`; returns whether it did.
+    func deleteShare(id: ShareID, deviceID: DeviceID) throws -> Bool
+    /// Deletes the device's links that expired before `before` (ms); returns how many.
+    func deleteExpiredShares(deviceID: DeviceID, before: Int64) throws -> Int
+    func updateShare(_ share: ShareLink) throws
+    func addShareView(id: ShareID) throws
+    /// The device's newest fix by timestamp (ties: the later arrival), with its accuracy.
+    func latestFix(deviceID: DeviceID) throws -> SharedFix?
+    /// The newest `limit` fixes of the device timestamped `since` or later, oldest first.
+    func track(deviceID: DeviceID, since: Int64, limit: Int) throws -> [SharedFix]
+}
+
+/// Runs share-link transactions: reads on one snapshot, writes in the next durable commit.
+public protocol ShareStore: Sendable {
+    func readShares<T>(_ body: (any ShareTransaction) throws -> T) throws -> T
+    @discardableResult
+    func writeShares<T: Sendable>(_ body: @escaping @Sendable (any ShareTransaction) throws -> T) async throws -> T
+}
+
+/// Told when a link stops working early or gets a new expiry (the live streams of share links).
+public protocol ShareLinkSink: Sendable {
+    /// The link was revoked (or its device removed): its open streams end now.
+    func shareRevoked(_ id: ShareID)
+    /// The link's device was removed: every stream of it ends now.
+    func deviceRemoved(_ id: DeviceID)
+    /// The link was renewed: its streams now end at `expiresAt` (ms).
+    func shareRenewed(_ id: ShareID, expiresAt: Int64)
+}
+
+/// Receives every committed ingest, in commit order (the share links' live streams).
+public protocol DeviceFixSink: Sendable {
+    func fixesStored(_ outcome: IngestOutcome)
+}
