@@ -43,6 +43,7 @@ let package = Package(
         .executableTarget(name: "fod-import-bench", dependencies: ["LocationFormats", "Timestamps", "Tracking", "SQLiteStore"], path: "Benchmarks/import/Bench"),
         .executableTarget(name: "fod-owntracks-bench", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "HTTPServer", "HTTPTestSupport"],
                           path: "Benchmarks/owntracks/Bench"),
+        .executableTarget(name: "fod-places-bench", dependencies: ["Tracking", "SQLiteStore", "Storage", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"], path: "Benchmarks/places/Bench"),
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .target(name: "TestRandom", dependencies: ["GeoKit"], path: "Tests/TestRandom"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),

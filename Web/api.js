@@ -111,6 +111,15 @@ export class ApiClient {
   /** GET /v1/groups/{id}: the group document (members with their latest locations). */
   group(id) { return this.get(path`/v1/groups/${id}`); }
 
+  /** GET /v1/groups/{id}/places: {places: [{id, name, geometry, radius?, inside, ...}]}. */
+  places(groupId) { return this.get(path`/v1/groups/${groupId}/places`); }
+
+  /** POST /v1/groups/{id}/places with {name, geometry, radius?}. */
+  createPlace(groupId, body) { return this.request('POST', path`/v1/groups/${groupId}/places`, body); }
+
+  /** DELETE /v1/groups/{id}/places/{placeId}. */
+  deletePlace(groupId, placeId) { return this.request('DELETE', path`/v1/groups/${groupId}/places/${placeId}`); }
+
   /** The URL of a group's live feed; EventSource cannot send headers, so the token is a query argument. */
   groupLiveURL(id, lastEventId) {
     return withQuery(path`/v1/groups/${id}/live`, { token: this.token(), lastEventId });

@@ -11,6 +11,7 @@ import { LiveFeed } from './live.js';
 import { createMap, loadMapConfig } from './map.js';
 import { GroupDevices, labelText, Session, STALE_MS } from './state.js';
 import { DeviceList } from './devicelist.js';
+import { PlacesPanel } from './places.js';
 import { PinTooltip, SignInForm, setReady, setStatus, showApp, showBanner } from './ui.js';
 import { TimelinePanel } from './timeline.js';
 
@@ -38,6 +39,13 @@ const timeline = new TimelinePanel(api, {
   draw: (features) => { if (page.map) page.map.setTimeline(features); },
   focus: (feature) => { page.follow = false; if (page.map) page.map.focusTimeline(feature); },
 });
+const places = new PlacesPanel(api, {
+  onPlaces: (list) => { if (page.map) page.map.setPlaces(list); },
+  onDraft: (draft) => { if (page.map) page.map.setDraft(draft); },
+  deviceName: (id) => { const d = devices.get(id); return d ? d.deviceName : 'A device'; },
+  canChange: (place) => !!page.me && (place.createdBy === page.me.id || (devices.group && devices.group.ownerId === page.me.id)),
+  onError: (message) => showBanner(message, 'error'),
+});
 
 // ---- sign in / out ------------------------------------------------------------------------
 async function signIn(email, password) {
@@ -60,6 +68,7 @@ function clearSession() {
   page.groupId = null;
   page.fitted = false;
   resetDevices();
+  places.setGroup(null);
   setStatus('offline');
   showBanner('');
 }
@@ -150,6 +159,7 @@ async function openGroup(id) {
   setReady(false);
   showBanner('');
   resetDevices();
+  places.setGroup(id);
   setStatus('connecting');
   let doc;
   try {
@@ -165,6 +175,7 @@ async function openGroup(id) {
   await mapReady;
   if (gen !== page.gen) return;
   applyGroupDoc(doc);
+  places.reload();
   setReady(true);
   openLive(gen);
 }
@@ -253,7 +264,10 @@ function openLive(gen) {
   const mine = (fn) => (...args) => { if (gen === page.gen) fn(...args); };
   page.feed = new LiveFeed({
     url: (lastEventId) => api.groupLiveURL(groupId, lastEventId),
-    events: { snapshot: mine(onSnapshot), location: mine(onLocation), membership: mine(onMembership) },
+    events: {
+      snapshot: mine(onSnapshot), location: mine(onLocation), membership: mine(onMembership),
+      place: mine((ev) => places.onPlaceEvent(ev)),
+    },
     onState: mine(setStatus),
     // The stream was refused: still signed in and allowed? (it then resumes where it stopped)
     check: () => api.group(groupId),
@@ -263,6 +277,7 @@ function openLive(gen) {
 
 function onSnapshot(doc) {
   applyGroupDoc(doc);
+  if (doc && Array.isArray(doc.places)) places.setPlaces(doc.places);
   if (page.focus && page.follow) page.map.centerOn(devices.get(page.focus), false);
   setReady(true);
 }
@@ -321,6 +336,7 @@ const mapReady = loadMapConfig().then((config) => createMap(byId('map'), {
   onPinLeave: () => tooltip.hide(),
   onUserMove: () => { page.follow = false; },
   onFitRequest: () => { page.follow = false; page.map.fit(devices.list()); },
+  onMapClick: (lonLat) => places.mapClick(lonLat),
 }, config)).then((map) => { page.map = map; return map; });
 
 byId('signout').addEventListener('click', signOut);

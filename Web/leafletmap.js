@@ -11,6 +11,7 @@
 import { lonArc, trailChunks, unwrapLons } from './geo.js';
 import { timelineSegments } from './svgmap.js';
 import { h } from './dom.js';
+import { createLeafletPlaceLayer } from './leafletplaces.js';
 
 const TRAIL_CHUNKS = 4;
 const PIN_R = 6;
@@ -81,6 +82,9 @@ export function createLeafletMap(L, container, hooks, config) {
   const focusRing = L.circleMarker([0, 0], {
     renderer: pinRenderer, radius: 14, fill: false, weight: 3, opacity: 0, interactive: false, className: 'focus-ring',
   }).addTo(map);
+
+  const places = createLeafletPlaceLayer(L, map);
+  map.on('click', (e) => { if (hooks.onMapClick) hooks.onMapClick([e.latlng.lng, e.latlng.lat]); });
 
   function quiet(fn) { programmatic++; try { fn(); } finally { setTimeout(() => { programmatic--; }, 0); } }
   map.on('dragstart', () => { if (hooks.onUserMove) hooks.onUserMove(); if (hooks.onPinLeave) hooks.onPinLeave(null); });
@@ -187,6 +191,11 @@ export function createLeafletMap(L, container, hooks, config) {
       }).addTo(map);
       baseLayer.bringToBack();
     },
+
+    /** Street-scale land of one region over the countries (GeoJSON with a top-level bbox). */
+    setDetail(geojson) { places.setDetail(geojson, config.tileURL ? 0.35 : 1); },
+    setPlaces(list) { places.setPlaces(list); },
+    setDraft(draft) { places.setDraft(draft); },
 
     sync(devs) {
       const seen = new Set();

@@ -8,6 +8,8 @@
  *
  *   kind                      'leaflet' | 'svg'
  *   setBasemap(geojson)       countries FeatureCollection
+ *   setDetail(geojson)        street-scale land of one region (a top-level `bbox`), over the countries
+ *   setPlaces(places)         the group's places (documents with `inside`); setDraft(draft | null)
  *   sync(devices)             the full set (those located get a pin, the others none)
  *   move(device)              one device moved (cheap: no rebuild)
  *   setFocus(id | null), centerOn(device, zoomIn), fit(devices)
@@ -18,13 +20,15 @@
  *   focusTimeline(feature)    fits the view to one of them
  *
  * hooks: onPinClick(id), onPinHover(id, clientX, clientY), onPinLeave(id | null),
- * onUserMove(), onFitRequest(). Labels and attributions are text, never HTML.
+ * onUserMove(), onFitRequest(), onMapClick([lon, lat]). Labels and attributions are text, never HTML.
  */
 import { createSvgMap } from './svgmap.js';
 import { createLeafletMap } from './leafletmap.js';
 
 const LEAFLET_JS = '/vendor/leaflet/leaflet.js';
 const LEAFLET_CSS = '/vendor/leaflet/leaflet.css';
+/** Street-scale shorelines of the demo region (Data/, built by scripts/make-shoreline.py). */
+const DETAIL_BASEMAP = 'shoreline-ny-harbor.geojson';
 
 /** The server's map settings: {leaflet, tileURL, tileAttribution}; offline defaults on failure. */
 export async function loadMapConfig() {
@@ -92,5 +96,9 @@ export async function createMap(container, hooks, config) {
     .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
     .then((gj) => { map.setBasemap(gj); document.body.dataset.basemap = '1'; })
     .catch((e) => { console.warn('Basemap unavailable:', e.message); });
+  fetch('/static/' + DETAIL_BASEMAP)
+    .then((r) => { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
+    .then((gj) => { map.setDetail(gj); document.body.dataset.detail = '1'; })
+    .catch((e) => { console.warn('Shorelines unavailable:', e.message); });
   return map;
 }

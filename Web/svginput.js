@@ -1,9 +1,9 @@
 /*
  * Find Our Devices web map: pointer, wheel, keyboard and button input of the SVG map.
  * Drag pans, wheel and double-click zoom at the pointer, +/- and arrows act on the focused
- * map; a click without a drag on a pin is a pin click. `nav` is the map's view
+ * map; a click without a drag on a pin is a pin click, elsewhere a map click ([lon, lat]). `nav` is the map's view
  * ({cx, cy, k} in world units, see svgmap.js) with zoomAt(factor, px?, py?), changed() after
- * moving the view, showWorld() and refit() (when the page has no onFitRequest hook).
+ * moving the view, showWorld(), refit() (when the page has no onFitRequest hook) and lonLatAt(px, py).
  */
 
 /** A drag shorter than this (pixels, |dx| + |dy|) is still a click. */
@@ -40,6 +40,10 @@ export function attachSvgInput(svg, container, controls, hooks, nav) {
     drag = null;
     svg.classList.remove('dragging');
     if (!d.moved && d.pin && e.type === 'pointerup' && hooks.onPinClick) hooks.onPinClick(d.pin);
+    else if (!d.moved && !d.pin && e.type === 'pointerup' && hooks.onMapClick) {
+      const r = svg.getBoundingClientRect();
+      hooks.onMapClick(nav.lonLatAt(e.clientX - r.left, e.clientY - r.top));
+    }
   }
   svg.addEventListener('pointerup', endDrag);
   svg.addEventListener('pointercancel', endDrag);

@@ -15,6 +15,7 @@ import { clamp, lonArc, trailChunks, unwrapLons, validLonLat } from './geo.js';
 import { el, geometryPath, graticulePath, kOfZoom, latToY, lonToX, r2, TILE, WORLD, yToLat } from './svgprojection.js';
 import { h } from './dom.js';
 import { attachSvgInput } from './svginput.js';
+import { createSvgPlaceLayer } from './svgplaces.js';
 
 const MAX_ZOOM = 18;
 const FIT_MAX_ZOOM = 14;
@@ -49,6 +50,10 @@ export function createSvgMap(container, hooks) {
     class: 'land', fill: '#f3efe4', 'fill-rule': 'evenodd', stroke: '#a39b87', 'stroke-width': 0.6,
     'stroke-linejoin': 'round',
   }, world);
+  // Street-scale shorelines of one region (setDetail): its water first, over the world outlines.
+  const detail = el('g', {
+    class: 'detail', fill: '#f3efe4', 'fill-rule': 'evenodd', stroke: '#a39b87', 'stroke-width': 0.6, 'stroke-linejoin': 'round',
+  }, world);
   el('rect', { class: 'ocean', x: 0, y: 0, width: '100%', height: '100%' }, svg);
   const base = el('g', { class: 'base' }, svg);
   for (const dx of [-1, 0, 1]) {
@@ -59,6 +64,7 @@ export function createSvgMap(container, hooks) {
   const ringLayer = el('g', { class: 'rings' }, svg);
   const pinLayer = el('g', { class: 'pins' }, svg);
   const labelLayer = el('g', { class: 'labels' }, svg);
+  const placeLayer = createSvgPlaceLayer(svg, trailLayer);
   const focusRing = el('circle', { class: 'focus-ring', r: 14, cx: -100, cy: -100, visibility: 'hidden' }, ringLayer);
 
   // HTML overlays: zoom buttons, scale bar, attribution.
@@ -70,7 +76,8 @@ export function createSvgMap(container, hooks) {
   const scaleBar = h('span', { className: 'bar' });
   const scaleText = h('span', { className: 'txt' });
   container.appendChild(h('div', { className: 'map-scale' }, scaleBar, scaleText));
-  container.appendChild(h('div', { className: 'map-attrib' }, 'Countries: Natural Earth (public domain)'));
+  const attribution = h('div', { className: 'map-attrib' }, 'Countries: Natural Earth (public domain)');
+  container.appendChild(attribution);
 
   const view = { cx: WORLD / 2, cy: WORLD / 2, k: 1, w: 0, h: 0 };
   const items = new Map(); // deviceId -> {dev, pin, label, trail: [polyline], lastKey}
@@ -116,6 +123,7 @@ export function createSvgMap(container, hooks) {
       clampView();
       const tx = view.w / 2 - view.cx * view.k, ty = view.h / 2 - view.cy * view.k;
       base.setAttribute('transform', 'translate(' + tx + ' ' + ty + ') scale(' + view.k + ')');
+      placeLayer.setTransform(base.getAttribute('transform'));
       for (const it of items.values()) place(it);
       placeTimeline();
       dirty.clear();
@@ -263,6 +271,11 @@ export function createSvgMap(container, hooks) {
     changed: viewChanged,
     showWorld() { view.k = minK(); view.cx = WORLD / 2; view.cy = WORLD / 2; viewChanged(); },
     refit() { if (lastFit) api.fit(lastFit); },
+    /** [lon, lat] under the screen point (px, py). */
+    lonLatAt(px, py) {
+      const wx = view.cx + (px - view.w / 2) / view.k, wy = view.cy + (py - view.h / 2) / view.k;
+      return [(((wx / WORLD) * 360) % 360 + 360) % 360 - 180, yToLat(wy)];
+    },
   });
   if (typeof ResizeObserver !== 'undefined') {
     new ResizeObserver(() => { viewDirty = true; schedule(); }).observe(container);
@@ -289,6 +302,30 @@ export function createSvgMap(container, hooks) {
       }
       land.appendChild(frag);
     },
+
+    /**
+     * Draws one region's street-scale land (GeoJSON with a top-level `bbox` [w, s, e, n]): the
+     * region's water over the world outlines, then its land, then its attribution as text.
+     */
+    setDetail(geojson) {
+      while (detail.firstChild) detail.removeChild(detail.firstChild);
+      const b = geojson && geojson.bbox;
+      if (!Array.isArray(b) || b.length !== 4) return;
+      const x0 = lonToX(b[0]), x1 = lonToX(b[2]), y0 = latToY(b[3]), y1 = latToY(b[1]);
+      el('rect', { x: x0, y: y0, width: x1 - x0, height: y1 - y0, fill: '#cfe2ee', stroke: 'none' }, detail);
+      for (const f of geojson.features || []) {
+        const d = geometryPath(f && f.geometry);
+        if (d) el('path', { d, class: 'shore', 'vector-effect': 'non-scaling-stroke' }, detail);
+      }
+      const source = geojson.properties && geojson.properties.source;
+      if (source) attribution.textContent = 'Countries: Natural Earth (public domain); shorelines: GSHHG (LGPL)';
+    },
+
+    /** Draws the group's places (documents of GET /v1/groups/{id}/places). */
+    setPlaces(places) { placeLayer.setPlaces(places); },
+
+    /** Shows the place being drawn (see placegeometry.js), null for none. */
+    setDraft(draft) { placeLayer.setDraft(draft); },
 
     /** Replaces the set of pins: `devs` is every device of the group; those located get a pin. */
     sync(devs) {

@@ -33,7 +33,10 @@ export function el(name, attrs, parent) {
   return e;
 }
 
-/** Path data (world units) for one GeoJSON Polygon's rings; holes are cut by evenodd. */
+/**
+ * Path data (world units) for one GeoJSON Polygon's rings; holes are cut by evenodd. Rounded to
+ * 1e-6 world units (about 4 cm at the equator): street-scale shorelines and places stay exact.
+ */
 export function ringsPath(rings) {
   let d = '';
   for (const ring of rings) {
@@ -41,7 +44,7 @@ export function ringsPath(rings) {
     const lons = unwrapLons(ring.map((p) => p[0])); // a ring crossing ±180 stays whole
     for (let i = 0; i < ring.length; i++) {
       const x = lonToX(lons[i]), y = latToY(ring[i][1]);
-      d += (i ? 'L' : 'M') + (Math.round(x * 1000) / 1000) + ' ' + (Math.round(y * 1000) / 1000);
+      d += (i ? 'L' : 'M') + (Math.round(x * 1e6) / 1e6) + ' ' + (Math.round(y * 1e6) / 1e6);
     }
     d += 'Z';
   }

@@ -6,7 +6,8 @@
 # script: the check sees them as literal text everywhere and nothing run, checks the
 # Content-Security-Policy (headers on every asset, no violation, enforced), and that the live
 # feed resumes with lastEventId after a refused reconnect. A second pass does the name and CSP
-# checks on the built-in SVG map. Saves screenshots to Tests/artifacts/webmap.png and
+# checks on the built-in SVG map, with its street-scale shorelines, and draws a place around the
+# office device whose exit must then arrive live. Saves screenshots to Tests/artifacts/webmap.png and
 # webmap-svg.png. Usage: scripts/browser-check.sh [fod-binary]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,5 +71,6 @@ $py Tests/browser/check.py --base "$base" --email demo@example.org --password de
 echo "== the same names and CSP on the built-in SVG map"
 $py Tests/browser/check.py --base "$base" --email demo@example.org --password demo-password --group "$group" \
   --device-id "$device" --expect-lon -74.0170 --expect-lat 40.7033 --min-pins 50 --force-map svg --expect-map svg \
-  "${names[@]}" --check-csp --no-move-check --screenshot Tests/artifacts/webmap-svg.png
+  "${names[@]}" --check-csp --no-move-check --screenshot Tests/artifacts/webmap-svg.png \
+  --places-fix-command "$(post_fix -73.30 41.30)"
 echo "browser check passed (screenshots: Tests/artifacts/webmap.png, webmap-svg.png)"

@@ -50,4 +50,7 @@ python3 ./scripts/generate-records-json.py 2000 "$work/Records.json"
 ./Benchmarks/import/run.sh --quick --file "$work/Records.json" | grep -q "ratio HTTP import"
 ./Benchmarks/timeline/run.sh --quick | grep -q "GET timeline over the range"
 
+echo "== places benchmark smoke (debug build, 5 groups × 10 places: figures mean nothing)"
+./.build/debug/fod-places-bench --groups 5 --places 10 --rounds 2 --batch 20 --sync normal | grep -q "ingest: with places"
+
 echo "check-tools: all passed"

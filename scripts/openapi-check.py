@@ -24,6 +24,7 @@ routes = set()
 for source in (root / "Sources/API").glob("*.swift"):
     text = source.read_text()
     routes |= {(m, p) for m, p in re.findall(r'Route\("([A-Z]+)", "([^"]+)"', text)}
+    routes |= {(m, p) for m, p in re.findall(r'\.(?:inline|deferred)\("([A-Z]+)", "([^"]+)"', text)}
     routes |= {("GET", p) for p in re.findall(r'case \w+ = "(/v1/[^"]+)"', text)}
 # Paths in the document and the methods under each.
 documented, current = {}, None

@@ -24,6 +24,7 @@ public struct Services: Sendable {
         public var importMaxBytes = 4 << 30
         public var shares = ShareService.Policy()
         public var shareStreams = ShareFeed.Configuration()
+        public var places = PlaceLimits()
         public init() {}
     }
 
@@ -44,6 +45,7 @@ public struct Services: Sendable {
     /// The live streams of share links.
     public let shareFeed: ShareFeed
     public let friends: FriendsService
+    public let places: PlaceService
     public let logger: Logger
 
     /// Everything wired to one store; every service publishes its group events to `live`.
@@ -72,6 +74,7 @@ public struct Services: Sendable {
         self.feed = FeedService(log: backend)
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
         self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces)
+        self.places = PlaceService(store: backend, limits: configuration.places)
         self.logger = logger
     }
 
@@ -96,6 +99,7 @@ public enum API {
         for route in QueryRoutes(services: services).routes { router.add(route) }
         for route in LiveRoutes(services: services).routes { router.add(route) }
         for route in ShareRoutes(services: services, web: web).routes { router.add(route) }
+        for route in PlaceRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
         return router
     }

@@ -19,8 +19,10 @@ struct LiveRoutes {
                 let queryID = try EventID.parse(request.query("lastEventId"))
                 let lastEventID = try EventID.parse(request.header("last-event-id")) ?? queryID
                 let groups = services.groups
+                let places = services.places
                 let stream = try services.live.subscribe(groupID: groupID, userID: userID, lastEventID: lastEventID) {
-                    Documents.group(try groups.group(id: groupID, for: .user(userID: userID)))
+                    PlaceDocuments.snapshot(group: Documents.group(try groups.group(id: groupID, for: .user(userID: userID))),
+                                            places: try places.places(groupID: groupID, for: userID))
                 }
                 var response = Response(contentType: "text/event-stream; charset=utf-8", stream: stream)
                 response.setHeader("Cache-Control", "no-cache")

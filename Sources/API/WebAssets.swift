@@ -3,7 +3,7 @@ import HTTPServer
 import JSONCore
 
 /// The web map's files, read once at start-up and served from memory: `Web/` (page, ES modules,
-/// styles), the countries basemap from `Data/`, Leaflet from Debian's `libjs-leaflet` when it
+/// styles), the countries basemap and the demo region's shorelines from `Data/`, Leaflet from Debian's `libjs-leaflet` when it
 /// is installed, and a `config.json` saying which map to use. Only names found at start-up are
 /// served, so a request path can never reach another file. Every answer carries the headers of
 /// `WebSecurityPolicy` (CSP, no referrer, no framing, no sniffing).
@@ -49,6 +49,7 @@ public struct WebAssets: Sendable {
             files[name] = load(configuration.webDirectory + "/" + name)
         }
         files["countries-110m.geojson"] = load(configuration.dataDirectory + "/countries-110m.geojson")
+        files["shoreline-ny-harbor.geojson"] = load(configuration.dataDirectory + "/shoreline-ny-harbor.geojson")
         var vendor: [String: Asset] = [:]
         for name in ["leaflet.js", "leaflet.css"] {
             vendor[name] = load(configuration.leafletDirectory + "/" + name)

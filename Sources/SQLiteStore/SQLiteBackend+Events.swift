@@ -38,10 +38,10 @@ extension SQLiteBackend: EventLog {
         if let before {
             try db.run("""
                 UPDATE events SET type = 'redacted', data = '{}'
-                WHERE device_key = ? AND fix_ts < ? AND type IN ('location', 'locations')
+                WHERE device_key = ? AND fix_ts < ? AND type IN ('location', 'locations', 'place')
                 """, [.integer(deviceKey), .integer(before)])
         } else {
-            try db.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = ? AND type IN ('location', 'locations')",
+            try db.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = ? AND type IN ('location', 'locations', 'place')",
                        [.integer(deviceKey)])
         }
     }

@@ -11,6 +11,7 @@ extension SQLiteBackend: LocationStore {
         let sequences = self.sequences
         let unmerged = self.unmerged
         let merger = self.merger
+        let placeShapes = self.placeShapes
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
@@ -76,7 +77,18 @@ extension SQLiteBackend: LocationStore {
                             .integer(cell), .integer(device.key)])
                 outcome.newLatestSequence = newest.sequence
             }
-            outcome.events = try Self.locationEvents(deviceID: deviceID, deviceKey: device.key, outcome: outcome, rule: rule, in: db)
+            let sharing = try Self.sharingPeriods(deviceID: deviceID, in: db)
+            outcome.events = try Self.locationEvents(deviceID: deviceID, deviceKey: device.key, outcome: outcome, rule: rule,
+                                                     sharing: sharing, in: db)
+            if !rule.silent, outcome.newLatestSequence != nil, !sharing.isEmpty {
+                // Place arrivals (not for imports): the fixes that became the latest in turn; of a
+                // backfill (an append larger than maxEventsPerAppend) only its newest.
+                var fresh = outcome.stored.filter { stored in device.lastTimestamp.map { stored.fix.timestamp >= $0 } ?? true }
+                    .sorted { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
+                if fresh.count > rule.maxEventsPerAppend { fresh = Array(fresh.suffix(1)) }
+                outcome.events += try PlaceArrivalStore.events(deviceID: deviceID, deviceKey: device.key, fresh: fresh,
+                                                               sharing: sharing, shapes: placeShapes, in: db)
+            }
             unmerged.add(entries)
             return outcome
         }, onCommit: { outcome in
@@ -87,9 +99,9 @@ extension SQLiteBackend: LocationStore {
 
     /// Location events for every group in which the device's member shares, as `rule` says.
     static func locationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
-                               in db: Database) throws -> [GroupEvent] {
+                               sharing periods: [DeviceSharing], in db: Database) throws -> [GroupEvent] {
         var events: [GroupEvent] = []
-        for sharing in try sharingPeriods(deviceID: deviceID, in: db) {
+        for sharing in periods {
             events += try appendEvents(groupID: sharing.groupID, rule.entries(
                 deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: sharing.userID, stored: outcome.stored,
                 newLatestSequence: outcome.newLatestSequence, windows: sharing.windows), in: db)

@@ -21,6 +21,8 @@ public final class SQLiteBackend: Sendable {
     /// Fixes in `index_queue`, mirrored in memory for queries and dedupe.
     let unmerged: UnmergedFixes
     let merger: IndexMerger
+    /// Parsed place shapes for arrivals on ingest.
+    let placeShapes = PlaceShapeCache()
     /// Test seam: runs once, inside the next geo reader's snapshot, between reading the merge
     /// point and taking the mirror (to make a merge land exactly there).
     let readerTestHook = Mutex<(@Sendable () -> Void)?>(nil)

@@ -239,5 +239,66 @@ public enum Schema {
             -- The owner's choice: the device's OwnTracks replies carry its groups' locations.
             ALTER TABLE devices ADD COLUMN receive_group_locations INTEGER NOT NULL DEFAULT 0;
             """),
+        .init(version: 10, name: "places (geofences), their cell index and presence", sql: """
+            -- A group's places: a circle (GeoJSON Point + radius, meters) or a Polygon, stored as
+            -- the client sent it. `key` is the compact internal key of the rows below.
+            CREATE TABLE places (
+                key INTEGER PRIMARY KEY,
+                id TEXT NOT NULL UNIQUE,
+                group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                name TEXT NOT NULL,
+                geometry TEXT NOT NULL,
+                radius REAL,
+                created_by TEXT NOT NULL,
+                created_at INTEGER NOT NULL,
+                updated_at INTEGER NOT NULL,
+                revision INTEGER NOT NULL DEFAULT 1   -- +1 whenever the geometry changes
+            );
+            CREATE INDEX places_by_group ON places(group_id, created_at);
+            -- The place index: each place's covering cells (PlaceShape: levels 4, 6, ..., 22,
+            -- signed cell ids as in cell_index), per group, so the places of a group that may
+            -- contain a fix are found by probing the fix's ancestors at those levels.
+            CREATE TABLE place_cells (
+                group_id TEXT NOT NULL,
+                cell INTEGER NOT NULL,
+                place_key INTEGER NOT NULL REFERENCES places(key) ON DELETE CASCADE,
+                PRIMARY KEY (group_id, cell, place_key)
+            ) WITHOUT ROWID;
+            CREATE INDEX place_cells_by_place ON place_cells(place_key);
+            -- Whose presence the server knows in a group's places: a row once the device's state
+            -- was set (silently) by its first evaluated fix. With a row, a place without a
+            -- presence row is one the device is outside of.
+            CREATE TABLE place_baselines (
+                group_id TEXT NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                device_key INTEGER NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                PRIMARY KEY (group_id, device_key)
+            ) WITHOUT ROWID;
+            CREATE INDEX place_baselines_by_device ON place_baselines(device_key);
+            -- Remembered presence: inside = 1, or 0 for "not known yet" (a fix too inaccurate
+            -- for the place set nothing). Outside is the absence of a row (under a baseline).
+            CREATE TABLE place_presence (
+                device_key INTEGER NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                group_id TEXT NOT NULL,
+                place_key INTEGER NOT NULL REFERENCES places(key) ON DELETE CASCADE,
+                inside INTEGER NOT NULL,
+                PRIMARY KEY (device_key, group_id, place_key)
+            ) WITHOUT ROWID;
+            CREATE INDEX place_presence_by_place ON place_presence(place_key);
+            -- A member who stops sharing or leaves is no longer followed: their presence is
+            -- forgotten, and set again silently once they share again.
+            CREATE TRIGGER place_state_ends_with_sharing AFTER UPDATE OF share_location ON memberships
+            WHEN NEW.share_location = 0 BEGIN
+                DELETE FROM place_baselines WHERE group_id = NEW.group_id
+                    AND device_key = (SELECT key FROM devices WHERE id = NEW.device_id);
+                DELETE FROM place_presence WHERE group_id = NEW.group_id
+                    AND device_key = (SELECT key FROM devices WHERE id = NEW.device_id);
+            END;
+            CREATE TRIGGER place_state_ends_with_membership AFTER DELETE ON memberships BEGIN
+                DELETE FROM place_baselines WHERE group_id = OLD.group_id
+                    AND device_key = (SELECT key FROM devices WHERE id = OLD.device_id);
+                DELETE FROM place_presence WHERE group_id = OLD.group_id
+                    AND device_key = (SELECT key FROM devices WHERE id = OLD.device_id);
+            END;
+            """),
     ])
 }

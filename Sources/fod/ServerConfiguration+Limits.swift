@@ -8,6 +8,7 @@ extension ServerConfiguration {
         "device-request-burst", "streams-per-user", "max-events-per-append", "query-max-keys", "query-timeout-ms",
         "concurrent-queries", "session-idle-days", "session-max-days", "sessions-per-user", "hashing-threads",
         "hashing-queue", "cover-max-cells", "cover-max-level", "near-scan-level", "fanout-interval-ms",
+        "places-per-group", "place-vertices",
     ]
 
     static let limitsHelp = """
@@ -28,6 +29,8 @@ extension ServerConfiguration {
           --sessions-per-user <n>    sessions one user holds; the oldest go first (default 50)
           --hashing-threads <n>      threads hashing passwords (default 2)
           --hashing-queue <n>        password checks that may wait before 503 (default 32)
+          --places-per-group <n>     places (geofences) one group may have (default 100)
+          --place-vertices <n>       positions a place polygon may have (default 1000)
         Query tuning (for experiments):
           --cover-max-cells <n>      cells in a query region's covering (default 8)
           --cover-max-level <n>      finest covering level (default 16)
@@ -68,5 +71,7 @@ extension ServerConfiguration {
         if let n = try bounded(arguments, "cover-max-level", 2...30) { services.queryTuning.coverer.maxLevel = n }
         if let n = try bounded(arguments, "near-scan-level", 4...24) { services.queryTuning.nearScanLevel = n }
         if let n = try bounded(arguments, "fanout-interval-ms", 0...1_000) { services.live.fanOutIntervalMilliseconds = n }
+        if let n = try bounded(arguments, "places-per-group", 1...100_000) { services.places.placesPerGroup = n }
+        if let n = try bounded(arguments, "place-vertices", 4...100_000) { services.places.verticesPerPolygon = n }
     }
 }

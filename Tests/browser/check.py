@@ -157,6 +157,9 @@ def run(a):
         if a.resume_fix_command:
             step = 'live feed resume'
             resume_check.check_resume(b, a, say)
+        if a.places_fix_command:
+            step = 'places'
+            places_check.check_places(b, a, say)
         if a.check_csp:
             step = 'csp'
             security_checks.check_csp(b, a, say)
@@ -214,6 +217,7 @@ def main():
     ap.add_argument('--timeline-device-token', help='device token of --device-id: import a short history and check the timeline panel')
     ap.add_argument('--timeline-lon', type=float, default=-74.0445)
     ap.add_argument('--timeline-lat', type=float, default=40.6892)
+    ap.add_argument('--places-fix-command', help='draw a place around --device-id, then run this (moving it far away) and wait for its exit')
     ap.add_argument('--timeout', type=float, default=20.0, help='seconds for each wait')
     ap.add_argument('--settle', type=float, default=0.5, help='seconds to wait before the screenshot')
     ap.add_argument('--screenshot', default=os.path.join(os.path.dirname(os.path.abspath(__file__)), 'screenshot.png'))

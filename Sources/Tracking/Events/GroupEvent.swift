@@ -12,6 +12,9 @@ public struct GroupEvent: Sendable, Equatable {
         /// `{deviceId, userId, count, from, to}` instead of an event per fix.
         case locations
         case membership
+        /// A device of a sharing member entered or left a place of the group:
+        /// `{type: "enter" | "exit", placeId, placeName, deviceId, userId, timestamp, location}`.
+        case place
         /// An event whose fix was deleted: kept in the log (ids stay gapless), never served.
         case redacted
     }
@@ -34,7 +37,7 @@ public struct GroupEvent: Sendable, Equatable {
     }
 
     /// Whether this event shows a member's positions (and so is served only while they share).
-    public var showsLocation: Bool { kind == .location || kind == .locations }
+    public var showsLocation: Bool { kind == .location || kind == .locations || kind == .place }
 }
 
 /// An event about to be appended to a group's log, in the transaction of its change.
@@ -103,4 +106,11 @@ public enum EventPayload {
          "from": .string(from), "to": .string(to)]
     }
 
+    /// A crossing of a place's edge by a device, at its fix's `timestamp` (RFC 3339) and position.
+    public static func place(_ crossing: PlaceCrossing, placeID: PlaceID, placeName: String, deviceID: DeviceID, userID: UserID,
+                             longitude: Double, latitude: Double, timestamp: String) -> JSONValue {
+        ["type": .string(crossing.rawValue), "placeId": .string(placeID.rawValue), "placeName": .string(placeName),
+         "deviceId": .string(deviceID.rawValue), "userId": .string(userID.rawValue), "timestamp": .string(timestamp),
+         "location": .array([.number(JSONNumber(longitude)), .number(JSONNumber(latitude))])]
+    }
 }

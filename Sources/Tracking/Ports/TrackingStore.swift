@@ -10,7 +10,7 @@
 /// - A fault of the storage itself (full, read-only, busy, unreachable) is thrown as a
 ///   `StoreFailure`, never as a trap; other errors are `TrackingError`s of the domain.
 public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, EventLog, GeoIndex, ExportStore, HistoryImportStore,
-    ShareStore, FriendStore {
+    ShareStore, FriendStore, PlaceStore {
     /// Figures for `/metrics` (name, help, value).
     var gauges: [StoreGauge] { get }
     /// Finishes queued writes and closes every connection. Call exactly once, last.

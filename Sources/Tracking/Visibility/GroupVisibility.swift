@@ -1,7 +1,7 @@
 /// What of a group's event log its members may be served right now: a pure value that follows
 /// the group's membership events, used by the live feed and `/changes` alike.
 ///
-/// Rules (API.md): location events go out only for members who share right now (turning
+/// Rules (API.md): location and place events go out only for members who share right now (turning
 /// sharing off hides past locations too); membership events go out to every member; redacted
 /// events (their fix was deleted) never go out; a member's stream ends with their own `left` or
 /// `removed` event, and every stream ends with the group's `deleted` event.
@@ -31,7 +31,7 @@ public struct GroupVisibility: Sendable, Equatable {
     public func serves(_ event: GroupEvent) -> Bool {
         switch event.kind {
         case .redacted: false
-        case .location, .locations: event.userID.map(sharing.contains) ?? false
+        case .location, .locations, .place: event.userID.map(sharing.contains) ?? false
         case .membership: true
         }
     }

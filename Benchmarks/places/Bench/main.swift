@@ -1,0 +1,245 @@
+import Foundation
+import GeoKit
+import JSONCore
+import LocationFormats
+import SQLiteStore
+import Storage
+import TestRandom
+import Tracking
+
+// fod-places-bench [--groups 1000] [--places 100] [--rounds 5] [--batch 100] [--inflight 32] [--sync full|normal]
+//
+// Arrivals on ingest (API.md, "Places (geofences) and arrivals"), side by side in one run:
+// 1. Batched ingest: two databases with the same `--groups` groups (one member and one phone
+//    each), one with `--places` places per group (circles of 50–500 m and polygons around the
+//    group's home, on the phone's paths), one without. Every round each phone appends one batch
+//    of `--batch` fixes of its walk (`--inflight` appends in flight, group-committed) to one
+//    database, then the same to the other (order alternating). Reports fixes/s per side
+//    (median of rounds) and the ratio with/without, plus the place events logged.
+// 2. Transition evaluation per fix: the place index's candidate lookup (one read, the probes
+//    ingest makes) plus the rule over those candidates, vs a brute-force distance check
+//    (`PlaceTransition` over all of the group's places), on the same fixes.
+
+var arguments = CommandLine.arguments.dropFirst()
+var options: [String: String] = [:]
+while let key = arguments.popFirst() {
+    guard key.hasPrefix("--"), let value = arguments.popFirst() else {
+        print("usage: fod-places-bench [--groups N] [--places N] [--rounds N] [--batch N] [--inflight N] [--sync full|normal]"); exit(2)
+    }
+    options[String(key.dropFirst(2))] = value
+}
+let groupCount = options["groups"].flatMap(Int.init) ?? 1_000
+let placesPerGroup = options["places"].flatMap(Int.init) ?? 100
+let rounds = max(1, options["rounds"].flatMap(Int.init) ?? 5)
+let batch = max(1, options["batch"].flatMap(Int.init) ?? 100)
+let inflight = max(1, options["inflight"].flatMap(Int.init) ?? 32)
+let synchronous: Database.Synchronous = options["sync"] == "normal" ? .normal : .full
+
+let metersPerDegree = 111_318.845
+func offset(_ p: (Double, Double), east: Double, north: Double) -> (Double, Double) {
+    (p.0 + east / (metersPerDegree * cos(p.1 * .pi / 180)), p.1 + north / metersPerDegree)
+}
+
+/// One group: its home, its places' geometry (GeoJSON + radius) and its phone's walk state.
+struct GroupPlan {
+    let home: (Double, Double)
+    var places: [(geometry: JSONValue, radius: Double?)] = []
+    var position: (Double, Double)
+    var heading = 0.0
+}
+
+var random = SplitMix64(seed: 20261201)   // every run builds the same world
+var plans: [GroupPlan] = (0..<groupCount).map { _ in
+    let home = (random.uniform(-74.25, -73.70), random.uniform(40.50, 40.90))
+    return GroupPlan(home: home, position: home)
+}
+for g in plans.indices {
+    for p in 0..<placesPerGroup {
+        let centre = offset(plans[g].home, east: random.uniform(-4_000, 4_000), north: random.uniform(-4_000, 4_000))
+        let point: JSONValue = .array([.number(JSONNumber(centre.0)), .number(JSONNumber(centre.1))])
+        if p % 5 == 4 {
+            let r = random.uniform(100, 400)
+            let ring: [JSONValue] = (0...6).map { i in
+                let a = Double(i % 6) / 6 * 2 * .pi
+                let v = offset(centre, east: r * cos(a), north: r * sin(a))
+                return .array([.number(JSONNumber(v.0)), .number(JSONNumber(v.1))])
+            }
+            plans[g].places.append((["type": "Polygon", "coordinates": .array([.array(ring)])], nil))
+        } else {
+            plans[g].places.append((["type": "Point", "coordinates": point], random.uniform(50, 500)))
+        }
+    }
+}
+
+/// The next `count` fixes of group `g`'s phone: 5 s apart, ~8 m/s, turning slowly, drawn home.
+@MainActor func walk(_ g: Int, count: Int, from start: Int64) -> [Fix] {
+    var fixes: [Fix] = []
+    for i in 0..<count {
+        var plan = plans[g]
+        plan.heading += random.uniform(-0.4, 0.4)
+        let toHome = atan2(plan.home.1 - plan.position.1, plan.home.0 - plan.position.0)
+        let far = hypot((plan.home.0 - plan.position.0) * metersPerDegree, (plan.home.1 - plan.position.1) * metersPerDegree) > 5_000
+        if far { plan.heading = toHome }
+        plan.position = offset(plan.position, east: 40 * cos(plan.heading), north: 40 * sin(plan.heading))
+        plans[g] = plan
+        fixes.append(Fix(longitude: plan.position.0, latitude: plan.position.1, timestamp: start + Int64(i) * 5_000,
+                         accuracy: random.uniform(5, 30)))
+    }
+    return fixes
+}
+
+struct Side {
+    let name: String
+    let backend: SQLiteBackend
+    let locations: LocationService
+    var devices: [(DeviceID, Credential)] = []
+    var groups: [GroupID] = []
+    var owners: [UserID] = []
+    var rates: [Double] = []
+}
+
+@MainActor func makeSide(_ name: String, withPlaces: Bool) async throws -> Side {
+    let directory = NSTemporaryDirectory() + "fod-places-bench-\(name)-\(getpid())"
+    try? FileManager.default.removeItem(atPath: directory)
+    let backend = try SQLiteBackend.open(directory: directory, synchronous: synchronous)
+    var policy = AccountService.Policy()
+    policy.passwordCost = .minimal
+    policy.signUpsPerAddressPerHour = 1_000_000
+    policy.hashingQueue = 100_000
+    let accounts = try AccountService(store: backend, directory: backend, policy: policy)
+    let devices = DeviceService(store: backend)
+    let groups = GroupService(store: backend)
+    var limits = PlaceLimits()
+    limits.placesPerGroup = max(placesPerGroup, 1)
+    let places = PlaceService(store: backend, limits: limits)
+    var side = Side(name: name, backend: backend, locations: LocationService(store: backend, directory: backend, requestLimit: .none))
+    // Concurrent setup: the writer group-commits, so 100,000 places take seconds, not an fsync each.
+    let members = try await withThrowingTaskGroup(of: (Int, UserID, DeviceID, GroupID).self) { tasks in
+        for g in 0..<groupCount {
+            tasks.addTask {
+                let user = try await accounts.signUp(email: "u\(g)@example.org", password: "password-\(g)", displayName: "U\(g)").user
+                let (device, _) = try await devices.add(ownerID: user.id, name: "phone \(g)", platformID: nil)
+                let group = try await groups.create(userID: user.id, name: "G\(g)", deviceID: device.id)
+                return (g, user.id, device.id, group.record.id)
+            }
+        }
+        var all: [(Int, UserID, DeviceID, GroupID)] = []
+        for try await member in tasks { all.append(member) }
+        return all.sorted { $0.0 < $1.0 }
+    }
+    for (_, user, device, group) in members {
+        side.devices.append((device, .device(deviceID: device, ownerID: user)))
+        side.groups.append(group)
+        side.owners.append(user)
+    }
+    if withPlaces {
+        let plansNow = plans
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            var pending = 0
+            for (g, (_, user, _, group)) in members.enumerated() {
+                for (i, place) in plansNow[g].places.enumerated() {
+                    if pending >= 512 { _ = try await tasks.next(); pending -= 1 }
+                    pending += 1
+                    tasks.addTask {
+                        _ = try await places.create(groupID: group, by: user, name: "P\(i)", geometry: place.geometry,
+                                                    radius: place.radius.map { .number(JSONNumber($0)) })
+                    }
+                }
+            }
+            try await tasks.waitForAll()
+        }
+    }
+    return side
+}
+
+/// Appends one batch per device (the same batches to every side), `inflight` at a time; returns fixes/s.
+@MainActor func ingest(_ side: Side, batches: [[Fix]]) async throws -> Double {
+    let started = DispatchTime.now().uptimeNanoseconds
+    try await withThrowingTaskGroup(of: Void.self) { tasks in
+        var next = 0
+        func launch() {
+            let index = next
+            next += 1
+            let (device, credential) = side.devices[index]
+            tasks.addTask { _ = try await side.locations.ingest(batches[index], deviceID: device, credential: credential, countsAsRequest: false) }
+        }
+        while next < min(inflight, batches.count) { launch() }
+        while try await tasks.next() != nil { if next < batches.count { launch() } }
+    }
+    let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+    return Double(batches.count * batch) / seconds
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+print("building: \(groupCount) groups × \(placesPerGroup) places, batches of \(batch), \(inflight) in flight, synchronous=\(synchronous)")
+let setupStart = Date()
+var with = try await makeSide("with", withPlaces: true)
+var without = try await makeSide("without", withPlaces: false)
+print(String(format: "setup %.1f s", Date().timeIntervalSince(setupStart)))
+
+let start: Int64 = 1_764_547_200_000  // 2025-12-01T00:00:00Z
+var sample: [(group: Int, fix: Fix)] = []
+for round in 0..<rounds {
+    let batches = (0..<groupCount).map { walk($0, count: batch, from: start + Int64(round * batch) * 5_000) }
+    if round == rounds - 1 { for g in 0..<groupCount { for fix in batches[g] { sample.append((g, fix)) } } }
+    let order = round % 2 == 0 ? [0, 1] : [1, 0]
+    for side in order {
+        if side == 0 { with.rates.append(try await ingest(with, batches: batches)) }
+        else { without.rates.append(try await ingest(without, batches: batches)) }
+    }
+    print(String(format: "round %d: with places %.0f fixes/s, without %.0f fixes/s", round + 1, with.rates[round], without.rates[round]))
+}
+var placeEvents = 0
+for groupID in with.groups {
+    placeEvents += try with.backend.events(groupID: groupID, after: .start, limit: 100_000).filter { $0.kind == .place }.count
+}
+let ratio = median(with.rates) / median(without.rates)
+print(String(format: "ingest: with places %.0f fixes/s, without %.0f fixes/s (medians of %d rounds): ratio %.3f; %d place events",
+             median(with.rates), median(without.rates), rounds, ratio, placeEvents))
+
+// 2. Evaluation cost per fix on the last round's fixes.
+let shapes: [[PlaceShape]] = try plans.map { plan in
+    try plan.places.map { PlaceShape(region: try PlaceRegion.parse(geometry: $0.geometry, radius: $0.radius.map { .number(JSONNumber($0)) })) }
+}
+var byGroup: [Int: [Fix]] = [:]
+for (g, fix) in sample { byGroup[g, default: []].append(fix) }
+let placeService = PlaceService(store: with.backend)
+var indexedNanos: UInt64 = 0, bruteNanos: UInt64 = 0, candidatesSeen = 0, agree = 0, total = 0
+for (g, fixes) in byGroup.sorted(by: { $0.key < $1.key }) {
+    // Place id → its shape (places are named P0, P1, … in plan order).
+    let ids = try placeService.places(groupID: with.groups[g], for: with.owners[g])
+    var shapeOf: [PlaceID: PlaceShape] = [:]
+    for entry in ids { if let i = Int(entry.place.name.dropFirst()) { shapeOf[entry.place.id] = shapes[g][i] } }
+    let positions = fixes.map { PlaceArrivals.Position(longitude: $0.longitude, latitude: $0.latitude, accuracyMeters: $0.accuracy, timestamp: $0.timestamp) }
+    var t0 = DispatchTime.now().uptimeNanoseconds
+    let candidates = try with.backend.placeCandidates(groupID: with.groups[g], points: fixes.map { ($0.longitude, $0.latitude) })
+    var insideIndexed = 0
+    for (position, found) in zip(positions, candidates) {
+        for id in found {
+            guard let shape = shapeOf[id] else { continue }
+            if PlaceTransition.evaluate(region: shape.region, remembered: .outside, point: position.point, accuracyMeters: position.accuracyMeters).crossing != nil {
+                insideIndexed += 1
+            }
+        }
+    }
+    indexedNanos += DispatchTime.now().uptimeNanoseconds - t0
+    candidatesSeen += candidates.reduce(0) { $0 + $1.count }
+    t0 = DispatchTime.now().uptimeNanoseconds
+    var insideBrute = 0
+    for position in positions {
+        for shape in shapes[g] where PlaceTransition.evaluate(region: shape.region, remembered: .outside, point: position.point,
+                                                              accuracyMeters: position.accuracyMeters).crossing != nil {
+            insideBrute += 1
+        }
+    }
+    bruteNanos += DispatchTime.now().uptimeNanoseconds - t0
+    total += positions.count
+    if insideBrute == insideIndexed { agree += 1 }
+}
+print(String(format: "evaluation per fix over %d fixes: place index (SQLite probes + rule on candidates) %.2f µs, %.2f candidates; brute force over %d places %.2f µs (%.1f×); %d/%d groups agree",
+             total, Double(indexedNanos) / Double(total) / 1_000, Double(candidatesSeen) / Double(total), placesPerGroup,
+             Double(bruteNanos) / Double(total) / 1_000, Double(bruteNanos) / Double(max(indexedNanos, 1)), agree, byGroup.count))
+with.backend.close()
+without.backend.close()
+for side in ["with", "without"] { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "fod-places-bench-\(side)-\(getpid())") }
