@@ -43,6 +43,23 @@ import HTTPTestSupport
         }
     }
 
+    @Test func anImportChangesNothing() throws {
+        try TestApp.with { app in
+            let w = try PlaceWorld(app: app)
+            _ = try w.createCircle("Home", radius: 100)
+            try w.walk("B1", [10], from: 0)
+            // A GPX of later fixes that leave and come back: imported history logs no arrivals.
+            let points = [(3_000.0, 60_000), (20.0, 120_000), (4_000.0, 180_000)].map { meters, offset -> String in
+                let (lon, lat) = PlaceWorld.east(meters)
+                return #"<trkpt lat="\#(lat)" lon="\#(lon)"><time>\#(ImportTests.rfc3339(w.start + Int64(offset)))</time></trkpt>"#
+            }
+            let gpx = #"<?xml version="1.0"?><gpx version="1.1" creator="test"><trk><trkseg>\#(points.joined())</trkseg></trk></gpx>"#
+            let reply = try ImportTests.post(app, device: w.devices["B1"]!.id, token: w.devices["B1"]!.token, body: Array(gpx.utf8))
+            #expect(reply.status == 200 && reply.json["accepted"].int == 3, "\(reply.text)")
+            #expect(try w.placeEvents().isEmpty)
+        }
+    }
+
     @Test func aPlaceDrawnAroundAParkedDeviceGivesNoEvent() throws {
         try TestApp.with { app in
             let w = try PlaceWorld(app: app)
