@@ -27,7 +27,7 @@ hostile_group='<iframe srcdoc="<script>parent.__xss=4</script>">'
 
 # Wait for the demo group to be filled, then take the office device, give it a fresh token, and
 # give it, the demo user and a new group of the demo user the names above.
-read -r group device token < <($py - "$base" "$hostile_device" "$hostile_member" "$hostile_group" <<'PY'
+read -r group device token usertoken < <($py - "$base" "$hostile_device" "$hostile_member" "$hostile_group" <<'PY'
 import json, sys, time, urllib.request
 base, device_name, member_name, group_name = sys.argv[1:5]
 def call(method, path, body=None, token=None):
@@ -56,7 +56,7 @@ fresh = call("POST", f"/v1/devices/{device}/token", token=token)["deviceToken"]
 call("PATCH", f"/v1/devices/{device}", {"name": device_name}, token=token)
 call("PATCH", "/v1/me", {"displayName": member_name}, token=token)
 call("POST", "/v1/groups", {"name": group_name, "deviceId": device}, token=token)
-print(group, device, fresh)
+print(group, device, fresh, token)
 PY
 )
 echo "demo group $group ready; office device $device"
@@ -73,4 +73,7 @@ $py Tests/browser/check.py --base "$base" --email demo@example.org --password de
   --device-id "$device" --expect-lon -74.0170 --expect-lat 40.7033 --min-pins 50 --force-map svg --expect-map svg \
   "${names[@]}" --check-csp --no-move-check --screenshot Tests/artifacts/webmap-svg.png \
   --places-fix-command "$(post_fix -73.30 41.30)"
-echo "browser check passed (screenshots: Tests/artifacts/webmap.png, webmap-svg.png)"
+echo "== the share-link page (/s/<token>, no sign-in): the device's name as text, live pin, revocation"
+$py Tests/browser/share_check.py --base "$base" --user-token "$usertoken" --device-id "$device" --device-token "$token" \
+  --expect-name "$hostile_device" --screenshot Tests/artifacts/share.png
+echo "browser check passed (screenshots: Tests/artifacts/webmap.png, webmap-svg.png, share.png)"

@@ -49,6 +49,8 @@ python3 ./scripts/generate-records-json.py 2000 "$work/Records.json"
 ./.build/debug/fod-import-bench "$work/Records.json" | grep -q "format google-records, 2000 points, 1998 fixes, 2 rejected"
 ./Benchmarks/import/run.sh --quick --file "$work/Records.json" | grep -q "ratio HTTP import"
 ./Benchmarks/timeline/run.sh --quick | grep -q "GET timeline over the range"
+echo "== OwnTracks friends benchmark smoke (5 friends, 100 requests a case)"
+./.build/debug/fod-owntracks-bench --friends 5 --requests 100 --sync normal | grep -q "10 messages"
 
 echo "== places benchmark smoke (debug build, 5 groups × 10 places: figures mean nothing)"
 ./.build/debug/fod-places-bench --groups 5 --places 10 --rounds 2 --batch 20 --sync normal | grep -q "ingest: with places"
