@@ -18,6 +18,7 @@ public struct GeoError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let overlappingLoops = Code("overlappingLoops")
         public static let strictWindingHoles = Code("strictWindingHoles")
         public static let emptyPolygon = Code("emptyPolygon")
+        public static let tooComplex = Code("tooComplex")
     }
 
     /// The kind of error.
@@ -52,6 +53,12 @@ public struct GeoError: Error, Sendable, Hashable, CustomStringConvertible {
         .strictWindingHoles, "Only one ring allowed with the strict-winding CRS")
     /// A polygon with no rings.
     public static let emptyPolygon = GeoError(.emptyPolygon, "Polygon has no loops")
+
+    /// A polygon whose edges (or rings) lie so close together along every axis that checking it
+    /// for self-intersections would exceed the work budget (``EdgeSweep/budget(for:)``).
+    public static func tooComplex(edges: Int) -> GeoError {
+        GeoError(.tooComplex, "Polygon is too complex to validate: the bounding boxes of its \(edges) edges overlap too much (more than \(EdgeSweep.budget(for: edges)) checks); simplify it")
+    }
 
     /// An invalid-loop error with a specific reason appended.
     static func invalidLoop(_ reason: String) -> GeoError {

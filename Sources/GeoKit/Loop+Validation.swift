@@ -22,7 +22,9 @@ extension Loop {
     ///
     /// Self-intersections are found with a sweep over the edges' 3-D bounding boxes (an arc lies
     /// within its sagitta, 1 − cos(θ/2), of its chord), so typical rings take O(n log n); each
-    /// candidate pair is decided with exact orientation signs plus a touching test.
+    /// candidate pair is first screened with two plane-side tests, then decided with exact
+    /// orientation signs plus a touching test. A ring whose boxes overlap so much that the sweep
+    /// exceeds its budget (``EdgeSweep/budget(for:)``) is refused with ``GeoError/tooComplex``.
     func validationError() -> GeoError? {
         let v = vertices
         let n = v.count
@@ -44,66 +46,39 @@ extension Loop {
         }
         guard n > 3 else { return nil }
         var problem: GeoError?
-        EdgeSweep.forEachCandidatePair(EdgeSweep.boxes(loops: [v])) { first, second in
+        let outcome = EdgeSweep.forEachCandidatePair(EdgeSweep.boxes(loops: [v]), budget: EdgeSweep.budget(for: n)) { first, second in
             let i = first.edge, j = second.edge
             if (i + 1) % n == j || (j + 1) % n == i { return true }
-            if Self.edgesIntersect(v[i], v[(i + 1) % n], v[j], v[(j + 1) % n]) {
+            let a = v[i], b = v[(i + 1) % n], c = v[j], d = v[(j + 1) % n]
+            if !Self.edgesSurelyApart(a, b, c, d) && Self.edgesIntersect(a, b, c, d) {
                 problem = .invalidLoop("edges \(Swift.min(i, j)) and \(Swift.max(i, j)) cross")
                 return false
             }
             return true
         }
+        if outcome == .overBudget { return .tooComplex(edges: n) }
         return problem
+    }
+
+    /// Whether edges (a, b) and (c, d) of unit vectors are surely more than ``touchTolerance``
+    /// apart: both ends of one lie clear on one side of the other's great circle (then so does
+    /// the whole arc). Cheap, no trigonometry; false means "decide exactly".
+    static func edgesSurelyApart(_ a: S2Point, _ b: S2Point, _ c: S2Point, _ d: S2Point) -> Bool {
+        clearOfGreatCircle(a, b, c, d) || clearOfGreatCircle(c, d, a, b)
+    }
+
+    /// Whether `c` and `d` are both on one side of the great circle through `a` and `b`, each
+    /// farther than ``touchTolerance`` from it. The margin covers the rounding of the plain cross
+    /// and dot products (≤ 1e-15 for unit vectors), so a true answer is never wrong.
+    static func clearOfGreatCircle(_ a: S2Point, _ b: S2Point, _ c: S2Point, _ d: S2Point) -> Bool {
+        let normal = a.cross(b)
+        let margin = normal.norm * touchTolerance * 1.01 + 1e-14
+        let sc = normal.dot(c), sd = normal.dot(d)
+        return (sc > margin && sd > margin) || (sc < -margin && sd < -margin)
     }
 
     /// Whether closed edges (a, b) and (c, d) share a point (cross or touch).
     static func edgesIntersect(_ a: S2Point, _ b: S2Point, _ c: S2Point, _ d: S2Point) -> Bool {
         EdgeMath.distance(edge: a, b, toEdge: c, d) <= touchTolerance
-    }
-}
-
-/// A sweep over edge bounding boxes that reports pairs of edges whose boxes overlap.
-enum EdgeSweep {
-    struct Box {
-        var lo: S2Point
-        var hi: S2Point
-        let loop: Int
-        let edge: Int
-    }
-
-    /// Boxes for every edge of every loop (each loop closed implicitly).
-    static func boxes(loops: [[S2Point]]) -> [Box] {
-        var result: [Box] = []
-        for (loopIndex, v) in loops.enumerated() {
-            let n = v.count
-            for i in 0..<n {
-                let a = v[i], b = v[(i + 1) % n]
-                let theta = a.angle(to: b).radians
-                // sagitta = 1 − cos(θ/2) = 2 sin²(θ/4), plus rounding slack.
-                let s = 2 * (theta / 4) * (theta / 4) + 1e-15 + 1e-12 * theta
-                let pad = S2Point(x: s, y: s, z: s)
-                let lo = S2Point(x: Swift.min(a.x, b.x), y: Swift.min(a.y, b.y), z: Swift.min(a.z, b.z)) - pad
-                let hi = S2Point(x: Swift.max(a.x, b.x), y: Swift.max(a.y, b.y), z: Swift.max(a.z, b.z)) + pad
-                result.append(Box(lo: lo, hi: hi, loop: loopIndex, edge: i))
-            }
-        }
-        return result
-    }
-
-    /// Calls `body` for every pair of boxes that overlap in x, y and z, until it returns false.
-    /// Pairs are reported once, in no particular order.
-    static func forEachCandidatePair(_ boxes: [Box], _ body: (Box, Box) -> Bool) {
-        let sorted = boxes.sorted { $0.lo.x < $1.lo.x }
-        for i in sorted.indices {
-            let first = sorted[i]
-            var j = i + 1
-            while j < sorted.count && sorted[j].lo.x <= first.hi.x {
-                let second = sorted[j]
-                j += 1
-                if second.lo.y > first.hi.y || second.hi.y < first.lo.y { continue }
-                if second.lo.z > first.hi.z || second.hi.z < first.lo.z { continue }
-                if !body(first, second) { return }
-            }
-        }
     }
 }

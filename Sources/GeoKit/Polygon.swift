@@ -43,6 +43,10 @@ public struct Polygon: Sendable, Region, CustomStringConvertible {
     }
 
     /// Throws the first problem found (see ``isValid``). Loops may share vertices but not cross.
+    ///
+    /// Work is bounded like loop validation: crossings between rings come from one sweep over
+    /// all edges, and pairs of holes are compared only when their bounding boxes overlap; when
+    /// either exceeds its budget the polygon is refused with ``GeoError/tooComplex``.
     public func validate() throws(GeoError) {
         try shell.validate()
         for hole in holes {
@@ -50,30 +54,52 @@ public struct Polygon: Sendable, Region, CustomStringConvertible {
         }
         guard !holes.isEmpty else { return }
         let loops = [shell] + holes
+        let edges = loops.reduce(0) { $0 + $1.count }
         var crossing = false
-        EdgeSweep.forEachCandidatePair(EdgeSweep.boxes(loops: loops.map(\.vertices))) { first, second in
+        let sweep = EdgeSweep.forEachCandidatePair(EdgeSweep.boxes(loops: loops.map(\.vertices)),
+                                                   budget: EdgeSweep.budget(for: edges)) { first, second in
             guard first.loop != second.loop else { return true }
             let l1 = loops[first.loop], l2 = loops[second.loop]
-            if EdgeMath.crossProperly(l1.vertex(first.edge), l1.vertex(first.edge + 1),
-                                      l2.vertex(second.edge), l2.vertex(second.edge + 1)) {
+            let a = l1.vertex(first.edge), b = l1.vertex(first.edge + 1)
+            let c = l2.vertex(second.edge), d = l2.vertex(second.edge + 1)
+            if !Loop.edgesSurelyApart(a, b, c, d) && EdgeMath.crossProperly(a, b, c, d) {
                 crossing = true
                 return false
             }
             return true
         }
         if crossing { throw GeoError.overlappingLoops }
+        if sweep == .overBudget { throw GeoError.tooComplex(edges: edges) }
         for hole in holes {
             for vertex in hole.vertices where !shell.contains(vertex) {
                 throw GeoError.holeNotContained
             }
         }
-        for (i, hole) in holes.enumerated() {
-            for (j, other) in holes.enumerated() where i != j {
-                if hole.vertices.contains(where: { other.containsStrictly($0) }) {
-                    throw GeoError.overlappingLoops
-                }
+        try validateHolesApart(edges: edges)
+    }
+
+    /// No hole has a vertex strictly inside another. Only holes whose regions' bounding boxes
+    /// overlap are compared, each comparison charged by the vertices it tests.
+    private func validateHolesApart(edges: Int) throws(GeoError) {
+        guard holes.count > 1 else { return }
+        let boxes = EdgeSweep.alongBestAxis(holes.enumerated().map { EdgeSweep.box(of: $1.capBound, loop: $0) })
+        var budget = EdgeSweep.budget(for: edges)
+        var overlapping = false, exhausted = false
+        let outcome = EdgeSweep.forEachCandidatePair(boxes, budget: budget) { first, second in
+            let h1 = holes[first.loop], h2 = holes[second.loop]
+            budget -= h1.count + h2.count
+            if budget < 0 {
+                exhausted = true
+                return false
             }
+            if h1.vertices.contains(where: { h2.containsStrictly($0) }) || h2.vertices.contains(where: { h1.containsStrictly($0) }) {
+                overlapping = true
+                return false
+            }
+            return true
         }
+        if overlapping { throw GeoError.overlappingLoops }
+        if exhausted || outcome == .overBudget { throw GeoError.tooComplex(edges: edges) }
     }
 
     // MARK: Region

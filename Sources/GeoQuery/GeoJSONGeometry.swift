@@ -99,6 +99,12 @@ public indirect enum GeoJSONGeometry: Sendable {
         Cell(CellID(point)) ?? Cell.face(CellID(point).face)
     }
 
+    /// Most positions one geometry may have, counting every vertex of its rings, lines and
+    /// points together (100,000). Generous for real outlines — a detailed country border has a
+    /// few tens of thousands, and a 4 MiB query body holds ~120,000 full-precision positions —
+    /// while a larger geometry is refused before any of it is validated.
+    public static let maxPositions = 100_000
+
     /// Parses and validates a GeoJSON geometry object.
     ///
     /// - Throws: ``GeoQueryError`` — 400 for broken structure (`invalid_geojson`, `invalid_crs`,
@@ -228,6 +234,13 @@ enum GeoJSONParser {
     // MARK: Geometries
 
     static func geometry(_ value: JSONValue, nested: Bool) throws(GeoQueryError) -> GeoJSONGeometry {
+        if !nested {
+            let count = positionCount(value)
+            guard count <= GeoJSONGeometry.maxPositions else {
+                throw GeoQueryError(.tooManyVertices,
+                                    "GeoJSON geometry must have at most \(GeoJSONGeometry.maxPositions) positions in all, given \(count)")
+            }
+        }
         let object = try object(value)
         let type = try type(of: object)
         let strict = try isStrictWinding(object)
@@ -283,6 +296,27 @@ enum GeoJSONParser {
             var members: [GeoJSONGeometry] = []
             for element in list { members.append(try geometry(element, nested: true)) }
             return .geometryCollection(members)
+        }
+    }
+
+    /// The number of positions a geometry holds, read from its array sizes alone (malformed
+    /// parts count 0; parsing reports them).
+    static func positionCount(_ value: JSONValue) -> Int {
+        func count(_ value: JSONValue?, depth: Int) -> Int {
+            guard let elements = value?.arrayValue else { return 0 }
+            guard depth > 0 else { return elements.count }
+            return elements.reduce(0) { $0 + count($1, depth: depth - 1) }
+        }
+        switch value["type"]?.stringValue {
+        case "Point": return 1
+        case "MultiPoint", "LineString": return count(value["coordinates"], depth: 0)
+        case "MultiLineString", "Polygon": return count(value["coordinates"], depth: 1)
+        case "MultiPolygon": return count(value["coordinates"], depth: 2)
+        case "GeometryCollection":
+            return (value["geometries"]?.arrayValue ?? []).reduce(0) { total, member in
+                member["type"]?.stringValue == "GeometryCollection" ? total : total + positionCount(member)
+            }
+        default: return 0
         }
     }
 

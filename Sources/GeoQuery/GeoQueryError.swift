@@ -19,7 +19,8 @@ import GeoKit
 ///   allowed, rings that are not closed, have fewer than 3 distinct vertices, self-intersect, or
 ///   holes outside the shell or overlapping, LineStrings with fewer than 2 distinct vertices or
 ///   antipodal neighbours, empty multi-geometries, nested GeometryCollections, and legacy
-///   `$polygon`s with fewer than 3 points.
+///   `$polygon`s with fewer than 3 points; and, as limits on work, geometries with more than
+///   ``GeoJSONGeometry/maxPositions`` positions or polygons too complex to validate.
 ///
 /// Errors compare equal when code and message are equal.
 public struct GeoQueryError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -82,6 +83,12 @@ public struct GeoQueryError: Error, Sendable, Hashable, CustomStringConvertible 
         case nestedGeometryCollection = "nested_geometry_collection"
         /// A legacy `$polygon` with fewer than 3 points.
         case tooFewPoints = "too_few_points"
+        /// A GeoJSON geometry with more than ``GeoJSONGeometry/maxPositions`` positions in all.
+        case tooManyVertices = "too_many_vertices"
+        /// A polygon whose edges or rings overlap so much that validating it would exceed
+        /// GeoKit's work budget (a valid but pathological shape, such as a fine zig-zag turned
+        /// against every axis): simplify it.
+        case polygonTooComplex = "polygon_too_complex"
 
         /// The HTTP status hint: 400 for malformed queries, 422 for invalid geometry.
         public var status: Int {
@@ -91,7 +98,7 @@ public struct GeoQueryError: Error, Sendable, Hashable, CustomStringConvertible 
                 return 400
             case .coordinateOutOfBounds, .unknownCRS, .strictWindingUnsupported, .loopNotClosed, .tooFewVertices,
                  .invalidLoop, .holeNotContained, .overlappingLoops, .strictWindingHoles, .emptyGeometry,
-                 .invalidLineString, .nestedGeometryCollection, .tooFewPoints:
+                 .invalidLineString, .nestedGeometryCollection, .tooFewPoints, .tooManyVertices, .polygonTooComplex:
                 return 422
             }
         }
@@ -133,6 +140,7 @@ extension GeoQueryError {
         case .overlappingLoops: code = .overlappingLoops
         case .strictWindingHoles: code = .strictWindingHoles
         case .emptyPolygon: code = .emptyGeometry
+        case .tooComplex: code = .polygonTooComplex
         default: code = .invalidLoop
         }
         let message = context.map { "\(error.message) (\($0))" } ?? error.message

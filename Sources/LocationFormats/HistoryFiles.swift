@@ -84,14 +84,14 @@ enum GeoJSONHistory {
     }
 }
 
-/// GPX 1.0/1.1: every `trkpt`, `rtept` and `wpt` with `lat`/`lon` attributes, `<time>` and `<ele>`.
+/// GPX 1.0/1.1: every `trkpt`, `rtept` and `wpt` with `lat`/`lon` attributes, `<time>` and `<ele>`,
+/// in file order.
 enum GPXHistory {
     static func fixes(from bytes: [UInt8]) -> [JSONValue] {
         let text = String(decoding: bytes, as: UTF8.self)
         var out: [JSONValue] = []
         var rest = Substring(text)
-        while let open = rest.firstRange(of: "<trkpt") ?? rest.firstRange(of: "<rtept") ?? rest.firstRange(of: "<wpt") {
-            let tagName = String(rest[open].dropFirst())
+        while let (open, tagName) = nextPointTag(in: rest) {
             guard let tagEnd = rest[open.upperBound...].firstIndex(of: ">") else { break }
             let attributes = rest[open.upperBound..<tagEnd]
             let selfClosing = attributes.hasSuffix("/")
@@ -112,6 +112,24 @@ enum GPXHistory {
             rest = rest[next...]
         }
         return out
+    }
+
+    static let pointTags = ["trkpt", "rtept", "wpt"]
+    static let nameEnds: Set<Character> = [" ", "\t", "\n", "\r", "\r\n", "/", ">"]
+
+    /// The first `<trkpt`, `<rtept` or `<wpt` start tag in `text` (the name followed by a space,
+    /// `/` or `>`): the range from `<` to the end of the name, and the name.
+    static func nextPointTag(in text: Substring) -> (range: Range<Substring.Index>, name: String)? {
+        var search = text
+        while let open = search.firstIndex(of: "<") {
+            let after = search[search.index(after: open)...]
+            for name in pointTags where after.hasPrefix(name) {
+                let end = after.index(after.startIndex, offsetBy: name.count)
+                if end == after.endIndex || nameEnds.contains(after[end]) { return (open..<end, name) }
+            }
+            search = after
+        }
+        return nil
     }
 
     static func attribute(_ name: String, in tag: Substring) -> String? {

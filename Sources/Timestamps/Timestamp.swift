@@ -17,11 +17,12 @@ public enum Timestamp {
     }
 
     /// `2026-11-30T08:15:00.000Z` for `ms` milliseconds since 1970 (proleptic Gregorian, UTC).
+    ///
+    /// Defined for every `Int64`: years outside 0000–9999 (never a validated fix time) are
+    /// written as ISO 8601 expanded years, with more digits or a leading `-`.
     public static func rfc3339(millisecondsSince1970 ms: Int64) -> String {
-        let millis = ((ms % 1000) + 1000) % 1000
-        let seconds = (ms - millis) / 1000
-        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
-        let secondOfDay = seconds - days * 86_400
+        let (seconds, millis) = floorDivision(ms, 1000)
+        let (days, secondOfDay) = floorDivision(seconds, 86_400)
         let (y, m, d) = civilDate(daysSince1970: days)
         var out = ""
         out.reserveCapacity(24)
@@ -31,7 +32,8 @@ public enum Timestamp {
         return out
     }
 
-    /// Year, month (1–12), day (1–31) of a day count since 1970-01-01.
+    /// Year, month (1–12), day (1–31) of a day count since 1970-01-01 (|days| up to 10^15,
+    /// beyond any date an `Int64` millisecond count can express).
     public static func civilDate(daysSince1970 days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
@@ -44,7 +46,7 @@ public enum Timestamp {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date.
+    /// Days since 1970-01-01 of a proleptic Gregorian date (|year| up to 10^12).
     public static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
@@ -55,9 +57,17 @@ public enum Timestamp {
         return era * 146_097 + doe - 719_468
     }
 
+    /// Quotient rounded down and the non-negative remainder; cannot overflow (`divisor` > 1).
+    private static func floorDivision(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
+        let (q, r) = value.quotientAndRemainder(dividingBy: divisor)
+        return r < 0 ? (q - 1, r + divisor) : (q, r)
+    }
+
+    /// `value` in decimal, zero-padded to `width` digits after any minus sign.
     private static func pad(_ value: Int64, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+        let digits = String(value.magnitude)
+        let padded = digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+        return value < 0 ? "-" + padded : padded
     }
 }
 

@@ -26,6 +26,22 @@ import Testing
         #expect(batch.fixes[1].fix.timestamp == 1_685_613_605_250 && batch.fixes[1].fix.altitude == 119.5)
     }
 
+    /// Found by `Fuzz/History.swift` (round trip): track points were searched for first, so
+    /// waypoints and route points before the track were dropped. Every point, in file order.
+    @Test func gpxWaypointsRoutesAndTracksInFileOrder() throws {
+        let gpx = """
+            <gpx version="1.1" creator="test"><wpt lat="1" lon="2"><time>2023-06-01T10:00:00Z</time></wpt>
+            <rte><rtept lat="3" lon="4"><time>2023-06-01T10:00:01Z</time></rtept></rte>
+            <trk><trkseg><trkpt lat="5" lon="6"><time>2023-06-01T10:00:02Z</time></trkpt></trkseg></trk>
+            <wpt lat="7" lon="8"/><wptExtension lat="9" lon="9"/></gpx>
+            """
+        let batch = try parsed(gpx, .gpx)
+        #expect(batch.rejected.isEmpty)
+        #expect(batch.fixes.map(\.fix.latitude) == [1, 3, 5, 7])
+        #expect(batch.fixes.map(\.fix.longitude) == [2, 4, 6, 8])
+        #expect(batch.fixes.map(\.fix.timestampWasGiven) == [true, true, true, false])
+    }
+
     @Test func geoJSONPointsAndTimedLineStrings() throws {
         let geojson = """
             {"type":"FeatureCollection","features":[
