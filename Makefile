@@ -4,8 +4,13 @@
 SWIFT ?= swift
 DATA ?= ./fod-data
 PORT ?= 8080
+# libFuzzer targets (Fuzz/README.md): seconds per target, targets at a time, which targets.
+FUZZ_SECONDS ?= 600
+FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_JOBS ?= 1
+FUZZ_TARGETS ?=
 
-.PHONY: run test build release deps test-deps bench-quick crash-test fuzz-http schemathesis clean
+.PHONY: run test build release deps test-deps bench-quick crash-test fuzz-http schemathesis fuzz fuzz-smoke clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -44,6 +49,12 @@ bench-quick: release
 # (CYCLES=20 by default; SEED=n repeats a run).
 crash-test: release
 	python3 ./scripts/crash-test.py --fod ./.build/release/fod $(if $(CYCLES),--cycles $(CYCLES)) $(if $(SEED),--seed $(SEED))
+
+fuzz: deps
+	./Fuzz/fuzz.py run --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+fuzz-smoke: deps
+	./Fuzz/fuzz.py run --seconds $(FUZZ_SMOKE_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build

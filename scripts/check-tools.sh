@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Checks that run after the Swift test suite with the tools people would use against a real
-# `fod` binary (debug build): CLI smoke tests and the benchmark smoke run.
+# `fod` binary (debug build): CLI smoke tests, the benchmark smoke run and a short run of every
+# libFuzzer target.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fod=./.build/debug/fod
@@ -54,5 +55,8 @@ echo "== OwnTracks friends benchmark smoke (5 friends, 100 requests a case)"
 
 echo "== places benchmark smoke (debug build, 5 groups × 10 places: figures mean nothing)"
 ./.build/debug/fod-places-bench --groups 5 --places 10 --rounds 2 --batch 20 --sync normal | grep -q "ingest: with places"
+
+echo "== libFuzzer targets, smoke (${FUZZ_SMOKE_SECONDS:-15} s each; Fuzz/README.md)"
+./Fuzz/fuzz.py run --seconds "${FUZZ_SMOKE_SECONDS:-15}"
 
 echo "check-tools: all passed"

@@ -13,12 +13,13 @@ import Darwin
 /// those fit well inside one hemisphere (great-circle arcs are straight there, so a box is
 /// exactly its endpoints' box, and a meridian edge is thin), turned to whichever of 8 directions
 /// makes the boxes overlap least; otherwise in 3-D, by each arc's chord padded by its sagitta,
-/// along the least overlapping axis. Then each box is compared with the boxes that start before
-/// it ends along the sweep axis. Typical rings take O(n log n). Shapes whose edges lie close
-/// together and run across the sweep axis in every direction tried (a fine zig-zag turned 22.5°)
-/// make that quadratic, so the work is counted in *steps* (one per box compared along the sweep
-/// axis, a few more per reported pair) and the sweep stops at a budget: validation then refuses
-/// the input as too complex instead of running for minutes.
+/// along the least overlapping axis. A sweep along that axis keeps the boxes it crosses in an
+/// interval tree on the second axis, so each box meets only the boxes it overlaps:
+/// O((n + k) log n) for k overlapping pairs, a dozen steps per edge for real outlines. Shapes
+/// whose edges' boxes overlap whatever the direction (spikes from one tiny core, a fine zig-zag
+/// turned between two of the directions) have k ≈ n², so the work is counted in *steps* (tree
+/// nodes visited, a few more per reported pair) and the sweep stops at a budget: validation then
+/// refuses the input as too complex instead of running for minutes.
 enum EdgeSweep {
     /// An axis-aligned box in the sweep's coordinates: `x` is the sweep axis (3-D boxes are
     /// rotated so), planar boxes have `z` = 0.
@@ -39,10 +40,10 @@ enum EdgeSweep {
         case overBudget
     }
 
-    /// Steps allowed per box, beyond ``minimumBudget``. Real outlines need about 10 per edge
-    /// (the 110m country outlines: 5–12); the budget keeps the worst case of a
-    /// 100,000-edge ring near a second.
-    static let stepsPerBox = 256
+    /// Steps allowed per box (at least ``minimumBudget`` in all). The 110m country outlines need
+    /// 10–14 per edge, dense 99,000-vertex zig-zags and coastlines 20–310; at the budget a
+    /// 100,000-edge shape is refused after about a second.
+    static let stepsPerBox = 512
     /// Steps always allowed (small inputs are never refused).
     static let minimumBudget = 4_000_000
     /// Extra steps charged for each pair reported to the body (an exact edge test costs more
