@@ -97,7 +97,10 @@ enum GPXHistory {
             let selfClosing = attributes.hasSuffix("/")
             var body = Substring("")
             var next = rest.index(after: tagEnd)
-            if !selfClosing, let close = rest[next...].firstRange(of: "</\(tagName)>") {
+            // Points do not nest: the close tag comes before the next point, so only that stretch
+            // is searched (a file of unclosed points stays linear).
+            let following = nextPointTag(in: rest[next...])?.range.lowerBound ?? rest.endIndex
+            if !selfClosing, let close = rest[next..<following].firstRange(of: "</\(tagName)>") {
                 body = rest[next..<close.lowerBound]
                 next = close.upperBound
             }

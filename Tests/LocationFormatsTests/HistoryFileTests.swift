@@ -42,6 +42,18 @@ import Testing
         #expect(batch.fixes.map(\.fix.timestampWasGiven) == [true, true, true, false])
     }
 
+    /// Found while fuzzing `Fuzz/History.swift`: every unclosed point searched the rest of the
+    /// file for its close tag (400 of them took 1.8 s under the sanitizers). A point's close tag
+    /// is searched for only up to the next point; unclosed points still count, without a time
+    /// (as before).
+    @Test func unclosedGPXPointsEndAtTheNextPoint() throws {
+        let unclosed = String(repeating: "<wpt lat='1' lon='2'><time>2023-06-01T10:00:00Z</time>", count: 3)
+        let gpx = "<gpx>" + unclosed + "<trkpt lat='3' lon='4'><time>2023-06-01T10:00:01Z</time></trkpt></gpx>"
+        let batch = try parsed(gpx, .gpx)
+        #expect(batch.fixes.map(\.fix.latitude) == [1, 1, 1, 3])
+        #expect(batch.fixes.map(\.fix.timestampWasGiven) == [false, false, false, true])
+    }
+
     @Test func geoJSONPointsAndTimedLineStrings() throws {
         let geojson = """
             {"type":"FeatureCollection","features":[
