@@ -6,7 +6,7 @@ DATA ?= ./fod-data
 PORT ?= 8080
 # libFuzzer targets (Fuzz/README.md): seconds per target, targets at a time, which targets.
 FUZZ_SECONDS ?= 600
-FUZZ_SMOKE_SECONDS ?= 15
+FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_JOBS ?= 1
 FUZZ_TARGETS ?=
 

@@ -103,7 +103,7 @@ func numbers(_ text: String) {
 func eventID(_ text: String) {
     let request = Request(method: "GET", path: "/", headerFields: [("last-event-id", text)])
     refusalIs4xx(request) {
-        if let id = try EventID.parse(text) { require(id >= 0, "event id \(id) from \(text)") }
+        if let id = try EventID.parse(text) { require(id.rawValue >= 0, "event id \(id) from \(text)") }
     }
 }
 

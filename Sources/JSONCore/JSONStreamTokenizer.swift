@@ -188,9 +188,13 @@ public struct JSONStreamTokenizer: Sendable {
 
     mutating func scanString(isKey: Bool) throws(JSONStreamError) -> JSONStreamToken? {
         let open = index
+        // The closing quote is at `limit` at the latest; the scan never looks further, so what
+        // lies beyond a string that is too long (a control character, the end of the input)
+        // cannot change the error, whatever the chunking.
+        let limit = open + 1 + limits.maxTokenBytes
         var i = index + 1
         var escaped = false
-        let count = buffer.count
+        let count = Swift.min(buffer.count, limit + 1)
         let found: Int? = buffer.withUnsafeBufferPointer { bytes -> Int? in
             while i < count {
                 let c = bytes[i]
@@ -206,14 +210,14 @@ public struct JSONStreamTokenizer: Sendable {
             return nil
         }
         guard let close = found else {
-            if i - open > limits.maxTokenBytes { throw tooLong(at: open) }
+            // Past `limit` (an escape pair may end one byte beyond it): longer than the limit.
+            if i > limit { throw tooLong(at: open) }
             if finished { throw truncated() }
             return nil
         }
         if close < 0 {
             throw JSONStreamError(kind: .syntax, offset: base - close - 1, reason: "control character in a string (escape it)")
         }
-        guard close - open - 1 <= limits.maxTokenBytes else { throw tooLong(at: open) }
         if escaped { try checkEscapes(from: open + 1, to: close) }
         index = close + 1
         return JSONStreamToken(kind: isKey ? .key : .string, start: base + open + 1, end: base + close,

@@ -134,7 +134,9 @@ public struct TimelineSegmenter: Sendable {
         let moved = excursion
         excursion.removeAll(keepingCapacity: true)
         endStay()
-        for m in moved { movingStep(m) }
+        // Replayed as if they arrived now: once one of them confirms a new stay, the rest are
+        // that stay's (moving steps after it would replace the stay and lose its fixes).
+        for m in moved { step(m) }
     }
 
     mutating func afterGap(_ s: Sample, silence: Int64) {

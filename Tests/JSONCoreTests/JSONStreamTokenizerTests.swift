@@ -138,6 +138,29 @@ struct JSONStreamTokenizerTests {
         #expect((try? streamValue(huge, generator: &generator)) == [nil], "beyond Double's range: no value, and no crash")
     }
 
+    /// Found by the jsonstream fuzzer: a string of exactly the limit was refused when its closing
+    /// quote had not arrived yet, and what followed a too-long string (a control character) could
+    /// decide the error; now the outcome is the same whatever the chunking.
+    @Test func stringLimitsDoNotDependOnChunking() {
+        let cases: [(text: String, kind: JSONStreamError.Kind, offset: Int)] = [
+            (#""anVV#VVVVVVVV"af""#, .syntax, 15),                       // 13 bytes fit; the trailing data is the error
+            ("[\"" + String(repeating: "x", count: 20) + "\u{01}\"]", .limitExceeded, 1),
+            ("[\"" + String(repeating: "x", count: 12) + "\\\\", .limitExceeded, 1), // an escape pair crosses the limit
+            ("[\"" + String(repeating: "x", count: 11), .truncated, 13),
+        ]
+        for c in cases {
+            for maxChunk in [1, 2, 3, 64] {
+                var generator = JSONTestRNG(seed: UInt64(maxChunk))
+                do {
+                    _ = try streamValue(Array(c.text.utf8), generator: &generator, maxChunk: maxChunk, limits: .init(maxTokenBytes: 13))
+                    Issue.record("accepted \(c.text)")
+                } catch {
+                    #expect(error.kind == c.kind && error.offset == c.offset, "\(c.text), chunks ≤ \(maxChunk): \(error)")
+                }
+            }
+        }
+    }
+
     @Test func keptBytesStayReadableAcrossAppends() throws {
         var tokenizer = JSONStreamTokenizer()
         tokenizer.append(Array(#"{"a": {"b": 1"#.utf8))

@@ -132,6 +132,20 @@ let park = TrackBuilder.offset(cafe, east: 0, north: 800)
         #expect(segments.first?.fixes == track.fixes.count - 8)
     }
 
+    /// Found by the timeline fuzzer: with one-minute stays a walk of 80-m steps keeps confirming
+    /// stays, and an excursion's fixes replayed after a stay ended used to confirm a second stay
+    /// over the first one they had just made, losing its fixes.
+    @Test func fixesReplayedAfterAnExcursionAreNeverLost() {
+        var track = TrackBuilder(seed: 11)
+        let away = TrackBuilder.offset(home, east: 3_000, north: 0)
+        track.stay(at: home, minutes: 20, jitter: 10, accuracy: 10)
+        track.move(from: home, to: away, speed: 80.0 / 60, every: 60)
+        track.stay(at: away, minutes: 20, jitter: 10, accuracy: 10)
+        let segments = TimelineSegmenter.segments(of: track.fixes, parameters: TimelineParameters(stayMinutes: 1))
+        #expect(segments.map(\.fixes).reduce(0, +) == track.fixes.count)
+        #expect(zip(segments, segments.dropFirst()).allSatisfy { $0.end <= $1.start }, "oldest first, no overlap")
+    }
+
     @Test func outOfOrderAndInvalidFixesAreIgnored() {
         var segmenter = TimelineSegmenter()
         segmenter.add(TimelineFix(timestamp: 1_000_000, longitude: 11, latitude: 48))

@@ -76,27 +76,34 @@ struct CSVImportReader: Sendable {
     }
 
     /// The next complete line (without its line break), or nil when more input is needed or the
-    /// input is exhausted. Lines longer than `maxRecordBytes` are skipped and rejected.
+    /// input is exhausted. A line longer than `maxRecordBytes` is rejected and skipped, line
+    /// breaks inside quotes included whether or not it is skipped, so record boundaries and
+    /// rejections never depend on how the file was chunked.
     mutating func nextLine(_ collector: inout ImportCollector) -> ArraySlice<UInt8>? {
         let bytes = window.bytes
         var i = scan
         while i < bytes.count {
             let c = bytes[i]
-            if c == UInt8(ascii: "\"") && !skippingLongLine { inQuotes.toggle() }
+            if c == UInt8(ascii: "\"") { inQuotes.toggle() }
             if c == 10 && !inQuotes {
                 let line = bytes[window.consumed..<i]
                 window.consumed = i + 1
                 scan = i + 1
-                if skippingLongLine { skippingLongLine = false; return nextLine(&collector) }
-                return line.last == 13 ? line.dropLast() : line
+                if skippingLongLine {
+                    skippingLongLine = false
+                } else if line.count > maxRecordBytes {
+                    collector.reject(ImportCollector.recordTooLarge(maxRecordBytes))
+                } else {
+                    return line.last == 13 ? line.dropLast() : line
+                }
             }
             i += 1
         }
         scan = i
         if window.pending > maxRecordBytes {
+            // Dropped as it arrives: memory stays at one record plus one chunk.
             if !skippingLongLine { collector.reject(ImportCollector.recordTooLarge(maxRecordBytes)) }
             skippingLongLine = true
-            inQuotes = false
             window.consumed = bytes.count
             scan = bytes.count
             return nil
@@ -106,6 +113,10 @@ struct CSVImportReader: Sendable {
         window.consumed = bytes.count
         scan = bytes.count
         if skippingLongLine { return nil }
+        if line.count > maxRecordBytes {
+            collector.reject(ImportCollector.recordTooLarge(maxRecordBytes))
+            return nil
+        }
         return line
     }
 

@@ -5,8 +5,10 @@ import JSONCore
 /// (m/s, GPX 1.0 or an extension), `course` (degrees) and `hdop` (accuracy = hdop ×
 /// `FixRules.metersPerHDOP`). Comments, CDATA, processing instructions and the DOCTYPE are
 /// skipped. The first element must be `gpx`; anything else (KML, say) stops with `unknown_format`.
-/// One point may be at most `maxRecordBytes`; a document cut inside a tag stops with
-/// `truncated_file`.
+/// Any element (a point with its children, a tag, a comment) may be at most `maxRecordBytes`:
+/// a longer one stops with `limit_exceeded`, decided from the first `maxRecordBytes` bytes only,
+/// so the outcome never depends on how the file was chunked; a document cut inside a shorter
+/// element stops with `truncated_file`.
 struct GPXImportReader: Sendable {
     var window = ImportByteWindow()
     let maxRecordBytes: Int
@@ -25,10 +27,7 @@ struct GPXImportReader: Sendable {
             switch step(&collector) {
             case .progress: continue
             case .needInput:
-                guard window.finished else {
-                    if window.pending > maxRecordBytes { stop("limit_exceeded", "a GPX element longer than \(maxRecordBytes) bytes", &collector) }
-                    return true
-                }
+                guard window.finished else { return true }
                 if window.pending > 0 && !onlyWhitespace(window.bytes[window.consumed...]) {
                     stop("truncated_file", "the file is cut short inside a GPX element", &collector)
                 } else if !sawRoot {
@@ -50,14 +49,25 @@ struct GPXImportReader: Sendable {
             return .needInput
         }
         window.consumed = open
+        // The element must end before `bound`; the search never looks further.
+        let bound = open + maxRecordBytes
+        let searchEnd = min(bytes.count, bound)
+        /// Not found within the first `maxRecordBytes` bytes: too long once that much is here.
+        func notFound(_ collector: inout ImportCollector) -> Step {
+            guard bytes.count >= bound else { return .needInput }
+            stop("limit_exceeded", "a GPX element longer than \(maxRecordBytes) bytes", &collector)
+            return .progress
+        }
         let rest = bytes[open...]
         for (prefix, terminator) in [("<!--", "-->"), ("<![CDATA[", "]]>"), ("<?", "?>"), ("<!", ">"), ("</", ">")] {
             guard Self.starts(rest, with: prefix) else { continue }
-            guard let end = Self.find(Array(terminator.utf8), in: bytes, from: open + prefix.utf8.count) else { return .needInput }
+            guard let end = Self.find(Array(terminator.utf8), in: bytes, from: open + prefix.utf8.count, before: searchEnd) else {
+                return notFound(&collector)
+            }
             window.consumed = end + terminator.utf8.count
             return .progress
         }
-        guard let close = Self.tagEnd(bytes, from: open + 1) else { return .needInput }
+        guard let close = Self.tagEnd(bytes, from: open + 1, before: searchEnd) else { return notFound(&collector) }
         let tag = bytes[(open + 1)..<close]
         let selfClosing = tag.last == UInt8(ascii: "/")
         let qualified = Array(tag.prefix { !Self.isSpace($0) && $0 != UInt8(ascii: "/") })
@@ -78,7 +88,9 @@ struct GPXImportReader: Sendable {
         var body = bytes[(close + 1)..<(close + 1)]
         var next = close + 1
         if !selfClosing {
-            guard let end = Self.find(Array("</".utf8) + qualified + [UInt8(ascii: ">")], in: bytes, from: close + 1) else { return .needInput }
+            guard let end = Self.find(Array("</".utf8) + qualified + [UInt8(ascii: ">")], in: bytes, from: close + 1, before: searchEnd) else {
+                return notFound(&collector)
+            }
             body = bytes[(close + 1)..<end]
             next = end + qualified.count + 3
         }
@@ -136,21 +148,23 @@ struct GPXImportReader: Sendable {
         return nil
     }
 
-    static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
+    /// Where `needle` starts, lying wholly before index `end`.
+    static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int, before end: Int) -> Int? {
         guard let first = needle.first else { return start }
         var i = start
-        while i + needle.count <= bytes.count {
+        while i + needle.count <= end {
             if bytes[i] == first && bytes[i..<(i + needle.count)].elementsEqual(needle) { return i }
             i += 1
         }
         return nil
     }
 
-    /// The index of the `>` that ends a start tag beginning at `start`, skipping quoted values.
-    static func tagEnd(_ bytes: [UInt8], from start: Int) -> Int? {
+    /// The index (before `end`) of the `>` that ends a start tag beginning at `start`, skipping
+    /// quoted values.
+    static func tagEnd(_ bytes: [UInt8], from start: Int, before end: Int) -> Int? {
         var quote: UInt8?
         var i = start
-        while i < bytes.count {
+        while i < end {
             let c = bytes[i]
             if let q = quote { if c == q { quote = nil } }
             else if c == UInt8(ascii: "\"") || c == UInt8(ascii: "'") { quote = c }

@@ -48,7 +48,8 @@ enum SemanticHistoryReader {
             let time: Result<Int64, FixError> = switch (start, end) {
             case (.success(let s), .success(let e)):
                 // Evenly spaced strictly inside the segment (the ends are the start/end locations).
-                .success(s + (e - s) / Int64(waypoints.count + 1) * Int64(k + 1))
+                evenlySpaced(from: s, to: e, step: k + 1, of: waypoints.count + 1).map { .success($0) }
+                    ?? .failure(.invalidTimestamp("duration spans more than ±292 million years"))
             case (.failure(let error), _), (_, .failure(let error)):
                 .failure(error)
             }
@@ -69,6 +70,15 @@ enum SemanticHistoryReader {
             emit(lat: point["latE7"], lng: point["lngE7"], names: ("points.latE7", "points.lngE7"), time: time,
                  accuracy: point["accuracyMeters"], &collector)
         }
+    }
+
+    /// Step `k` of `parts` equal steps from `start` to `end` (milliseconds; 0 ≤ `k` ≤ `parts`),
+    /// or nil when `end − start` does not fit in Int64 (the client's times can be any Int64,
+    /// the window check comes later). The result lies between `start` and `end`.
+    static func evenlySpaced(from start: Int64, to end: Int64, step k: Int, of parts: Int) -> Int64? {
+        let (span, overflow) = end.subtractingReportingOverflow(start)
+        guard !overflow, parts > 0, (0...parts).contains(k) else { return nil }
+        return start + span / Int64(parts) * Int64(k)
     }
 
     /// `duration.startTimestamp` / `endTimestamp` (or the `…Ms` forms).

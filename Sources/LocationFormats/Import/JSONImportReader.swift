@@ -71,7 +71,11 @@ struct JSONImportReader: Sendable {
                 let end: JSONStreamToken?
                 do { end = try tokenizer.skipContainer(depth: p.depth) } catch { stop(error, &collector); return false }
                 collector.summary.bytesRead = tokenizer.position
-                guard let end else { limitCapture(); return true }
+                guard let end else {
+                    limitCapture()
+                    limitRootKeep()
+                    return true
+                }
                 finishPending(end, &collector)
                 continue
             }
@@ -88,10 +92,7 @@ struct JSONImportReader: Sendable {
     }
 
     mutating func handle(_ token: JSONStreamToken, _ collector: inout ImportCollector) {
-        if let kept = rootKeptFrom, tokenizer.position - kept > maxRecordBytes {
-            rootKeptFrom = nil
-            tokenizer.keep(from: nil)
-        }
+        limitRootKeep()
         switch state {
         case .start:
             switch token.kind {
@@ -320,6 +321,15 @@ struct JSONImportReader: Sendable {
         }
         if let format { collector.summary.format = format }
         return true
+    }
+
+    /// The root object outgrew `maxRecordBytes` (a single Feature or fix cannot be that large):
+    /// its bytes are no longer kept. Checked at every token and, while a member is skipped, at
+    /// every chunk, so a large member ahead of the record array is not held.
+    mutating func limitRootKeep() {
+        guard let kept = rootKeptFrom, tokenizer.position - kept > maxRecordBytes else { return }
+        rootKeptFrom = nil
+        tokenizer.keep(from: nil)
     }
 
     mutating func releaseRoot() {
