@@ -186,7 +186,7 @@ final class PlaceShapeCache: Sendable {
     private let shapes = Mutex<[PlaceID: (revision: Int64, shape: PlaceShape)]>([:])
     let capacity: Int
 
-    init(capacity: Int = 50_000) { self.capacity = capacity }
+    init(capacity: Int = 250_000) { self.capacity = capacity }
 
     /// The place with key `key`, nil when it does not exist. Its stored geometry was validated
     /// when stored; one that no longer parses (a bug) is skipped rather than failing ingest.

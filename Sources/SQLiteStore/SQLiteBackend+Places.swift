@@ -86,17 +86,16 @@ extension SQLiteDirectory: PlaceTransaction {
 
 extension SQLiteBackend {
     /// For benchmarks and diagnostics: the ids of the group's places the place index offers as
-    /// candidates for each point (`[lon, lat]` degrees), looked up as ingest does, in one read.
-    public func placeCandidates(groupID: GroupID, points: [(longitude: Double, latitude: Double)]) throws -> [[PlaceID]] {
+    /// candidates for one append of fixes at `points` (`[lon, lat]` degrees), looked up as
+    /// ingest does (the points' smallest common cell: its ancestors, and the index cells inside it).
+    public func placeCandidates(groupID: GroupID, points: [(longitude: Double, latitude: Double)]) throws -> [PlaceID] {
         try read { db in
             let lookup = try db.prepare("SELECT id FROM places WHERE key = ?")
-            return try points.map { point in
-                let leaf = CellID(LatLng(degreesLatitude: point.latitude, longitude: point.longitude))
-                return try PlaceArrivalStore.candidateKeys(groupID: groupID, leaves: [leaf], in: db).sorted().compactMap { key in
-                    try lookup.bind(key, at: 1)
-                    defer { lookup.reset() }
-                    return try lookup.step() ? lookup.id(0) : nil
-                }
+            let leaves = points.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)) }
+            return try PlaceArrivalStore.candidateKeys(groupID: groupID, leaves: leaves, in: db).sorted().compactMap { key in
+                try lookup.bind(key, at: 1)
+                defer { lookup.reset() }
+                return try lookup.step() ? lookup.id(0) : nil
             }
         }
     }
