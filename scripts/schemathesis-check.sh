@@ -11,7 +11,7 @@ work="$(mktemp -d)"
   --log-level warning >"$work/out" 2>"$work/log" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 100); do grep -q "listening on port" "$work/out" 2>/dev/null && break; sleep 0.1; done
+for _ in $(seq 1200); do grep -q "listening on port" "$work/out" 2>/dev/null && break; sleep 0.1; done  # up to 120 s: a debug build starts slowly on a loaded machine
 port="$(awk '/listening on port/ {print $NF}' "$work/out")"
 [ -n "$port" ] || { echo "fod serve did not start"; cat "$work/log"; exit 1; }
 base="http://127.0.0.1:$port"

@@ -24,7 +24,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$wo
 gcc -O2 -o "$work/hello" "$here/hello.c" $(pkg-config --cflags --libs libmicrohttpd)
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-wait_ready() { for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.05; done; echo "server on $1 did not start" >&2; exit 1; }
+wait_ready() { for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.05; done; echo "server on $1 did not start" >&2; exit 1; }
 
 fod_port=$(free_port)
 "$fod" serve --port "$fod_port" --bind 127.0.0.1 --data "$work/data" --log-level "${FOD_BENCH_LOG_LEVEL:-info}" 2>"$work/fod.log" >/dev/null &

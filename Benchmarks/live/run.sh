@@ -20,7 +20,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
   --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 \
   --sign-in-address-limit 100000 --sign-up-limit 100000 --device-request-rate 0 --streams-per-user 100000 --sync "${FOD_SYNC:-full}" ${FOD_SERVE_ARGS:-} >/dev/null 2>"$work/fod.err" &
 pid=$!
-for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 rss() { awk '/VmRSS/ {print $2}' /proc/$pid/status; }
 
 # setup.py <port> <groups> <devices per group> <subscribers per group> <outside devices> <out prefix>

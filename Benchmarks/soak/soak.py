@@ -28,7 +28,7 @@ class Server:
             [binary, "serve", "--port", str(self.port), "--bind", "127.0.0.1", "--data", data, "--log-level", "warning",
              "--password-cost", "minimal", "--device-request-rate", "0"] + extra,
             stdout=subprocess.DEVNULL, stderr=self.log)
-        for _ in range(400):
+        for _ in range(2400):  # up to ~2 min: a debug build starts slowly on a loaded machine
             try:
                 urllib.request.urlopen(f"http://127.0.0.1:{self.port}/healthz", timeout=1)
                 return

@@ -24,7 +24,7 @@ echo "== segmenter alone, same fixes"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --log-level warning --password-cost minimal \
   --device-request-rate 0 >/dev/null 2>"$work/fod.log" &
-for _ in $(seq 1 200); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
+for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 read -r device token user < <(python3 - "$port" <<'PY'
 import json, sys, urllib.request
 port = sys.argv[1]
