@@ -10,7 +10,7 @@ FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_JOBS ?= 1
 FUZZ_TARGETS ?=
 
-.PHONY: run test build release deps test-deps bench-quick crash-test fuzz-http schemathesis fuzz fuzz-smoke clean
+.PHONY: run test build release deps test-deps bench bench-quick crash-test fuzz-http schemathesis fuzz fuzz-smoke clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -41,6 +41,12 @@ fuzz-http: build
 # schemathesis (pip install schemathesis) against the served /openapi.yaml
 schemathesis: build
 	./scripts/schemathesis-check.sh
+
+# Ours against SQLite R*Tree, SpatiaLite, PostGIS and Redis GEO (installed by test-deps), one run:
+# writes Benchmarks/REPORT.md and its figures. BENCH_ARGS="--sizes 100000,1000000" picks sizes.
+bench: test-deps release
+	$(SWIFT) build -c release --product fod-engine-bench
+	nice -n 10 python3 Benchmarks/report/run.py $(BENCH_ARGS)
 
 bench-quick: release
 	./Benchmarks/healthz/run.sh --quick

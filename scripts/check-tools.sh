@@ -41,6 +41,9 @@ echo "== ingest benchmark smoke (--quick)"
 echo "== soak benchmark smoke (--quick: 20 s with a 4 MiB WAL bound, which it must hold; fod db check after)"
 ./Benchmarks/soak/run.sh --quick
 
+echo "== comparison report smoke (--quick: 2,000 fixes, every peer installed, answers checked equal)"
+python3 ./Benchmarks/report/run.py --quick
+
 echo "== healthz benchmark smoke (--quick)"
 ./Benchmarks/healthz/run.sh --quick
 

@@ -5,9 +5,10 @@ set -euo pipefail
 
 packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev libjs-leaflet)
 # Extra tools for tests, checks and benchmarks: curl, wrk (load), GDAL and xmllint (export
-# checks), Chromium + python3-websocket (browser test of the web map).
+# checks), Chromium + python3-websocket (browser test of the web map), the comparison report's
+# peers (Redis, PostGIS, SpatiaLite) and libpq-dev for its C client.
 if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
-  packages+=(curl wrk gdal-bin libxml2-utils chromium python3-websocket)
+  packages+=(curl wrk gdal-bin libxml2-utils chromium python3-websocket redis-server postgresql-15-postgis-3 libsqlite3-mod-spatialite libpq-dev)
 fi
 
 missing=()

@@ -2,6 +2,7 @@ import GeoKit
 import GeoQuery
 import HTTPServer
 import JSONCore
+import Timestamps
 import Tracking
 
 /// `POST /v1/groups/{id}/query` (MongoDB operator syntax) and `GET /v1/groups/{id}/near`.
@@ -24,7 +25,7 @@ struct QueryRoutes {
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
                                                                   from: try Self.time(body["from"], "from"), to: try Self.time(body["to"], "to")),
                                             limit: try Self.limit(body["limit"]), explain: try body.optionalBool("explain") ?? false)
-                return .json(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
+                return Self.response(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
             },
             group.deferred("GET", "/v1/groups/{id}/near", member) { request, context in
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
@@ -41,27 +42,49 @@ struct QueryRoutes {
                                           to: try QueryTime.parse(request.query("to"), name: "to")),
                     limit: try QueryNumber.int(request.query("limit"), name: "limit") ?? GeoQueryRequest.defaultLimit,
                     explain: request.query("explain") == "true")
-                return .json(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
+                return Self.response(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
             },
         ]
     }
 
-    static func answer(_ queries: GeoQueryService, _ groupID: GroupID, _ credential: Credential, _ query: GeoQueryRequest) throws -> JSONValue {
+    static func response(_ json: [UInt8]) -> Response {
+        Response(status: 200, contentType: "application/json; charset=utf-8", bytes: json)
+    }
+
+    /// The results document, written straight into bytes (up to 10,000 results: no value tree,
+    /// no string per timestamp).
+    static func answer(_ queries: GeoQueryService, _ groupID: GroupID, _ credential: Credential, _ query: GeoQueryRequest) throws -> [UInt8] {
         let (results, explain) = try queries.query(groupID: groupID, credential: credential, query)
-        var document: JSONObject = ["results": .array(results.map { r in
-            var o: JSONObject = ["deviceId": .id(r.deviceID), "userId": .id(r.userID),
-                                 "location": Documents.position(r.longitude, r.latitude), "timestamp": .string(Time.format(r.timestamp))]
-            if let d = r.distance { o["distance"] = .number(JSONNumber(d)) }
-            return .object(o)
-        })]
-        if query.explain {
-            document["explain"] = ["scope": .string(explain.scope), "cellsInCovering": .number(JSONNumber(explain.cellsInCovering)),
-                                   "ranges": .number(JSONNumber(explain.ranges)), "keysExamined": .number(JSONNumber(explain.keysExamined)),
-                                   "docsExamined": .number(JSONNumber(explain.docsExamined)), "cellsProbed": .number(JSONNumber(explain.cellsProbed)),
-                                   "nReturned": .number(JSONNumber(results.count)),
-                                   "covering": .array(explain.coveringTokens.map { .string($0) })]
+        var writer = JSONWriter(capacity: 64 + results.count * 160)
+        writer.beginObject()
+        writer.key("results")
+        writer.beginArray()
+        for r in results {
+            writer.beginObject()
+            writer.key("deviceId"); writer.string(r.deviceID.rawValue)
+            writer.key("userId"); writer.string(r.userID.rawValue)
+            writer.key("location")
+            writer.beginArray(); writer.number(JSONNumber(r.longitude)); writer.number(JSONNumber(r.latitude)); writer.endArray()
+            writer.key("timestamp")
+            writer.rawValue { bytes in
+                bytes.append(UInt8(ascii: "\""))
+                Timestamp.appendRFC3339(millisecondsSince1970: r.timestamp, to: &bytes)
+                bytes.append(UInt8(ascii: "\""))
+            }
+            if let d = r.distance { writer.key("distance"); writer.number(JSONNumber(d)) }
+            writer.endObject()
         }
-        return .object(document)
+        writer.endArray()
+        if query.explain {
+            writer.key("explain")
+            writer.write(["scope": .string(explain.scope), "cellsInCovering": .number(JSONNumber(explain.cellsInCovering)),
+                          "ranges": .number(JSONNumber(explain.ranges)), "keysExamined": .number(JSONNumber(explain.keysExamined)),
+                          "docsExamined": .number(JSONNumber(explain.docsExamined)), "cellsProbed": .number(JSONNumber(explain.cellsProbed)),
+                          "nReturned": .number(JSONNumber(results.count)),
+                          "covering": .array(explain.coveringTokens.map { .string($0) })])
+        }
+        writer.endObject()
+        return writer.bytes
     }
 
     static func scope(_ name: String, from: Int64?, to: Int64?) throws -> QueryScope {

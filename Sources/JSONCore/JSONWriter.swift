@@ -163,6 +163,15 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes one value whose bytes `append` adds itself (it must append exactly one complete,
+    /// valid JSON value, e.g. a quoted ASCII timestamp): for hot paths that would otherwise
+    /// build a `String` per value.
+    public mutating func rawValue(_ append: (inout [UInt8]) -> Void) {
+        beginValue()
+        append(&bytes)
+        needsComma = true
+    }
+
     /// Writes a double (see the type documentation for the format; non-finite → `null`).
     public mutating func number(_ value: Double) {
         beginValue()

@@ -3,16 +3,23 @@ import Storage
 
 extension SQLiteBackend: GeoIndex {
     public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
-        try read { db in
-            let windows = try Self.sharingWindows(groupID: groupID, in: db)
-            return try db.rows("""
-                SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
-                JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = 1
-                """, [.id(groupID)]) { row in
-                SharedDevice(key: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), userID: row.id(2),
-                             last: row.isNull(5) ? nil : LastLocation(longitude: row.double(3), latitude: row.double(4), timestamp: row.int64(5)),
-                             windows: windows[row.id(2)] ?? .none)
-            }
+        try read { db in try Self.sharedDevices(groupID: groupID, in: db) }
+    }
+
+    /// From `visibility`, checked against the version of the visibility tables on every call.
+    public func sharingDevices(groupID: GroupID) throws -> SharingDevices {
+        try read { db in try visibility.devices(groupID: groupID, in: db) { try Self.sharedDevices(groupID: groupID, in: $0) } }
+    }
+
+    static func sharedDevices(groupID: GroupID, in db: Database) throws -> [SharedDevice] {
+        let windows = try sharingWindows(groupID: groupID, in: db)
+        return try db.rows("""
+            SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
+            JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = 1
+            """, [.id(groupID)]) { row in
+            SharedDevice(key: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), userID: row.id(2),
+                         last: row.isNull(5) ? nil : LastLocation(longitude: row.double(3), latitude: row.double(4), timestamp: row.int64(5)),
+                         windows: windows[row.id(2)] ?? .none)
         }
     }
 

@@ -26,6 +26,9 @@ public final class SQLiteBackend: Sendable {
     /// Test seam: runs once, inside the next geo reader's snapshot, between reading the merge
     /// point and taking the mirror (to make a merge land exactly there).
     let readerTestHook = Mutex<(@Sendable () -> Void)?>(nil)
+    /// Sharing devices of recently queried groups (history queries), checked against the
+    /// visibility version on every use.
+    let visibility = VisibilityCache()
 
     /// Page cache of the writer connection, KiB.
     public static let writerCacheKiB = 65_536

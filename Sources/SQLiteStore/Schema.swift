@@ -300,5 +300,20 @@ public enum Schema {
                     AND device_key = (SELECT key FROM devices WHERE id = OLD.device_id);
             END;
             """),
+        .init(version: 11, name: "visibility version (cache invalidation)", sql: """
+            -- Counts every change of who sees whose positions in a group: memberships (join, leave,
+            -- removal, sharing switch, and the cascades of device, account and group deletion)
+            -- and sharing periods. Bumped by triggers inside the changing transaction, so a reader
+            -- that finds the version its cache entry was read at knows the entry is current
+            -- (VisibilityCache).
+            CREATE TABLE visibility_version (only INTEGER PRIMARY KEY CHECK (only = 1), version INTEGER NOT NULL);
+            INSERT INTO visibility_version VALUES (1, 0);
+            CREATE TRIGGER memberships_inserted AFTER INSERT ON memberships BEGIN UPDATE visibility_version SET version = version + 1; END;
+            CREATE TRIGGER memberships_updated AFTER UPDATE ON memberships BEGIN UPDATE visibility_version SET version = version + 1; END;
+            CREATE TRIGGER memberships_deleted AFTER DELETE ON memberships BEGIN UPDATE visibility_version SET version = version + 1; END;
+            CREATE TRIGGER sharing_periods_inserted AFTER INSERT ON sharing_periods BEGIN UPDATE visibility_version SET version = version + 1; END;
+            CREATE TRIGGER sharing_periods_updated AFTER UPDATE ON sharing_periods BEGIN UPDATE visibility_version SET version = version + 1; END;
+            CREATE TRIGGER sharing_periods_deleted AFTER DELETE ON sharing_periods BEGIN UPDATE visibility_version SET version = version + 1; END;
+            """),
     ])
 }

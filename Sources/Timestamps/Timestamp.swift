@@ -21,15 +21,38 @@ public enum Timestamp {
     /// Defined for every `Int64`: years outside 0000–9999 (never a validated fix time) are
     /// written as ISO 8601 expanded years, with more digits or a leading `-`.
     public static func rfc3339(millisecondsSince1970 ms: Int64) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        appendRFC3339(millisecondsSince1970: ms, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the text of `rfc3339(millisecondsSince1970:)` to `bytes` as UTF-8 (24 bytes for
+    /// years 0–9999), with no allocation of its own: for writers of many timestamps.
+    public static func appendRFC3339(millisecondsSince1970 ms: Int64, to bytes: inout [UInt8]) {
         let (seconds, millis) = floorDivision(ms, 1000)
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
         let (y, m, d) = civilDate(daysSince1970: days)
-        var out = ""
-        out.reserveCapacity(24)
-        out += pad(y, 4); out += "-"; out += pad(m, 2); out += "-"; out += pad(d, 2)
-        out += "T"; out += pad(secondOfDay / 3600, 2); out += ":"; out += pad(secondOfDay / 60 % 60, 2)
-        out += ":"; out += pad(secondOfDay % 60, 2); out += "."; out += pad(millis, 3); out += "Z"
-        return out
+        if (0...9999).contains(y) { appendDigits(y, 4, &bytes) } else { bytes.append(contentsOf: pad(y, 4).utf8) }
+        bytes.append(UInt8(ascii: "-")); appendDigits(m, 2, &bytes)
+        bytes.append(UInt8(ascii: "-")); appendDigits(d, 2, &bytes)
+        bytes.append(UInt8(ascii: "T")); appendDigits(secondOfDay / 3600, 2, &bytes)
+        bytes.append(UInt8(ascii: ":")); appendDigits(secondOfDay / 60 % 60, 2, &bytes)
+        bytes.append(UInt8(ascii: ":")); appendDigits(secondOfDay % 60, 2, &bytes)
+        bytes.append(UInt8(ascii: ".")); appendDigits(millis, 3, &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// `value` (0 ≤ value < 10^width) in exactly `width` decimal digits.
+    private static func appendDigits(_ value: Int64, _ width: Int, _ bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<width { divisor &*= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest / divisor % 10))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 
     /// Year, month (1–12), day (1–31) of a day count since 1970-01-01 (|days| up to 10^15,

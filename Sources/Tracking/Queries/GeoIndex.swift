@@ -39,12 +39,39 @@ public struct IndexEntry: Sendable {
     }
 }
 
+/// The devices of members sharing with one group, by store key, with their sharing periods
+/// there: what a history query of the group may read (before the caller's own devices, which it
+/// reads in full). Immutable, so a store may hand the same instance to many queries.
+public final class SharingDevices: Sendable {
+    public let byKey: [DeviceKey: SharedDevice]
+    /// The keys of each member's devices here.
+    public let byUser: [UserID: [DeviceKey]]
+    /// Whether any device has a sharing period (otherwise only a caller's own device is readable).
+    public let anyShared: Bool
+
+    public init(_ devices: [SharedDevice]) {
+        byKey = Dictionary(devices.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
+        byUser = Dictionary(grouping: byKey.values, by: \.userID).mapValues { $0.map(\.key) }
+        anyShared = devices.contains { !$0.windows.isEmpty }
+    }
+}
+
 /// The cell-keyed index of stored fixes.
 public protocol GeoIndex: Sendable {
     /// Devices of members sharing with `groupID`, with their latest positions and sharing periods.
     func sharedDevices(groupID: GroupID) throws -> [SharedDevice]
+    /// The same devices for the history path (their `last` may be stale or nil): a store may
+    /// answer from a cache, as long as every change of memberships and sharing periods
+    /// committed before the call is in the answer.
+    func sharingDevices(groupID: GroupID) throws -> SharingDevices
     /// Runs `body` with a reader on one consistent snapshot of the index.
     func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T
+}
+
+extension GeoIndex {
+    public func sharingDevices(groupID: GroupID) throws -> SharingDevices {
+        SharingDevices(try sharedDevices(groupID: groupID))
+    }
 }
 
 /// Reads the cell index inside one snapshot.

@@ -58,24 +58,18 @@ public final class GeoQueryService: Sendable {
         guard (1...GeoQueryRequest.maxLimit).contains(request.limit) else {
             throw TrackingError.invalid("limit must be 1 to \(GeoQueryRequest.maxLimit)", code: "invalid_limit")
         }
-        let devices = try index.sharedDevices(groupID: groupID)
         var run = QueryRun(limits: limits)
         let results: [GeoQueryResult]
         switch request.scope {
         case .latest:
-            results = Self.latest(devices, request, &run.explain)
+            results = Self.latest(try index.sharedDevices(groupID: groupID), request, &run.explain)
         case .history(let from, let to):
             if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
             // Only devices with visible history in [from, to] are candidates; with none left the
             // index is not searched at all.
-            var readable: [DeviceKey: SharedDevice] = [:]
-            for device in devices where device.last != nil {
-                // The owner of a device always reads all of its history.
-                let windows = (device.userID == credential.userID ? .all : device.windows).clipped(from: from, to: to)
-                guard !windows.isEmpty else { continue }
-                readable[device.key] = SharedDevice(key: device.key, deviceID: device.deviceID, userID: device.userID,
-                                                    last: device.last, windows: windows)
-            }
+            let readable = ReadableEntries(try index.sharingDevices(groupID: groupID), caller: credential.userID, from: from, to: to)
+            run.explain.scope = "history"
+            guard !readable.isEmpty else { results = []; break }
             results = try queryHistory(request.filter, readable: readable, from: from, to: to, limit: request.limit, &run)
         }
         return (results, run.explain)
@@ -94,10 +88,15 @@ public final class GeoQueryService: Sendable {
                       _ run: inout QueryRun) throws -> [GeoQueryResult] {
         run.explain.scope = "history"
         guard !readable.isEmpty else { return [] }
+        return try queryHistory(filter, readable: ReadableEntries(readable), from: from, to: to, limit: limit, &run)
+    }
+
+    func queryHistory(_ filter: GeoFilter, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
+                      _ run: inout QueryRun) throws -> [GeoQueryResult] {
         if case .near(let near) = filter {
-            return try nearHistory(near, readable: ReadableEntries(readable), from: from, to: to, limit: limit, &run)
+            return try nearHistory(near, readable: readable, from: from, to: to, limit: limit, &run)
         }
-        return try withinHistory(filter, readable: ReadableEntries(readable), from: from, to: to, limit: limit, &run)
+        return try withinHistory(filter, readable: readable, from: from, to: to, limit: limit, &run)
     }
 
     /// Latest positions: a group has at most a thousand members, so every shared device's
@@ -133,13 +132,47 @@ public final class GeoQueryService: Sendable {
 /// The readable devices of one query and the test an index entry must pass to count.
 struct ReadableEntries {
     let devices: [DeviceKey: SharedDevice]
+    /// Devices read in full whatever their windows: the caller's own (the owner of a device
+    /// always reads all of its history). At most a few: one membership has one device.
+    let own: [DeviceKey]
+    /// False when no entry can pass (the index is then not searched).
+    let isReadable: Bool
 
-    init(_ devices: [DeviceKey: SharedDevice]) { self.devices = devices }
+    init(_ devices: [DeviceKey: SharedDevice]) {
+        self.devices = devices
+        own = []
+        isReadable = !devices.isEmpty
+    }
+
+    /// The group's sharing devices as `caller` reads them in [from, to]. Without a range the
+    /// shared dictionary is used as it is (no copy per query); with one, each device's windows
+    /// are clipped and devices with nothing visible left out.
+    init(_ sharing: SharingDevices, caller: UserID?, from: Int64?, to: Int64?) {
+        if from == nil && to == nil {
+            devices = sharing.byKey
+            own = caller.flatMap { sharing.byUser[$0] } ?? []
+            isReadable = sharing.anyShared || !own.isEmpty
+            return
+        }
+        var clipped: [DeviceKey: SharedDevice] = [:]
+        for device in sharing.byKey.values {
+            let windows = (device.userID == caller ? .all : device.windows).clipped(from: from, to: to)
+            guard !windows.isEmpty else { continue }
+            clipped[device.key] = SharedDevice(key: device.key, deviceID: device.deviceID, userID: device.userID,
+                                               last: device.last, windows: windows)
+        }
+        devices = clipped
+        own = []
+        isReadable = !clipped.isEmpty
+    }
+
+    var isEmpty: Bool { !isReadable }
 
     /// The device of `entry` when the caller may read this fix (device readable, timestamp
     /// inside its visible windows), else nil.
     func device(of entry: IndexEntry) -> SharedDevice? {
-        guard let device = devices[entry.deviceKey], device.windows.contains(entry.timestamp) else { return nil }
+        guard let device = devices[entry.deviceKey] else { return nil }
+        guard device.windows.contains(entry.timestamp) || own.contains(entry.deviceKey) else { return nil }
         return device
     }
 }
