@@ -3,7 +3,7 @@ import Synchronization
 import Tracking
 
 /// The sharing devices of recently queried groups, each kept with the `visibility_version` it
-/// was read at (schema 10: triggers bump that version inside every transaction that changes
+/// was read at (schema 11: triggers bump that version inside every transaction that changes
 /// memberships or sharing periods, whichever connection or process commits it).
 ///
 /// Correctness: a lookup first reads the current version, then uses an entry only if it was
