@@ -8,7 +8,7 @@ import shutil
 import subprocess
 import time
 import urllib.request
-from datetime import datetime, timezone
+from datetime import datetime
 
 import fixtures
 from check import Checker, read_ids
@@ -19,8 +19,8 @@ KINDS = [("radius-20", "R"), ("radius-10k", "R"), ("polygon", "P"), ("near-10", 
 
 
 def epoch_ms(text):
-    """Milliseconds of an RFC 3339 UTC timestamp as the server writes it."""
-    return round(datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp() * 1000)
+    """Milliseconds of an RFC 3339 UTC timestamp as the server writes it (2026-12-01T08:15:00.123Z)."""
+    return round(datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp() * 1000)
 
 
 def make_group_template(o, work, binary, name="template"):
