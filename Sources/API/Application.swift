@@ -51,7 +51,7 @@ public struct Services: Sendable {
     /// Everything wired to one store; every service publishes its group events to `live`.
     /// - Parameters:
     ///   - towns: the nearest-town index that names timeline stays (`Data/places-cities1000.bin`); nil names none.
-    ///   - stayPlaces: group places that name stays first (the places module), if any.
+    ///   - stayPlaces: group places that name stays first (default: the store's group places).
     public init(store backend: any TrackingStore, configuration: Configuration = Configuration(), logger: Logger,
                 towns: NearestPlace? = nil, stayPlaces: (any StayPlaceLookup)? = nil) throws {
         self.store = backend
@@ -73,7 +73,7 @@ public struct Services: Sendable {
         self.exports = ExportService(store: backend, directory: backend)
         self.feed = FeedService(log: backend)
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
-        self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces)
+        self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces ?? GroupPlaceNames(store: backend))
         self.places = PlaceService(store: backend, limits: configuration.places)
         self.logger = logger
     }

@@ -64,6 +64,24 @@ import Timeline
         #expect(gpx.text.components(separatedBy: "<trkpt").count - 1 == 32)
     }
 
+    @Test func aGroupPlaceNamesTheStayBeforeTheTown() throws {
+        let app = try TestApp(towns: Self.towns)
+        defer { app.close() }
+        let (user, deviceID, deviceToken) = try ImportTests.device(app, "homebody")
+        let client = try app.client()
+        let group = try client.request("POST", "/v1/groups", token: user, json: #"{"name":"Family","deviceId":"\#(deviceID)"}"#).json["id"].string ?? ""
+        let place = try client.request("POST", "/v1/groups/\(group)/places", token: user,
+                                       json: #"{"name":"Home <b>sweet</b>","geometry":{"type":"Point","coordinates":[2.3522,48.8566]},"radius":150}"#)
+        #expect(place.status == 201, "\(place.text)")
+        let start = (Int64(Date().timeIntervalSince1970 * 1000) / 86_400_000 - 2) * 86_400_000 + 8 * 3_600_000
+        _ = try client.request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: Self.morning(start: start))
+        let segments = try client.get("/v1/devices/\(deviceID)/timeline?from=\(Self.iso(start))&to=\(Self.iso(start + 4 * 3_600_000))", token: user)
+            .json["segments"].array
+        #expect(segments.first?["place"]["name"].string == "Home <b>sweet</b>")
+        #expect(segments.first?["place"]["source"].string == "place")
+        #expect(segments.last?["place"]["source"].string == "geonames")
+    }
+
     @Test func aMemberSeesOnlyTheSharedTimes() throws {
         try TestApp.with { app in
             let w = try PermissionWorld(app: app)

@@ -23,12 +23,45 @@ public enum TimelineEntry: Sendable, Equatable {
     case trip(Trip)
 }
 
+/// A group place that may name stays: its name and region.
+public struct NamedPlace: Sendable {
+    public let name: String
+    public let region: PlaceRegion
+
+    public init(name: String, region: PlaceRegion) {
+        self.name = name
+        self.region = region
+    }
+}
+
 /// Group places a timeline may name stays after (API.md: "a group place containing it").
-/// The places module implements it; without one, stays are named after towns only.
 public protocol StayPlaceLookup: Sendable {
-    /// The name of a place, among those of the groups through which `credential` reads the
-    /// device (all of the device's groups for its owner), that contains `point`; nil when none.
-    func placeName(containing point: LatLng, deviceID: DeviceID, credential: Credential) throws -> String?
+    /// The places of the groups through which `credential` reads the device (every group of the
+    /// device for its owner), in group-id order, each group's oldest first.
+    func places(deviceID: DeviceID, credential: Credential) throws -> [NamedPlace]
+}
+
+/// The places module's places as stay names (`StayPlaceLookup` over a `PlaceStore`).
+public struct GroupPlaceNames: StayPlaceLookup {
+    let store: any PlaceStore
+
+    public init(store: any PlaceStore) { self.store = store }
+
+    public func places(deviceID: DeviceID, credential: Credential) throws -> [NamedPlace] {
+        guard case .user(let viewer) = credential else { return [] }
+        return try store.readPlaces { tx in
+            let isOwner = try tx.device(id: deviceID)?.ownerID == viewer
+            var named: [NamedPlace] = []
+            for membership in try tx.memberships(deviceID: deviceID).sorted(by: { $0.groupID < $1.groupID }) {
+                guard try isOwner || tx.membership(groupID: membership.groupID, userID: viewer) != nil else { continue }
+                for place in try tx.places(groupID: membership.groupID) {
+                    guard let shape = try? place.shape() else { continue }
+                    named.append(NamedPlace(name: place.name, region: shape.region))
+                }
+            }
+            return named
+        }
+    }
 }
 
 /// `GET /v1/devices/{id}/timeline`: the stays and trips of what the caller may read of a
@@ -91,10 +124,11 @@ public final class TimelineService: Sendable {
             segmenter.finish()
             segments += segmenter.takeSegments()
         }
-        return try segments.map { segment in
+        let groupPlaces = segments.isEmpty ? [] : try places?.places(deviceID: deviceID, credential: credential) ?? []
+        return segments.map { segment in
             switch segment {
             case .trip(let trip): return .trip(trip)
-            case .stay(let stay): return .stay(stay, place: try place(of: stay, deviceID: deviceID, credential: credential))
+            case .stay(let stay): return .stay(stay, place: place(of: stay, among: groupPlaces))
             }
         }
     }
@@ -117,10 +151,11 @@ public final class TimelineService: Sendable {
         return fixes
     }
 
-    func place(of stay: Stay, deviceID: DeviceID, credential: Credential) throws -> StayPlace? {
-        let centre = LatLng(degreesLatitude: stay.location.latitude, longitude: stay.location.longitude)
-        if let places, let name = try places.placeName(containing: centre, deviceID: deviceID, credential: credential) {
-            return StayPlace(name: name, source: .place)
+    /// The first group place containing the stay's centre, else the nearest town.
+    func place(of stay: Stay, among groupPlaces: [NamedPlace]) -> StayPlace? {
+        let centre = LatLng(degreesLatitude: stay.location.latitude, longitude: stay.location.longitude).toPoint()
+        if let named = groupPlaces.first(where: { $0.region.contains(centre) }) {
+            return StayPlace(name: named.name, source: .place)
         }
         guard let match = towns?.nearest(to: stay.location, within: Self.townRadius) else { return nil }
         return StayPlace(name: match.place.name, source: .geonames, country: match.place.country)
