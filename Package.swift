@@ -6,8 +6,8 @@ import PackageDescription
 /// C libraries come only from Debian packages, through system-library targets; everything else
 /// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
 /// the stores (SQLiteStore on Storage) implement Tracking's ports and are chosen by `fod`;
-/// only Storage, HTTPServer, Crypto and PlanarGeometry import the C modules (CMalloc: glibc's
-/// allocator, for Storage).
+/// only Storage, HTTPServer, Crypto, PlanarGeometry and PostgresClient import the C modules
+/// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient).
 let package = Package(
     name: "FindOurDevices",
     platforms: [.macOS(.v15)],
@@ -20,6 +20,7 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "Timestamps"),
         .target(name: "JSONCore"),
@@ -32,6 +33,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite", "CMalloc"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "Tracking", dependencies: ["Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
         .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
@@ -41,6 +43,7 @@ let package = Package(
         .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking", "SQLiteStore"], path: "Benchmarks/geo/Bench"),
         .executableTarget(name: "fod-engine-bench", dependencies: ["GeoQuery", "JSONCore", "Tracking", "SQLiteStore"], path: "Benchmarks/report/Engine"),
         .executableTarget(name: "fod-timeline-bench", dependencies: ["Timeline", "Timestamps"], path: "Benchmarks/timeline/Bench"),
+        .executableTarget(name: "fod-postgres-bench", dependencies: ["PostgresClient"], path: "Benchmarks/postgres/Bench"),
         .executableTarget(name: "fod-import-bench", dependencies: ["LocationFormats", "Timestamps", "Tracking", "SQLiteStore"], path: "Benchmarks/import/Bench"),
         .executableTarget(name: "fod-owntracks-bench", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "HTTPServer", "HTTPTestSupport"],
                           path: "Benchmarks/owntracks/Bench"),
@@ -48,6 +51,7 @@ let package = Package(
         .executableTarget(name: "fod-polygon-bench", dependencies: ["GeoKit", "GeoQuery", "JSONCore"], path: "Benchmarks/geo/PolygonBench"),
         .target(name: "HTTPTestSupport", path: "Tests/HTTPTestSupport"),
         .target(name: "TestRandom", dependencies: ["GeoKit"], path: "Tests/TestRandom"),
+        .target(name: "PostgresTestSupport", path: "Tests/PostgresTestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestRandom"]),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
@@ -57,6 +61,7 @@ let package = Package(
         .testTarget(name: "ExportsTests", dependencies: ["Exports", "JSONCore", "Timestamps", "GeoKit"]),
         .testTarget(name: "PlanarGeometryTests", dependencies: ["PlanarGeometry"]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "GeoKit", "TestRandom"]),
+        .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "TrackingTestSupport", "GeoKit", "JSONCore", "LocationFormats", "Timeline"]),

@@ -3,12 +3,13 @@
 # everything is present it does nothing (and needs no network). Run as root or with sudo.
 set -euo pipefail
 
-packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev libjs-leaflet)
+packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev libpq-dev libjs-leaflet)
 # Extra tools for tests, checks and benchmarks: curl, wrk (load), GDAL and xmllint (export
 # checks), Chromium + python3-websocket (browser test of the web map), the comparison report's
-# peers (Redis, PostGIS, SpatiaLite) and libpq-dev for its C client.
+# peers (Redis, PostGIS, SpatiaLite), PostgreSQL 15 (the PostgreSQL store's tests start a
+# throwaway server; scripts/pg-test-server.sh) and HAProxy (make cluster).
 if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
-  packages+=(curl wrk gdal-bin libxml2-utils chromium python3-websocket redis-server postgresql-15-postgis-3 libsqlite3-mod-spatialite libpq-dev)
+  packages+=(curl wrk gdal-bin libxml2-utils chromium python3-websocket redis-server postgresql-15-postgis-3 libsqlite3-mod-spatialite postgresql-15 haproxy)
 fi
 
 missing=()

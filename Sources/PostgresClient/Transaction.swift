@@ -1,0 +1,63 @@
+/// A transaction's isolation level (PostgreSQL's manual, "Transaction Isolation").
+public enum IsolationLevel: Sendable {
+    /// Each statement sees what was committed before it started (PostgreSQL's default).
+    case readCommitted
+    /// The whole transaction sees one snapshot; a concurrent update of the same row fails with
+    /// `40001`.
+    case repeatableRead
+    /// As if transactions ran one after another; conflicts fail with `40001`.
+    case serializable
+
+    var sql: String {
+        switch self {
+        case .readCommitted: return "READ COMMITTED"
+        case .repeatableRead: return "REPEATABLE READ"
+        case .serializable: return "SERIALIZABLE"
+        }
+    }
+}
+
+extension Connection {
+    /// Runs `body` inside `BEGIN … COMMIT`; rolls back and rethrows when `body` throws.
+    ///
+    /// Throws `body`'s own error or a `PostgresError`. A transaction that failed inside `body`
+    /// (a statement error caught there) cannot commit: PostgreSQL answers `COMMIT` with
+    /// `ROLLBACK`, which this reports as `25P02` rather than as success. With
+    /// `.repeatableRead` or `.serializable`, check `isRetryableTransaction` and run the whole
+    /// call again. Transactions do not nest: calling this inside one throws `25001`.
+    @discardableResult
+    public func transaction<T>(_ isolation: IsolationLevel = .readCommitted, readOnly: Bool = false,
+                               _ body: (Connection) throws -> T) throws -> T {
+        try begin(isolation, readOnly: readOnly)
+        let value: T
+        do {
+            value = try body(self)
+        } catch {
+            try? rollback()
+            throw error
+        }
+        try commit()
+        return value
+    }
+
+    /// `BEGIN ISOLATION LEVEL …`; throws `25001` when a transaction is already open.
+    public func begin(_ isolation: IsolationLevel = .readCommitted, readOnly: Bool = false) throws(PostgresError) {
+        guard transactionStatus == .idle else {
+            throw .client(.activeSQLTransaction, "a transaction is already open on this connection")
+        }
+        try queryPrepared("BEGIN ISOLATION LEVEL \(isolation.sql)\(readOnly ? " READ ONLY" : "")")
+    }
+
+    /// `COMMIT`; throws `25P02` when the server rolled back instead (the transaction had failed).
+    public func commit() throws(PostgresError) {
+        let result = try queryPrepared("COMMIT")
+        if result.commandTag == "ROLLBACK" {
+            throw .client(.inFailedSQLTransaction, "the transaction had failed and was rolled back instead of committed", sql: "COMMIT")
+        }
+    }
+
+    /// `ROLLBACK` (harmless when no transaction is open).
+    public func rollback() throws(PostgresError) {
+        try queryPrepared("ROLLBACK")
+    }
+}

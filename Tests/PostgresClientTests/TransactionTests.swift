@@ -1,0 +1,73 @@
+import PostgresClient
+import Testing
+
+@Suite("PostgreSQL transactions", TestDatabase.available)
+struct TransactionTests {
+    struct Abort: Error {}
+
+    private func count(_ connection: Connection, _ table: String) throws -> Int64 {
+        try connection.query("SELECT count(*) FROM \(table)").row(0).int64(0)
+    }
+
+    @Test func commitKeepsAndAThrowRollsBack() throws {
+        let connection = try TestDatabase.connect()
+        let table = TestDatabase.uniqueName("tx")
+        try connection.execute("CREATE TABLE \(table) (id bigint PRIMARY KEY)")
+        let returned = try connection.transaction { c in
+            try c.queryPrepared("INSERT INTO \(table) VALUES ($1)", [1])
+            return "done"
+        }
+        #expect(returned == "done")
+        #expect(throws: Abort.self) {
+            try connection.transaction { c in
+                try c.queryPrepared("INSERT INTO \(table) VALUES ($1)", [2])
+                throw Abort()
+            }
+        }
+        #expect(connection.transactionStatus == .idle)
+        #expect(try count(connection, table) == 1)
+    }
+
+    @Test func aFailedStatementCaughtInsideCannotCommit() throws {
+        let connection = try TestDatabase.connect()
+        let table = TestDatabase.uniqueName("txfail")
+        try connection.execute("CREATE TABLE \(table) (id bigint PRIMARY KEY)")
+        let error = #expect(throws: PostgresError.self) {
+            try connection.transaction { c in
+                try c.queryPrepared("INSERT INTO \(table) VALUES ($1)", [1])
+                _ = try? c.queryPrepared("INSERT INTO \(table) VALUES ($1)", [1])  // unique violation, swallowed
+                #expect(c.transactionStatus == .failedTransaction)
+            }
+        }
+        #expect(error?.sqlState == .inFailedSQLTransaction)
+        #expect(connection.transactionStatus == .idle)
+        #expect(try count(connection, table) == 0)
+    }
+
+    @Test func transactionsDoNotNest() throws {
+        let connection = try TestDatabase.connect()
+        let error = #expect(throws: PostgresError.self) {
+            try connection.transaction { c in try c.transaction { _ in } }
+        }
+        #expect(error?.sqlState == .activeSQLTransaction)
+        #expect(connection.transactionStatus == .idle)
+    }
+
+    @Test func repeatableReadReportsAConcurrentUpdateAsRetryable() throws {
+        let first = try TestDatabase.connect()
+        let second = try TestDatabase.connect()
+        let table = TestDatabase.uniqueName("rr")
+        try first.execute("CREATE TABLE \(table) (id bigint PRIMARY KEY, n bigint); INSERT INTO \(table) VALUES (1, 0)")
+        try second.begin(.repeatableRead)
+        #expect(try second.query("SELECT n FROM \(table) WHERE id = 1").row(0).int64(0) == 0)  // takes the snapshot
+        try first.query("UPDATE \(table) SET n = n + 1 WHERE id = 1")
+        let conflict = expectError(.serializationFailure) { try second.query("UPDATE \(table) SET n = n + 10 WHERE id = 1") }
+        #expect(conflict?.isRetryableTransaction == true)
+        try second.rollback()
+        #expect(try first.query("SELECT n FROM \(table)").row(0).int64(0) == 1)
+        let readOnly = expectError(.readOnlySQLTransaction) {
+            try second.transaction(.serializable, readOnly: true) { c in _ = try c.query("DELETE FROM \(table)") }
+        }
+        #expect(readOnly?.isReadOnly == true)
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A throwaway PostgreSQL 15 server on loopback for tests: `scripts/pg-test-server.sh
+/// supervise` in a child process (initdb in a temporary directory, run as the `postgres` user
+/// when this process is root, a free port, fsync on).
+///
+/// The child holds the server for as long as this process holds its standard input open:
+/// `stop()` (or `deinit`, or this process ending in any way, even `kill -9`) closes it, and the
+/// child stops the server and deletes its directory. So a test cannot leave a server behind.
+public final class PostgresTestServer: @unchecked Sendable {
+    /// Where Debian's `postgresql-15` puts the server programs.
+    public static let binaryDirectory = "/usr/lib/postgresql/15/bin"
+
+    /// True when the server programs are installed; tests skip otherwise.
+    public static var isAvailable: Bool {
+        ["initdb", "pg_ctl", "postgres", "pg_basebackup", "psql"].allSatisfy {
+            FileManager.default.isExecutableFile(atPath: "\(binaryDirectory)/\($0)")
+        }
+    }
+
+    public static let unavailableReason =
+        "PostgreSQL tests skipped: no PostgreSQL 15 server in \(binaryDirectory) (apt-get install postgresql-15)"
+
+    /// One primary per test process, started on first use and stopped when the process ends.
+    /// Tests share it and keep apart with their own table and channel names.
+    public static let shared: Result<PostgresTestServer, any Error> = Result { try PostgresTestServer.start() }
+
+    /// `postgresql://postgres@127.0.0.1:PORT/postgres` (trust authentication).
+    public let url: String
+    public let port: Int
+    /// The server's directory (data in `data/`, log in `server.log`); deleted at stop.
+    public let directory: String
+
+    private let process: Process
+    private let lock = NSLock()
+    /// The write end of the child's standard input (-1 once closed); guarded by `lock`.
+    private var lifeline: Int32
+
+    /// Starts a new primary.
+    public static func start() throws -> PostgresTestServer {
+        try launch(["supervise"])
+    }
+
+    /// Starts a streaming replica of this server (`pg_basebackup -R`), named `name` (its
+    /// `application_name`). With `synchronous`, it becomes this primary's synchronous standby:
+    /// commits on the primary wait for it (and with `synchronous_commit = remote_apply`, are
+    /// visible on it when the commit returns); stop the primary before the replica then.
+    public func startReplica(name: String = "replica", synchronous: Bool = false) throws -> PostgresTestServer {
+        try Self.launch(["supervise", "--replica-of", directory, "--name", name] + (synchronous ? ["--sync"] : []))
+    }
+
+    /// Promotes this replica to a primary (`pg_ctl promote`); returns once it accepts writes.
+    public func promote() throws {
+        let (status, output) = try Self.runScript(["promote", directory])
+        guard status == 0 else { throw ServerFailure("promote failed: \(output)") }
+    }
+
+    /// `url` with extra connection parameters, e.g. `["application_name": "node1"]`.
+    public func url(parameters: [String: String]) -> String {
+        let query = parameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "&")
+        return query.isEmpty ? url : "\(url)?\(query)"
+    }
+
+    /// The URL of database `name` on this server (create it first).
+    public func url(database name: String) -> String {
+        "postgresql://postgres@127.0.0.1:\(port)/\(name)"
+    }
+
+    /// Stops the server and deletes its directory; waits until both are done. Idempotent.
+    public func stop() {
+        lock.lock()
+        let descriptor = lifeline
+        lifeline = -1
+        lock.unlock()
+        guard descriptor >= 0 else { return }
+        close(descriptor)
+        process.waitUntilExit()
+    }
+
+    deinit { stop() }
+
+    private init(process: Process, lifeline: Int32, port: Int, directory: String, url: String) {
+        self.process = process
+        self.lifeline = lifeline
+        self.port = port
+        self.directory = directory
+        self.url = url
+    }
+
+    // MARK: The child
+
+    static var scriptPath: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("scripts/pg-test-server.sh").path
+    }
+
+    private static func launch(_ arguments: [String]) throws -> PostgresTestServer {
+        guard isAvailable else { throw ServerFailure(unavailableReason) }
+        // No other child (a server started by a concurrent test) may inherit the lifeline, or
+        // closing it here would not reach this child.
+        let input = try ClosingPipe()
+        let output = try ClosingPipe()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [scriptPath] + arguments
+        process.standardInput = FileHandle(fileDescriptor: input.read, closeOnDealloc: false)
+        process.standardOutput = FileHandle(fileDescriptor: output.write, closeOnDealloc: false)
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            input.closeBoth()
+            output.closeBoth()
+            throw error
+        }
+        close(input.read)
+        close(output.write)
+        let line = readLine(from: output.read)
+        close(output.read)
+        let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
+        guard fields.count == 4, fields[0] == "ready", let port = Int(fields[1]) else {
+            close(input.write)
+            process.waitUntilExit()
+            throw ServerFailure("pg-test-server.sh \(arguments.joined(separator: " ")): \(line.isEmpty ? "no output" : line)")
+        }
+        return PostgresTestServer(process: process, lifeline: input.write, port: port, directory: fields[2], url: fields[3])
+    }
+
+    /// Reads up to the first newline (or end of file).
+    private static func readLine(from descriptor: Int32) -> String {
+        var bytes: [UInt8] = []
+        var byte: UInt8 = 0
+        while true {
+            let count = read(descriptor, &byte, 1)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 || byte == 10 { break }
+            bytes.append(byte)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func runScript(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [scriptPath] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// A pipe whose two descriptors are close-on-exec (the child's copies, made by `dup2`, are not).
+/// Foundation's `Process` also closes every other descriptor in the children it starts, so a
+/// server started by a concurrent test does not inherit these in the moment before `fcntl`.
+private struct ClosingPipe {
+    let read: Int32
+    let write: Int32
+
+    init() throws {
+        var descriptors: [Int32] = [-1, -1]
+        guard pipe(&descriptors) == 0 else { throw ServerFailure("pipe failed (errno \(errno))") }
+        read = descriptors[0]
+        write = descriptors[1]
+        _ = fcntl(read, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(write, F_SETFD, FD_CLOEXEC)
+    }
+
+    func closeBoth() {
+        close(read)
+        close(write)
+    }
+}
+
+public struct ServerFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
