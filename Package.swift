@@ -5,7 +5,7 @@ import PackageDescription
 ///
 /// C libraries come only from Debian packages, through system-library targets; everything else
 /// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
-/// the stores (SQLiteStore on Storage) implement Tracking's ports and are chosen by `fod`;
+/// the stores (SQLiteStore on Storage, PostgresStore on PostgresClient) implement Tracking's ports and are chosen by `fod`;
 /// only Storage, HTTPServer, Crypto, PlanarGeometry and PostgresClient import the C modules
 /// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient).
 let package = Package(
@@ -36,6 +36,7 @@ let package = Package(
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "Tracking", dependencies: ["Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
         .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
+        .target(name: "PostgresStore", dependencies: ["Tracking", "PostgresClient", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
 
@@ -65,6 +66,7 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "TrackingTestSupport", "GeoKit", "JSONCore", "LocationFormats", "Timeline"]),
+        .testTarget(name: "StoreConformanceTests", dependencies: ["Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats"]),
         .testTarget(name: "APITests", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,169 @@
+import Foundation
+import PostgresClient
+import Synchronization
+import Tracking
+
+/// What a `NOTIFY` on `PostgresStore.eventChannel` says: group `groupID` logged events
+/// `first...last` in the transaction that just committed. Payload `groupID:first:last`.
+public struct EventNotice: Sendable, Equatable {
+    public let groupID: GroupID
+    public let first: EventID
+    public let last: EventID
+
+    public init(groupID: GroupID, first: EventID, last: EventID) {
+        self.groupID = groupID
+        self.first = first
+        self.last = last
+    }
+
+    public var payload: String { "\(groupID.rawValue):\(first.rawValue):\(last.rawValue)" }
+
+    /// Parses a payload; nil for anything else (the numbers are read from the right, so a
+    /// group id may itself hold colons).
+    public init?(payload: String) {
+        let parts = payload.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count >= 3, let first = Int64(parts[parts.count - 2]), let last = Int64(parts[parts.count - 1]),
+              first >= 1, first <= last else { return nil }
+        let group = parts.dropLast(2).joined(separator: ":")
+        guard !group.isEmpty else { return nil }
+        self.init(groupID: GroupID(rawValue: group), first: EventID(first), last: EventID(last))
+    }
+}
+
+/// Feeds one node's live streams from every node's commits: it `LISTEN`s on
+/// `PostgresStore.eventChannel` and, for each notice, reads the group's events it has not yet
+/// passed on from the event table and publishes them to `downstream` (the node's live hub),
+/// per group in id order without gaps or repeats. The node's own commits come this way too,
+/// so there is one path and one order.
+///
+/// When the listening session is lost, it connects again and then reads, for every group it
+/// knows and every group `openGroups` names (with the last id its streams have), whatever was
+/// committed meanwhile: streams miss nothing and get nothing twice.
+///
+/// Lifetime: `start()` once; `stop()` once, before the hub goes. Runs on its own thread.
+public final class EventRelay: @unchecked Sendable {
+    // @unchecked: `published`, `listener` and `dirty` are touched only by the relay thread;
+    // `stopping` and `running` are guarded by `condition`.
+    private let store: PostgresStore
+    private let downstream: any GroupEventSink
+    /// The groups with open streams on this node and the newest id each has applied.
+    private let openGroups: @Sendable () -> [GroupID: EventID]
+    private let log: @Sendable (String) -> Void
+    private let condition = NSCondition()
+    private var stopping = false
+    private var running = false
+    private var published: [GroupID: EventID] = [:]
+    /// Groups whose last read failed: read again before the next wait.
+    private var dirty: Set<GroupID> = []
+    private var listener: NotificationListener?
+    /// Times the listening session was (re)established, for tests and metrics.
+    private let connections = Atomic<Int>(0)
+    /// How long to wait before trying to listen again after a failure.
+    static let retryInterval = Duration.milliseconds(500)
+
+    public init(store: PostgresStore, downstream: any GroupEventSink,
+                openGroups: @escaping @Sendable () -> [GroupID: EventID], log: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.store = store
+        self.downstream = downstream
+        self.openGroups = openGroups
+        self.log = log
+    }
+
+    /// How many times the relay has connected its listening session.
+    public var connectionCount: Int { connections.load(ordering: .relaxed) }
+
+    /// Listens once (so nothing committed after `start` returns is missed), then relays on a
+    /// thread of its own. Throws `StoreFailure(.unavailable)` when the database cannot be reached.
+    public func start() throws {
+        do { try connect() } catch { throw PostgresStore.translate(error) }
+        condition.lock()
+        running = true
+        condition.unlock()
+        let thread = Thread { [self] in run() }
+        thread.name = "fod-pg-relay"
+        thread.start()
+    }
+
+    /// Stops the thread (within one wait) and closes the listening session.
+    public func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopping
+    }
+
+    private func connect() throws {
+        let session = try NotificationListener(store.connectionString)
+        try session.listen(PostgresStore.eventChannel)
+        listener = session
+        connections.add(1, ordering: .relaxed)
+    }
+
+    private func run() {
+        while !isStopping {
+            do {
+                guard let listener else {
+                    try connect()
+                    resynchronize()
+                    continue
+                }
+                for group in dirty { relay(group, through: nil) }
+                let notices = try listener.waitForNotifications(timeout: .milliseconds(250))
+                for notification in notices {
+                    guard let notice = EventNotice(payload: notification.payload) else { continue }
+                    relay(notice.groupID, from: notice.first, through: notice.last)
+                }
+            } catch {
+                if listener != nil { log("live relay: lost its database session (\(error)); reconnecting") }
+                listener = nil
+                condition.lock()
+                if !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
+                condition.unlock()
+            }
+        }
+        listener = nil
+        condition.lock()
+        running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// After a new session: every known group and every group with open streams, from the last
+    /// id passed on (or applied there).
+    private func resynchronize() {
+        for (group, applied) in openGroups() where (published[group] ?? .start) < applied {
+            published[group] = applied
+        }
+        for group in Set(published.keys).union(dirty) { relay(group, through: nil) }
+    }
+
+    /// Passes on the events of `group` after the last one published, up to `last` (or all).
+    /// A group seen for the first time starts at `first`: what came before was committed
+    /// before this node listened, so its streams started from a snapshot that has it.
+    private func relay(_ group: GroupID, from first: EventID? = nil, through last: EventID?) {
+        if let last, let done = published[group], done >= last { return }
+        var after = published[group] ?? EventID((first?.rawValue ?? 1) - 1)
+        do {
+            while true {
+                let events = try store.events(groupID: group, after: after, limit: 1_000)
+                guard let newest = events.last else { break }
+                downstream.publish(events)
+                after = newest.id
+                published[group] = after
+                if events.count < 1_000 { break }
+            }
+            if published[group] == nil { published[group] = after }
+            dirty.remove(group)
+        } catch {
+            log("live relay: reading events of \(group) failed (\(error)); will retry")
+            dirty.insert(group)
+        }
+    }
+}

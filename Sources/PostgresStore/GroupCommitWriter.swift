@@ -1,0 +1,249 @@
+import Foundation
+import PostgresClient
+import Tracking
+
+/// The node's writer: one connection on one thread that group-commits.
+///
+/// Jobs submitted from any thread queue up; the writer takes every queued job (up to
+/// `maxJobsPerCommit`) and runs them in one transaction — each in its own savepoint, so one
+/// job's failure rolls back only that job — commits once (`synchronous_commit` on: the commit
+/// returned means the WAL is flushed), and only then completes each job, in commit order.
+///
+/// Jobs that name a `lockOrder` (an append names its device) run sorted by it, after the jobs
+/// that name none, in submission order otherwise: every node's writer then takes device rows in
+/// the same order, which keeps concurrent batches on different nodes from deadlocking.
+///
+/// When PostgreSQL aborts the whole transaction (a deadlock with another node's writer, a
+/// serialization failure), the batch runs again, up to `maxAttempts` times: jobs are pure
+/// functions of the database, so running one again is safe. When the connection is lost, the
+/// batch fails with `StoreFailure(.unavailable)` (nothing of it is acknowledged; a resend is
+/// deduplicated) and the next batch connects again.
+final class GroupCommitWriter: @unchecked Sendable {
+    // @unchecked: `queue`, `stopping`, `stopped`, `commits` are guarded by `condition`;
+    // `connection` is touched only by the writer thread after init.
+    private let condition = NSCondition()
+    private var queue: [any PostgresWriteJob] = []
+    private var stopping = false
+    private var stopped = false
+    private var commits: UInt64 = 0
+    private var connection: Connection?
+    private let connectionString: String
+    private let maxJobsPerCommit: Int
+    static let maxAttempts = 5
+
+    init(connectionString: String, maxJobsPerCommit: Int = 1_024) {
+        self.connectionString = connectionString
+        self.maxJobsPerCommit = maxJobsPerCommit
+        let thread = Thread { [unowned self] in self.runLoop() }
+        thread.name = "fod-pg-writer"
+        thread.start()
+    }
+
+    /// Runs `body` inside the next group commit; `onCommit` runs on the writer thread right
+    /// after the commit, before the caller resumes (so in commit order).
+    func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T, lockOrder: String? = nil,
+                            onCommit: (@Sendable (T) -> Void)? = nil) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
+            enqueue(PostgresClosureJob(body: body, lockOrder: lockOrder) { result in
+                if case .success(let value) = result { onCommit?(value) }
+                continuation.resume(with: result)
+            })
+        }
+    }
+
+    /// Transactions committed so far.
+    var commitCount: UInt64 {
+        condition.lock()
+        defer { condition.unlock() }
+        return commits
+    }
+
+    /// Finishes the queued jobs, stops the thread and closes the connection. Idempotent.
+    func close() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while !stopped { condition.wait() }
+        condition.unlock()
+    }
+
+    private func enqueue(_ job: any PostgresWriteJob) {
+        condition.lock()
+        guard !stopping else {
+            condition.unlock()
+            job.finish(.failure(StoreFailure(.unavailable, detail: "the store is closing")))
+            return
+        }
+        queue.append(job)
+        condition.signal()
+        condition.unlock()
+    }
+
+    private func runLoop() {
+        while true {
+            condition.lock()
+            while queue.isEmpty && !stopping { condition.wait() }
+            if queue.isEmpty {
+                connection = nil
+                stopped = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            let take = min(queue.count, maxJobsPerCommit)
+            let batch = Self.lockOrdered(Array(queue.prefix(take)))
+            queue.removeFirst(take)
+            condition.unlock()
+            run(batch)
+        }
+    }
+
+    /// `batch` with the jobs that name no lock order first, then the others sorted by it;
+    /// submission order among equals.
+    static func lockOrdered(_ batch: [any PostgresWriteJob]) -> [any PostgresWriteJob] {
+        batch.enumerated().sorted { a, b in
+            switch (a.element.lockOrder, b.element.lockOrder) {
+            case (nil, nil): return a.offset < b.offset
+            case (nil, _): return true
+            case (_, nil): return false
+            case let (x?, y?): return x == y ? a.offset < b.offset : x < y
+            }
+        }.map(\.element)
+    }
+
+    /// Commits `batch`, trying again when the server aborted the transaction as a whole.
+    private func run(_ batch: [any PostgresWriteJob]) {
+        var attempt = 1
+        while true {
+            let connection: Connection
+            do {
+                connection = try connected()
+            } catch {
+                for job in batch { job.finish(.failure(PostgresStore.translate(error))) }
+                return
+            }
+            switch commit(batch, on: connection) {
+            case .committed(let results):
+                condition.lock()
+                commits += 1
+                condition.unlock()
+                for (job, result) in zip(batch, results) { job.finish(result) }
+                return
+            case .failed(let error):
+                if let error = error as? PostgresError, error.isRetryableTransaction, attempt < Self.maxAttempts {
+                    attempt += 1
+                    continue
+                }
+                for job in batch { job.finish(.failure(PostgresStore.translate(error))) }
+                return
+            }
+        }
+    }
+
+    /// The writer's connection, opened again when it was lost.
+    private func connected() throws -> Connection {
+        if let connection, connection.status == .ok, connection.transactionStatus == .idle { return connection }
+        connection = nil
+        let fresh = try Connection(connectionString)
+        connection = fresh
+        return fresh
+    }
+
+    private enum Outcome {
+        /// Committed; each job's own result (a job that threw was rolled back to its savepoint).
+        case committed([Result<Void, Error>])
+        /// Nothing of the batch was kept.
+        case failed(Error)
+    }
+
+    private func commit(_ batch: [any PostgresWriteJob], on connection: Connection) -> Outcome {
+        do {
+            try connection.begin()
+        } catch {
+            return .failed(error)
+        }
+        var results: [Result<Void, Error>] = []
+        results.reserveCapacity(batch.count)
+        let single = batch.count == 1
+        for job in batch {
+            if single {
+                results.append(Result { try job.run(connection) })
+                continue
+            }
+            do {
+                try connection.execute("SAVEPOINT job")
+                try job.run(connection)
+                try connection.execute("RELEASE SAVEPOINT job")
+                results.append(.success(()))
+            } catch {
+                // The connection broke, or the server aborted the transaction as a whole.
+                if Self.abortsTransaction(error) {
+                    try? connection.rollback()
+                    return .failed(error)
+                }
+                do {
+                    try connection.execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")
+                } catch {
+                    try? connection.rollback()
+                    return .failed(error)
+                }
+                results.append(.failure(error))
+            }
+        }
+        if single, case .failure(let error) = results[0] {
+            try? connection.rollback()
+            if Self.abortsTransaction(error) { return .failed(error) }
+            return .committed(results)
+        }
+        do {
+            try connection.commit()
+        } catch {
+            try? connection.rollback()
+            return .failed(error)
+        }
+        return .committed(results)
+    }
+
+    /// Errors after which the transaction cannot go on: a lost connection, a deadlock or
+    /// serialization failure (the server chose this transaction to abort).
+    static func abortsTransaction(_ error: Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.isConnectionLost || error.isRetryableTransaction
+    }
+}
+
+/// A unit of work for the writer: `run` executes inside the transaction; `finish` reports the
+/// outcome after the commit (or the failure).
+protocol PostgresWriteJob: AnyObject {
+    /// Where the job goes in its batch (see `GroupCommitWriter`); nil: first, as submitted.
+    var lockOrder: String? { get }
+    func run(_ connection: Connection) throws
+    func finish(_ result: Result<Void, Error>)
+}
+
+private final class PostgresClosureJob<T: Sendable>: PostgresWriteJob {
+    let body: @Sendable (Connection) throws -> T
+    let completion: @Sendable (Result<T, Error>) -> Void
+    let lockOrder: String?
+    var value: T?
+
+    init(body: @escaping @Sendable (Connection) throws -> T, lockOrder: String?,
+         completion: @escaping @Sendable (Result<T, Error>) -> Void) {
+        self.body = body
+        self.lockOrder = lockOrder
+        self.completion = completion
+    }
+
+    func run(_ connection: Connection) throws { value = try body(connection) }
+
+    func finish(_ result: Result<Void, Error>) {
+        switch result {
+        case .success:
+            if let value { completion(.success(value)) } else {
+                completion(.failure(StoreFailure(.unavailable, detail: "a write job finished without a value")))
+            }
+        case .failure(let error):
+            completion(.failure(error))
+        }
+    }
+}

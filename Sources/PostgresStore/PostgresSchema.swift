@@ -1,0 +1,165 @@
+import PostgresClient
+
+/// The PostgreSQL schema, as numbered migrations (append only; never edit an applied one).
+///
+/// Times are `bigint` milliseconds since 1970 UTC; secrets are stored only as hashes. The
+/// 2dsphere index is ours, not PostGIS: every fix carries its S2 leaf cell id as a signed
+/// `bigint` (`CellID.int64Key`), and a covering's cell ranges are B-tree range scans.
+///
+/// `migrate` is safe when several nodes start at once: it runs under a transaction-level
+/// advisory lock, so one node applies the pending migrations and the others wait, then find
+/// nothing left to do.
+enum PostgresSchema {
+    struct Migration {
+        let version: Int64
+        let name: String
+        let sql: String
+    }
+
+    /// The key of the migration lock (FNV-1a of its name, the same on every node).
+    static let lockKey = AdvisoryLockKey(name: "fod.schema-migrations")
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "accounts, directory, history keyed by leaf cell, event log", sql: """
+            CREATE TABLE users (
+                id text PRIMARY KEY,
+                email text NOT NULL UNIQUE,
+                display_name text NOT NULL,
+                password_hash text NOT NULL,
+                created_at bigint NOT NULL
+            );
+            CREATE TABLE sessions (
+                token_hash text PRIMARY KEY,
+                id text NOT NULL UNIQUE,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at bigint NOT NULL,
+                last_used_at bigint NOT NULL,
+                client text
+            );
+            CREATE INDEX sessions_by_user ON sessions (user_id, created_at DESC, id);
+            CREATE TABLE devices (
+                key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id text NOT NULL UNIQUE,
+                owner_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                platform_id text,
+                token_hash text NOT NULL UNIQUE,
+                created_at bigint NOT NULL,
+                -- The newest fix by (timestamp, arrival): written only by an UPDATE whose WHERE
+                -- requires a newer fix, so concurrent writers on any node never move it back.
+                last_lon double precision,
+                last_lat double precision,
+                last_ts bigint,
+                last_seq bigint,
+                last_cell bigint
+            );
+            CREATE INDEX devices_by_owner ON devices (owner_id, created_at, id);
+            CREATE TABLE groups (
+                id text PRIMARY KEY,
+                name text NOT NULL,
+                owner_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at bigint NOT NULL
+            );
+            CREATE INDEX groups_by_owner ON groups (owner_id);
+            CREATE TABLE memberships (
+                group_id text NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                user_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id text NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                share_location boolean NOT NULL DEFAULT true,
+                joined_at bigint NOT NULL,
+                PRIMARY KEY (group_id, user_id)
+            );
+            CREATE INDEX memberships_by_user ON memberships (user_id);
+            CREATE INDEX memberships_by_device ON memberships (device_id);
+            CREATE TABLE invitations (
+                group_id text NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                invitee_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                sender_id text NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                created_at bigint NOT NULL,
+                PRIMARY KEY (group_id, invitee_id)
+            );
+            CREATE INDEX invitations_by_invitee ON invitations (invitee_id);
+            CREATE INDEX invitations_by_sender ON invitations (sender_id);
+            CREATE TABLE sharing_periods (
+                group_id text NOT NULL,
+                user_id text NOT NULL,
+                device_id text NOT NULL,
+                start_ts bigint NOT NULL,
+                end_ts bigint,
+                PRIMARY KEY (group_id, user_id, start_ts),
+                FOREIGN KEY (group_id, user_id) REFERENCES memberships (group_id, user_id) ON DELETE CASCADE
+            );
+            CREATE INDEX sharing_periods_by_device ON sharing_periods (device_id);
+            -- One row per stored fix, clustered by device and time (history pages, retention).
+            -- `seq` is the global arrival order (unique, from fix_seq). No foreign key: fixes
+            -- are deleted explicitly with their device.
+            CREATE SEQUENCE fix_seq AS bigint CACHE 1;
+            CREATE TABLE fixes (
+                device_key bigint NOT NULL,
+                ts bigint NOT NULL,
+                seq bigint NOT NULL,
+                cell bigint NOT NULL,
+                lon double precision NOT NULL,
+                lat double precision NOT NULL,
+                accuracy double precision,
+                altitude double precision,
+                speed double precision,
+                heading double precision,
+                battery double precision,
+                client_id text,
+                PRIMARY KEY (device_key, ts, seq)
+            );
+            -- The 2dsphere index: the leaf cell first, position and time included, so a covering's
+            -- ranges are index-only range scans, read in keyset pages.
+            CREATE INDEX fixes_by_cell ON fixes (cell, device_key, ts, seq) INCLUDE (lon, lat);
+            -- Duplicates, decided by constraints and so correct across nodes: a client id at most
+            -- once per device; a fix without id at most once per device and timestamp.
+            CREATE UNIQUE INDEX fixes_by_client_id ON fixes (device_key, client_id) WHERE client_id IS NOT NULL;
+            CREATE UNIQUE INDEX fixes_without_id_by_time ON fixes (device_key, ts) WHERE client_id IS NULL;
+            -- The live feed's log: per group, ids increase by one with every event, allocated from
+            -- event_heads inside the transaction of the change (its row lock orders commits per
+            -- group), NOTIFY'd in that transaction.
+            CREATE TABLE events (
+                group_id text NOT NULL,
+                id bigint NOT NULL,
+                type text NOT NULL,
+                user_id text,
+                data text NOT NULL,
+                created_at bigint NOT NULL,
+                device_key bigint,
+                fix_ts bigint,
+                PRIMARY KEY (group_id, id)
+            );
+            CREATE INDEX events_by_time ON events (created_at);
+            CREATE INDEX events_by_fix ON events (device_key, fix_ts) WHERE device_key IS NOT NULL;
+            CREATE TABLE event_heads (
+                group_id text PRIMARY KEY,
+                last_id bigint NOT NULL
+            );
+            """),
+    ]
+
+    /// Applies the pending migrations, each in its own transaction, under the migration lock.
+    static func migrate(_ connection: Connection) throws {
+        try connection.transaction { c in
+            try c.queryPrepared("SELECT pg_advisory_xact_lock($1)", [.int64(lockKey.rawValue)])
+            try c.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """)
+            let applied = Set(try c.query("SELECT version FROM schema_migrations").rows.map { try $0.int64(0) })
+            for migration in migrations where !applied.contains(migration.version) {
+                try c.execute(migration.sql)
+                try c.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",
+                            [.int64(migration.version), .text(migration.name)])
+            }
+        }
+    }
+
+    /// The newest version applied (0 for an empty database).
+    static func version(_ connection: Connection) throws -> Int64 {
+        let exists = try connection.query("SELECT to_regclass('schema_migrations') IS NOT NULL").row(0).bool(0)
+        guard exists else { return 0 }
+        return try connection.query("SELECT coalesce(max(version), 0) FROM schema_migrations").row(0).int64(0)
+    }
+}

@@ -1,0 +1,108 @@
+import JSONCore
+import PostgresClient
+import Timestamps
+import Tracking
+
+extension PostgresStore: EventLog {
+    /// Appends events to a group's log inside the current write transaction; ids are the next
+    /// ones of the group, in the order given, and a `NOTIFY` on `eventChannel` announces them
+    /// at commit. The upsert of `event_heads` locks the group's head row until commit: a
+    /// concurrent writer on any node waits there, so ids are gapless and in commit order.
+    static func appendEvents(groupID: GroupID, _ entries: [EventLogEntry], on c: Connection) throws -> [GroupEvent] {
+        guard !entries.isEmpty else { return [] }
+        guard let last = try c.firstRow("""
+            INSERT INTO event_heads AS h (group_id, last_id) VALUES ($1, $2)
+            ON CONFLICT (group_id) DO UPDATE SET last_id = h.last_id + excluded.last_id RETURNING last_id
+            """, [.id(groupID), .int(entries.count)], { try $0.int64(0) }) else {
+            throw PostgresError(sqlState: .internalError, origin: .client, message: "the event head was not returned")
+        }
+        let first = last - Int64(entries.count) + 1
+        var ids: [Int64] = [], kinds: [String] = [], users: [String] = [], data: [String] = []
+        var deviceKeys: [String] = [], fixTimes: [String] = []
+        var events: [GroupEvent] = []
+        events.reserveCapacity(entries.count)
+        for (offset, entry) in entries.enumerated() {
+            let id = first + Int64(offset)
+            ids.append(id)
+            kinds.append(entry.kind.rawValue)
+            users.append(entry.userID?.rawValue ?? "")
+            data.append(entry.data.serializedString())
+            deviceKeys.append(entry.fix.map { String($0.deviceKey) } ?? "")
+            fixTimes.append(entry.fix.map { String($0.timestamp) } ?? "")
+            events.append(GroupEvent(groupID: groupID, id: EventID(id), kind: entry.kind, userID: entry.userID, data: entry.data))
+        }
+        // Empty strings stand for NULL in the text arrays (an id is never empty).
+        try c.run("""
+            INSERT INTO events (group_id, id, type, user_id, data, created_at, device_key, fix_ts)
+            SELECT $1, id, type, nullif(user_id, ''), data, $2, nullif(device_key, '')::bigint, nullif(fix_ts, '')::bigint
+            FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+              AS t(id, type, user_id, data, device_key, fix_ts)
+            """, [.id(groupID), .int64(Timestamp.nowMilliseconds()), .int64Array(ids), .textArray(kinds), .textArray(users),
+                  .textArray(data), .textArray(deviceKeys), .textArray(fixTimes)])
+        try c.notify(channel: eventChannel, payload: EventNotice(groupID: groupID, first: EventID(first), last: EventID(last)).payload)
+        return events
+    }
+
+    /// Redacts the location events of device `deviceKey` whose fix is older than `before` (all
+    /// of them when nil), inside the transaction that deletes those fixes.
+    static func redactLocationEvents(deviceKey: Int64, before: Int64?, on c: Connection) throws {
+        if let before {
+            try c.run("""
+                UPDATE events SET type = 'redacted', data = '{}'
+                WHERE device_key = $1 AND fix_ts < $2 AND type IN ('location', 'locations')
+                """, [.int64(deviceKey), .int64(before)])
+        } else {
+            try c.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = $1 AND type IN ('location', 'locations')",
+                      [.int64(deviceKey)])
+        }
+    }
+
+    static func event(groupID: GroupID, _ row: Row) throws -> GroupEvent {
+        let text = try row.text(3)
+        return GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), kind: GroupEvent.Kind(rawValue: try row.text(1)) ?? .redacted,
+                          userID: try row.optionalID(2), data: (try? JSONParser.parse(Array(text.utf8))) ?? .null)
+    }
+
+    public func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent] {
+        try read { c in
+            try c.rows("SELECT id, type, user_id, data FROM events WHERE group_id = $1 AND id > $2 ORDER BY id LIMIT $3",
+                       [.id(groupID), .int64(after.rawValue), .int(max(0, limit))]) { try Self.event(groupID: groupID, $0) }
+        }
+    }
+
+    public func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?) {
+        try read { try Self.eventBounds(groupID: groupID, on: $0) }
+    }
+
+    static func eventBounds(groupID: GroupID, on c: Connection) throws -> (last: EventID, oldest: EventID?) {
+        let row = try c.queryPrepared("""
+            SELECT (SELECT last_id FROM event_heads WHERE group_id = $1), (SELECT min(id) FROM events WHERE group_id = $1)
+            """, [.id(groupID)]).row(0)
+        return (EventID(try row.optionalInt64(0) ?? 0), try row.optionalInt64(1).map { EventID($0) })
+    }
+
+    public func feedSnapshot(groupID: GroupID, readerID: UserID) throws -> FeedSnapshot? {
+        try readSnapshot { c in
+            guard try c.firstRow("SELECT 1 FROM memberships WHERE group_id = $1 AND user_id = $2",
+                                 [.id(groupID), .id(readerID)], { _ in true }) == true else { return nil }
+            let sharing = try c.rows("SELECT user_id FROM memberships WHERE group_id = $1 AND share_location",
+                                     [.id(groupID)]) { try $0.id(0, as: UserID.self) }
+            let bounds = try Self.eventBounds(groupID: groupID, on: c)
+            return FeedSnapshot(visibility: GroupVisibility(sharing: Set(sharing)), lastEventID: bounds.last, oldestEventID: bounds.oldest)
+        }
+    }
+
+    public func pruneEvents(before: Int64) async throws -> Int {
+        var total = 0
+        while true {
+            let deleted = try await write { c in
+                try c.run("""
+                    DELETE FROM events WHERE (group_id, id) IN
+                      (SELECT group_id, id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT 5000)
+                    """, [.int64(before)])
+            }
+            total += deleted
+            if deleted < 5000 { return total }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import PostgresClient
+import Tracking
+
+extension PostgresStore: GeoIndex {
+    public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
+        try readSnapshot { c in
+            let windows = try Self.sharingWindows(groupID: groupID, on: c)
+            return try c.rows("""
+                SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
+                JOIN devices d ON d.id = m.device_id WHERE m.group_id = $1 AND m.share_location ORDER BY m.joined_at, m.user_id
+                """, [.id(groupID)]) { row in
+                let userID: UserID = try row.id(2)
+                return SharedDevice(key: try row.int64(0), deviceID: try row.id(1), userID: userID, last: try row.lastLocation(at: 3),
+                                    windows: windows[userID] ?? .none)
+            }
+        }
+    }
+
+    /// A reader inside one read-only `REPEATABLE READ` transaction: every scan sees the same
+    /// committed state.
+    public func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T {
+        try readSnapshot { c in try body(PostgresGeoIndexReader(c: c)) }
+    }
+}
+
+/// Range scans of `fixes_by_cell` on one connection inside its snapshot, in keyset pages of
+/// `pageSize` rows (so a scan the caller stops early reads little, and a huge one is never
+/// held in memory at once).
+struct PostgresGeoIndexReader: GeoIndexReader {
+    let c: Connection
+    static let pageSize = 4_096
+
+    func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+        let from = from ?? Int64.min, to = to ?? Int64.max
+        // The position after the last entry read: (cell, device_key, ts, seq).
+        var after: (Int64, Int64, Int64, Int64)?
+        while true {
+            let result: QueryResult
+            if let after {
+                result = try c.queryPrepared("""
+                    SELECT cell, device_key, ts, seq, lon, lat FROM fixes
+                    WHERE cell BETWEEN $1 AND $2 AND ts BETWEEN $3 AND $4 AND (cell, device_key, ts, seq) > ($5, $6, $7, $8)
+                    ORDER BY cell, device_key, ts, seq LIMIT $9
+                    """, [.int64(range.lowerBound), .int64(range.upperBound), .int64(from), .int64(to),
+                          .int64(after.0), .int64(after.1), .int64(after.2), .int64(after.3), .int(Self.pageSize)], format: .binary)
+            } else {
+                result = try c.queryPrepared("""
+                    SELECT cell, device_key, ts, seq, lon, lat FROM fixes
+                    WHERE cell BETWEEN $1 AND $2 AND ts BETWEEN $3 AND $4 ORDER BY cell, device_key, ts, seq LIMIT $5
+                    """, [.int64(range.lowerBound), .int64(range.upperBound), .int64(from), .int64(to), .int(Self.pageSize)],
+                    format: .binary)
+            }
+            for row in result.rows {
+                let entry = IndexEntry(cell: try row.int64(0), deviceKey: try row.int64(1), timestamp: try row.int64(2),
+                                       sequence: try row.int64(3), longitude: try row.double(4), latitude: try row.double(5))
+                if try !body(entry) { return false }
+                after = (entry.cell, entry.deviceKey, entry.timestamp, entry.sequence)
+            }
+            if result.rowCount < Self.pageSize { return true }
+        }
+    }
+
+    func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool {
+        try c.queryPrepared("SELECT 1 FROM fixes WHERE cell BETWEEN $1 AND $2 AND ts BETWEEN $3 AND $4 LIMIT 1",
+                            [.int64(range.lowerBound), .int64(range.upperBound), .int64(from ?? Int64.min), .int64(to ?? Int64.max)])
+            .rowCount > 0
+    }
+}

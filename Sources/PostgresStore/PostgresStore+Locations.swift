@@ -1,0 +1,191 @@
+import GeoKit
+import LocationFormats
+import PostgresClient
+import Tracking
+
+extension PostgresStore: LocationStore {
+    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
+                       onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
+        // Cells are computed on the caller's thread, to keep the writer's transaction short.
+        let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
+        return try await write({ c in
+            try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, on: c)
+        }, lockOrder: deviceID.rawValue, onCommit: onCommit)
+    }
+
+    /// The append inside the writer's transaction: dedupe (`DuplicateRule` against what is
+    /// stored, then the unique indexes against what other nodes commit meanwhile), insert,
+    /// move the latest location forward if a newer fix arrived, log the location events.
+    static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule,
+                       on c: Connection) throws -> IngestOutcome {
+        guard let deviceKey = try c.firstRow("SELECT key FROM devices WHERE id = $1", [.id(deviceID)], { try $0.int64(0) }) else {
+            throw TrackingError.notFound("device")
+        }
+        var outcome = IngestOutcome()
+        let survivors = try deduplicate(fixes, deviceKey: deviceKey, on: c)
+        guard !survivors.isEmpty else {
+            outcome.duplicates = fixes.count
+            return outcome
+        }
+        let sequences = try c.rows("SELECT nextval('fix_seq') FROM generate_series(1, $1)", [.int(survivors.count)]) {
+            try $0.int64(0)
+        }.sorted()
+        guard sequences.count == survivors.count else {
+            throw PostgresError(sqlState: .internalError, origin: .client, message: "fix_seq gave \(sequences.count) of \(survivors.count) numbers")
+        }
+        let inserted = try insert(survivors.map { fixes[$0] }, cells: survivors.map { cells[$0] }, sequences: sequences,
+                                  deviceKey: deviceKey, on: c)
+        for (index, sequence) in zip(survivors, sequences) where inserted.contains(sequence) {
+            outcome.stored.append(StoredFix(deviceID: deviceID, sequence: sequence, fix: fixes[index]))
+        }
+        outcome.accepted = outcome.stored.count
+        outcome.duplicates = fixes.count - outcome.accepted
+        // The latest location is the newest by timestamp (ties: the later arrival), moved only
+        // forward: the row lock and the WHERE make concurrent writers on any node agree.
+        if let newest = outcome.stored.max(by: { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }) {
+            let cell = CellID(LatLng(degreesLatitude: newest.fix.latitude, longitude: newest.fix.longitude)).int64Key
+            let moved = try c.run("""
+                UPDATE devices SET last_lon = $2, last_lat = $3, last_ts = $4, last_seq = $5, last_cell = $6
+                WHERE key = $1 AND (last_ts IS NULL OR (last_ts, coalesce(last_seq, 0)) < ($4, $5))
+                """, [.int64(deviceKey), .double(newest.fix.longitude), .double(newest.fix.latitude), .int64(newest.fix.timestamp),
+                      .int64(newest.sequence), .int64(cell)])
+            if moved > 0 { outcome.newLatestSequence = newest.sequence }
+        }
+        outcome.events = try locationEvents(deviceID: deviceID, deviceKey: deviceKey, outcome: outcome, rule: rule, on: c)
+        return outcome
+    }
+
+    /// The positions in `fixes` that are not duplicates of what this transaction sees stored.
+    static func deduplicate(_ fixes: [Fix], deviceKey: Int64, on c: Connection) throws -> [Int] {
+        let ids = Array(Set(fixes.compactMap(\.clientID)))
+        let storedIDs: Set<String> = ids.isEmpty ? [] : Set(try c.rows(
+            "SELECT client_id FROM fixes WHERE device_key = $1 AND client_id = ANY($2::text[])",
+            [.int64(deviceKey), .textArray(ids)]) { try $0.text(0) })
+        let times = Array(Set(fixes.filter { $0.clientID == nil }.map(\.timestamp)))
+        let storedTimes: Set<Int64> = times.isEmpty ? [] : Set(try c.rows(
+            "SELECT DISTINCT ts FROM fixes WHERE device_key = $1 AND ts = ANY($2::bigint[])",
+            [.int64(deviceKey), .int64Array(times)]) { try $0.int64(0) })
+        return DuplicateRule.survivors(of: fixes, storedID: { _, id in storedIDs.contains(id) },
+                                       storedTimestamp: { storedTimes.contains($0) })
+    }
+
+    /// Inserts the fixes in one statement (arrays of columns, `unnest`); a row another
+    /// transaction committed meanwhile with the same client id, or the same timestamp without
+    /// id, is skipped by its unique index. Returns the sequences inserted.
+    static func insert(_ fixes: [Fix], cells: [Int64], sequences: [Int64], deviceKey: Int64, on c: Connection) throws -> Set<Int64> {
+        // NULL travels as NaN (no valid fix has one) and as "" (no client id is empty).
+        func column(_ value: (Fix) -> Double?) -> PostgresValue { .doubleArray(fixes.map { value($0) ?? .nan }) }
+        let rows = try c.rows("""
+            INSERT INTO fixes (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+            SELECT $1, ts, seq, cell, lon, lat, nullif(accuracy, 'NaN'), nullif(altitude, 'NaN'), nullif(speed, 'NaN'),
+                   nullif(heading, 'NaN'), nullif(battery, 'NaN'), nullif(client_id, '')
+            FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
+                        $9::float8[], $10::float8[], $11::float8[], $12::text[])
+              AS t(ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+            ON CONFLICT DO NOTHING RETURNING seq
+            """, [.int64(deviceKey), .int64Array(fixes.map(\.timestamp)), .int64Array(sequences), .int64Array(cells),
+                  .doubleArray(fixes.map(\.longitude)), .doubleArray(fixes.map(\.latitude)),
+                  column(\.accuracy), column(\.altitude), column(\.speed), column(\.heading), column(\.battery),
+                  .textArray(fixes.map { $0.clientID ?? "" })]) { try $0.int64(0) }
+        return Set(rows)
+    }
+
+    /// Location events for every group in which the device's member shares, as `rule` says,
+    /// groups in id order (every writer locks event heads in the same order).
+    static func locationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
+                               on c: Connection) throws -> [GroupEvent] {
+        guard !outcome.stored.isEmpty else { return [] }
+        var periods: [GroupID: (userID: UserID, periods: [(start: Int64, end: Int64?)])] = [:]
+        for row in try c.queryPrepared("""
+            SELECT m.group_id, m.user_id, p.start_ts, p.end_ts FROM memberships m
+            JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
+            WHERE m.device_id = $1 AND m.share_location
+            """, [.id(deviceID)]).rows {
+            let groupID: GroupID = try row.id(0), userID: UserID = try row.id(1)
+            periods[groupID, default: (userID, [])].periods.append((try row.int64(2), try row.optionalInt64(3)))
+        }
+        var events: [GroupEvent] = []
+        for (groupID, membership) in periods.sorted(by: { $0.key < $1.key }) {
+            events += try appendEvents(groupID: groupID, rule.entries(
+                deviceID: deviceID, deviceKey: deviceKey, userID: membership.userID, stored: outcome.stored,
+                newLatestSequence: outcome.newLatestSequence, windows: HistoryWindows(periods: membership.periods)), on: c)
+        }
+        return events
+    }
+
+    public func history(deviceID: DeviceID, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
+        try readSnapshot { c in
+            guard let key = try c.firstRow("SELECT key FROM devices WHERE id = $1", [.id(deviceID)], { try $0.int64(0) }) else {
+                throw TrackingError.notFound("device")
+            }
+            let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
+            var fixes = try c.rows("""
+                SELECT ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id FROM fixes
+                WHERE device_key = $1 AND ts >= $2 AND ts <= $3 AND (ts, seq) > ($4, $5)
+                ORDER BY ts, seq LIMIT $6
+                """, [.int64(key), .int64(max(start.timestamp, from ?? Int64.min)), .int64(to ?? Int64.max),
+                      .int64(start.timestamp), .int64(start.sequence), .int(max(0, limit) + 1)]) { row in
+                StoredFix(deviceID: deviceID, sequence: try row.int64(1), fix: Fix(
+                    longitude: try row.double(2), latitude: try row.double(3), timestamp: try row.int64(0),
+                    accuracy: try row.optionalDouble(4), altitude: try row.optionalDouble(5), speed: try row.optionalDouble(6),
+                    heading: try row.optionalDouble(7), battery: try row.optionalDouble(8), clientID: try row.optionalText(9)))
+            }
+            guard fixes.count > limit, let last = fixes.dropLast().last else { return HistoryPage(fixes: fixes, next: nil) }
+            fixes.removeLast()
+            return HistoryPage(fixes: fixes, next: HistoryCursor(timestamp: last.fix.timestamp, sequence: last.sequence))
+        }
+    }
+
+    public func deleteHistory(deviceID: DeviceID, before: Int64) async throws -> Int {
+        let batch = 10_000
+        var total = 0
+        while true {
+            let deleted = try await write { c -> Int in
+                guard let key = try c.firstRow("SELECT key FROM devices WHERE id = $1", [.id(deviceID)], { try $0.int64(0) }) else {
+                    throw TrackingError.notFound("device")
+                }
+                return try Self.deleteBatch(deviceKey: key, before: before, limit: batch, on: c)
+            }
+            total += deleted
+            if deleted < batch { return total }
+        }
+    }
+
+    public func purge(before: Int64, batch: Int) async throws -> Int {
+        let batch = max(1, batch)
+        let keys = try read { c in try c.rows("SELECT key FROM devices ORDER BY key", [], { try $0.int64(0) }) }
+        var total = 0
+        for key in keys {
+            while true {
+                let deleted = try await write { c in try Self.deleteBatch(deviceKey: key, before: before, limit: batch, on: c) }
+                total += deleted
+                if deleted < batch { break }
+            }
+        }
+        return total
+    }
+
+    /// Deletes up to `limit` of the device's oldest fixes before `before`, redacts their
+    /// events, and recomputes its latest location if that was among them.
+    static func deleteBatch(deviceKey: Int64, before: Int64, limit: Int, on c: Connection) throws -> Int {
+        let deleted = try c.rows("""
+            WITH victims AS (SELECT ts, seq FROM fixes WHERE device_key = $1 AND ts < $2 ORDER BY ts, seq LIMIT $3)
+            DELETE FROM fixes f USING victims v WHERE f.device_key = $1 AND f.ts = v.ts AND f.seq = v.seq RETURNING f.ts
+            """, [.int64(deviceKey), .int64(before), .int(limit)]) { try $0.int64(0) }
+        guard let newestDeleted = deleted.max() else { return 0 }
+        try c.run("""
+            UPDATE devices SET (last_lon, last_lat, last_ts, last_seq, last_cell) =
+              (SELECT lon, lat, ts, seq, cell FROM fixes WHERE device_key = devices.key ORDER BY ts DESC, seq DESC LIMIT 1)
+            WHERE key = $1 AND last_ts < $2
+            """, [.int64(deviceKey), .int64(before)])
+        try redactLocationEvents(deviceKey: deviceKey, before: newestDeleted + 1, on: c)
+        return deleted.count
+    }
+
+    /// Deletes every fix of the device and redacts its location events (device and account
+    /// deletion, inside their transaction).
+    static func deleteAllFixes(deviceKey: Int64, on c: Connection) throws {
+        try c.run("DELETE FROM fixes WHERE device_key = $1", [.int64(deviceKey)])
+        try redactLocationEvents(deviceKey: deviceKey, before: nil, on: c)
+    }
+}

@@ -1,0 +1,89 @@
+import Synchronization
+import LocationFormats
+import Tracking
+
+/// Builds users, devices and groups in a store through its own ports, for the contracts below.
+/// Times are milliseconds since 1970; the fixtures live around `Fixtures.t0` (2026-11-01).
+enum Fixtures {
+    static let t0: Int64 = 1_793_491_200_000
+
+    /// A user with a first session.
+    @discardableResult
+    static func user(_ store: any TrackingStore, _ name: String, createdAt: Int64 = t0) async throws -> User {
+        let user = User(id: .generate(), email: "\(name)-\(UserID.generate().rawValue.lowercased())@example.org",
+                        displayName: name, createdAt: createdAt)
+        let session = Session(id: .generate(), userID: user.id, createdAt: createdAt, lastUsedAt: createdAt, client: nil)
+        try await store.createUser(user, passwordHash: "hash-\(name)", session: session, tokenHash: "token-\(session.id.rawValue)")
+        return user
+    }
+
+    /// A device of `owner`, token hash `device-token-<id>`; devices are listed by `createdAt`.
+    static func device(_ store: any TrackingStore, owner: UserID, name: String = "phone", createdAt: Int64 = t0) async throws -> Device {
+        let device = Device(id: .generate(), ownerID: owner, name: name, platformID: nil, createdAt: createdAt)
+        try await store.writeDirectory { tx in try tx.insertDevice(device, tokenHash: "device-token-\(device.id.rawValue)") }
+        return device
+    }
+
+    /// A group owned by the first member; each member joins with their device at `joinedAt`
+    /// (in order, one millisecond apart), sharing as given, with a sharing period opened when
+    /// sharing. Returns the group's id.
+    static func group(_ store: any TrackingStore, members: [(user: UserID, device: DeviceID, share: Bool)],
+                      joinedAt: Int64 = t0) async throws -> GroupID {
+        let group = GroupRecord(id: .generate(), name: "family", ownerID: members[0].user, createdAt: joinedAt)
+        try await store.writeDirectory { tx in
+            try tx.insertGroup(group)
+            for (offset, member) in members.enumerated() {
+                let time = joinedAt + Int64(offset)
+                try tx.insertMembership(Membership(groupID: group.id, userID: member.user, deviceID: member.device,
+                                                   shareLocation: member.share), at: time)
+                if member.share {
+                    try tx.openSharingPeriod(groupID: group.id, userID: member.user, deviceID: member.device, at: time)
+                }
+            }
+        }
+        return group.id
+    }
+
+    /// A fix at (`longitude`, `latitude`) at `t0 + offset` ms.
+    static func fix(_ offset: Int64, longitude: Double = 2.35, latitude: Double = 48.85, id: String? = nil) -> Fix {
+        Fix(longitude: longitude, latitude: latitude, timestamp: t0 + offset, accuracy: 5, clientID: id)
+    }
+
+    /// Appends `fixes` to `device` with the standard event rule.
+    @discardableResult
+    static func append(_ store: any TrackingStore, _ device: DeviceID, _ fixes: [Fix],
+                       rule: LocationEventRule = .standard) async throws -> IngestOutcome {
+        try await store.append(deviceID: device, fixes: fixes, events: rule) { _ in }
+    }
+
+    /// Every event of `group` in the log, oldest first.
+    static func events(_ store: any TrackingStore, _ group: GroupID) throws -> [GroupEvent] {
+        try store.events(groupID: group, after: .start, limit: 100_000)
+    }
+}
+
+/// A user, their device, and a group they share it with (the common starting point).
+struct SharingWorld {
+    let owner: User
+    let device: Device
+    let viewer: User
+    let viewerDevice: Device
+    let group: GroupID
+
+    static func make(_ store: any TrackingStore, viewerShares: Bool = false) async throws -> SharingWorld {
+        let owner = try await Fixtures.user(store, "ann")
+        let device = try await Fixtures.device(store, owner: owner.id)
+        let viewer = try await Fixtures.user(store, "bob")
+        let viewerDevice = try await Fixtures.device(store, owner: viewer.id)
+        let group = try await Fixtures.group(store, members: [(owner.id, device.id, true), (viewer.id, viewerDevice.id, viewerShares)])
+        return SharingWorld(owner: owner, device: device, viewer: viewer, viewerDevice: viewerDevice, group: group)
+    }
+}
+
+/// Values appended from any thread (commit callbacks), read back in the order they came.
+final class Recorder<Value: Sendable>: Sendable {
+    private let values = Mutex<[Value]>([])
+
+    func append(_ new: [Value]) { values.withLock { $0 += new } }
+    var all: [Value] { values.withLock { $0 } }
+}
