@@ -10,7 +10,7 @@ FUZZ_SMOKE_SECONDS ?= 5
 FUZZ_JOBS ?= 1
 FUZZ_TARGETS ?=
 
-.PHONY: run test build release deps test-deps bench bench-quick crash-test fuzz-http schemathesis fuzz fuzz-smoke clean
+.PHONY: run test build release deps test-deps bench bench-quick crash-test fuzz-http schemathesis fuzz fuzz-smoke cluster clean
 
 deps:
 	@./scripts/install-deps.sh
@@ -61,6 +61,11 @@ fuzz: deps
 
 fuzz-smoke: deps
 	./Fuzz/fuzz.py run --seconds $(FUZZ_SMOKE_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
+
+# A cluster on loopback: PostgreSQL primary + synchronous replica, three nodes, HAProxy in front
+# (README, "Scaling out"); prints the URL, Ctrl-C stops it and deletes its state.
+cluster: test-deps release
+	./scripts/cluster.sh run --fod ./.build/release/fod
 
 clean:
 	rm -rf .build

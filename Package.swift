@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "PostgresStore", dependencies: ["Tracking", "PostgresClient", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
-        .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
+        .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "PostgresStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
 
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking", "SQLiteStore"], path: "Benchmarks/ingest/Baseline"),
         .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking", "SQLiteStore"], path: "Benchmarks/geo/Bench"),
@@ -67,6 +67,7 @@ let package = Package(
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "TrackingTestSupport", "GeoKit", "JSONCore", "LocationFormats", "Timeline"]),
         .testTarget(name: "StoreConformanceTests", dependencies: ["Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats"]),
+        .testTarget(name: "ClusterTests", dependencies: ["HTTPTestSupport", "PostgresClient", "PostgresTestSupport", "Timestamps"]),
         .testTarget(name: "APITests", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),
     ],
     swiftLanguageModes: [.v6]

@@ -48,16 +48,19 @@ public struct Services: Sendable {
     public let places: PlaceService
     public let logger: Logger
 
-    /// Everything wired to one store; every service publishes its group events to `live`.
+    /// Everything wired to one store; every service publishes its group events to `live` —
+    /// unless `publishesCommits` is false: then something else feeds `live` from the store's
+    /// log (with several nodes on one database, a relay of every node's commits).
     /// - Parameters:
     ///   - towns: the nearest-town index that names timeline stays (`Data/places-cities1000.bin`); nil names none.
     ///   - stayPlaces: group places that name stays first (default: the store's group places).
     public init(store backend: any TrackingStore, configuration: Configuration = Configuration(), logger: Logger,
-                towns: NearestPlace? = nil, stayPlaces: (any StayPlaceLookup)? = nil) throws {
+                towns: NearestPlace? = nil, stayPlaces: (any StayPlaceLookup)? = nil, publishesCommits: Bool = true) throws {
         self.store = backend
         self.configuration = configuration
-        let hub = LiveHub(log: backend, configuration: configuration.live)
-        self.live = hub
+        let live = LiveHub(log: backend, configuration: configuration.live)
+        self.live = live
+        let hub: LiveHub? = publishesCommits ? live : nil
         let shareFeed = ShareFeed(configuration: configuration.shareStreams)
         self.shareFeed = shareFeed
         self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, sink: shareFeed)

@@ -57,6 +57,12 @@ public final class LiveHub: GroupEventSink, Sendable {
         heartbeat.start { [weak self] in self?.sendHeartbeats() }
     }
 
+    /// The groups with open streams and the newest event id each has applied (for a relay
+    /// that resynchronises this node's streams after losing its database session).
+    public var openGroups: [GroupID: EventID] {
+        groups.withLock { all in all.compactMapValues { $0.visibility == nil ? nil : $0.appliedThrough } }
+    }
+
     /// Open streams across all groups.
     public var subscriberCount: Int { groups.withLock { $0.values.reduce(0) { $0 + $1.subscribers.count } } }
 

@@ -94,21 +94,12 @@ extension PostgresStore: LocationStore {
     /// groups in id order (every writer locks event heads in the same order).
     static func locationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
                                on c: Connection) throws -> [GroupEvent] {
-        guard !outcome.stored.isEmpty else { return [] }
-        var periods: [GroupID: (userID: UserID, periods: [(start: Int64, end: Int64?)])] = [:]
-        for row in try c.queryPrepared("""
-            SELECT m.group_id, m.user_id, p.start_ts, p.end_ts FROM memberships m
-            JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
-            WHERE m.device_id = $1 AND m.share_location
-            """, [.id(deviceID)]).rows {
-            let groupID: GroupID = try row.id(0), userID: UserID = try row.id(1)
-            periods[groupID, default: (userID, [])].periods.append((try row.int64(2), try row.optionalInt64(3)))
-        }
+        guard !outcome.stored.isEmpty, !rule.silent else { return [] }
         var events: [GroupEvent] = []
-        for (groupID, membership) in periods.sorted(by: { $0.key < $1.key }) {
-            events += try appendEvents(groupID: groupID, rule.entries(
-                deviceID: deviceID, deviceKey: deviceKey, userID: membership.userID, stored: outcome.stored,
-                newLatestSequence: outcome.newLatestSequence, windows: HistoryWindows(periods: membership.periods)), on: c)
+        for sharing in try sharingPeriods(deviceID: deviceID, on: c) {
+            events += try appendEvents(groupID: sharing.groupID, rule.entries(
+                deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: sharing.userID, stored: outcome.stored,
+                newLatestSequence: outcome.newLatestSequence, windows: sharing.windows), on: c)
         }
         return events
     }

@@ -4,10 +4,12 @@ import Foundation
 import HTTPServer
 import LocationFormats
 import Timestamps
+import PostgresStore
 import SQLiteStore
 import Tracking
 
-/// `fod serve`: open the data directory, start the HTTP server, run until SIGINT/SIGTERM, then
+/// `fod serve`: open the store (the data directory's SQLite database, or PostgreSQL with
+/// `--database`), start the HTTP server, run until SIGINT/SIGTERM, then
 /// stop everything in reverse order of starting (`ServiceGroup`): the demo replay, the HTTP
 /// server (no longer accepting, in-flight requests finished), the background jobs, and last the
 /// database.
@@ -25,14 +27,14 @@ enum ServeCommand {
         // 503 `storage_full` like on a full disk.
         signal(SIGXFSZ, SIG_IGN)
         raiseOpenFileLimit()
-        let backend = try SQLiteBackend.open(directory: configuration.dataDirectory, synchronous: configuration.synchronous,
-                                             merging: configuration.merging, wal: configuration.wal)
+        let storage = try NodeStorage.open(configuration, logger: logger)
+        let backend = storage.store
         lifecycle.add(StopAction(name: "database") {
             backend.close()
             logger.info("database closed")
         })
         do {
-            try startServices(configuration, backend: backend, lifecycle: lifecycle, logger: logger, afterStart: afterStart)
+            try startServices(configuration, storage: storage, lifecycle: lifecycle, logger: logger, afterStart: afterStart)
         } catch {
             lifecycle.shutdown()
             throw error
@@ -43,15 +45,22 @@ enum ServeCommand {
 
     /// Starts everything above the store, each added to `lifecycle` as it starts: the services,
     /// background jobs, the HTTP server, then `afterStart`'s task.
-    private static func startServices(_ configuration: ServerConfiguration, backend: SQLiteBackend, lifecycle: ServiceGroup,
+    private static func startServices(_ configuration: ServerConfiguration, storage: NodeStorage, lifecycle: ServiceGroup,
                                       logger: Logger, afterStart: (@Sendable (Services, Logger) -> Task<Void, Never>)?) throws {
-        logger.info("data directory \(configuration.dataDirectory) (database \(backend.path))")
+        let backend = storage.store
+        // On PostgreSQL the relay feeds the live hub from every node's commits, this node's too.
         let services = try Services(store: backend, configuration: configuration.services, logger: logger,
-                                    towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger))
+                                    towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger),
+                                    publishesCommits: storage.postgres == nil)
         lifecycle.add(BackgroundJob(name: "event and session pruning",
-                                    task: startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours, logger: logger)))
+                                    task: startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours,
+                                                            exclusive: storage.exclusive, logger: logger)))
         if let days = configuration.retainDays {
-            lifecycle.add(BackgroundJob(name: "retention", task: startRetention(RetentionJob(store: backend, retainDays: days), logger: logger)))
+            lifecycle.add(BackgroundJob(name: "retention", task: startRetention(RetentionJob(store: backend, retainDays: days),
+                                                                                exclusive: storage.exclusive, logger: logger)))
+        }
+        if let relay = try storage.startRelay(to: services.live, logger: logger) {
+            lifecycle.add(StopAction(name: "live relay") { relay.stop() })
         }
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()
@@ -86,11 +95,12 @@ enum ServeCommand {
     }
 
     /// Purges expired history now and every 10 minutes, in small batches, until cancelled.
-    static func startRetention(_ job: RetentionJob, logger: Logger) -> Task<Void, Never> {
+    /// On PostgreSQL each pass runs on one node at a time (`exclusive`).
+    static func startRetention(_ job: RetentionJob, exclusive: @escaping NodeStorage.Exclusive, logger: Logger) -> Task<Void, Never> {
         Task.detached(priority: .background) {
             while !Task.isCancelled {
                 do {
-                    let purged = try await job.runOnce()
+                    let purged = try await exclusive("retention") { try await job.runOnce() } ?? 0
                     if purged > 0 { logger.info("retention: deleted \(purged) expired fix(es)") }
                 } catch {
                     logger.warning("retention pass failed: \(error)")
@@ -102,13 +112,16 @@ enum ServeCommand {
 
     /// Drops live-feed events older than the window, now and every 10 minutes.
     /// Every ten minutes: prunes live-feed events past the window and deletes expired sessions.
-    static func startEventPruning(_ log: any EventLog, accounts: AccountService, windowHours: Int, logger: Logger) -> Task<Void, Never> {
+    static func startEventPruning(_ log: any EventLog, accounts: AccountService, windowHours: Int,
+                                  exclusive: @escaping NodeStorage.Exclusive, logger: Logger) -> Task<Void, Never> {
         Task.detached(priority: .background) {
             while !Task.isCancelled {
                 do {
-                    let pruned = try await log.pruneEvents(before: Timestamp.nowMilliseconds() - Int64(windowHours) * 3_600_000)
+                    let pruned = try await exclusive("event-pruning") {
+                        try await log.pruneEvents(before: Timestamp.nowMilliseconds() - Int64(windowHours) * 3_600_000)
+                    } ?? 0
                     if pruned > 0 { logger.info("live feed: pruned \(pruned) event(s) older than \(windowHours) h") }
-                    let expired = try await accounts.purgeExpiredSessions()
+                    let expired = try await exclusive("session-expiry") { try await accounts.purgeExpiredSessions() } ?? 0
                     if expired > 0 { logger.info("sessions: deleted \(expired) expired session(s)") }
                 } catch {
                     logger.warning("event and session pruning failed: \(error)")

@@ -12,6 +12,9 @@ import Tracking
 struct ServerConfiguration {
     /// Directory holding the database and any other state (`--data`, `$FOD_DATA`, `./fod-data`).
     var dataDirectory = "./fod-data"
+    /// A PostgreSQL connection URI (`--database`, `$FOD_DATABASE_URL`): the node then stores
+    /// everything there, shared with any other node on it, instead of SQLite in `dataDirectory`.
+    var databaseURL: String?
     var http = HTTPServer.Configuration()
     var logLevel = Logger.Level.info
     var synchronous = Database.Synchronous.full
@@ -33,7 +36,7 @@ struct ServerConfiguration {
     /// How large the write-ahead log may grow (`--wal-limit-mib`).
     var wal = WALLimits.standard
 
-    static let optionNames: Set<String> = Set(["port", "data", "log-level", "bind", "threads", "sync", "password-cost",
+    static let optionNames: Set<String> = Set(["port", "data", "database", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
                                            "wal-limit-mib", "import-max-bytes"])
@@ -43,6 +46,9 @@ struct ServerConfiguration {
         Options of `fod serve` (environment variable in brackets):
           --port <n>                 TCP port (default 8080) [FOD_PORT]
           --data <dir>               data directory: database and state (default ./fod-data) [FOD_DATA]
+          --database <uri>           store everything in PostgreSQL instead, shared by every node on it:
+                                     postgresql://user:password@host:port/dbname, libpq's multi-host form
+                                     with target_session_attrs=read-write follows a failover [FOD_DATABASE_URL]
           --log-level <level>        debug | info | warning | error (default info) [FOD_LOG_LEVEL]
           --bind <address>           IPv4 address to listen on (default 0.0.0.0) [FOD_BIND]
           --threads <n>              HTTP polling threads (default: number of cores)
@@ -72,6 +78,12 @@ struct ServerConfiguration {
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
         try arguments.rejectUnknown(Self.optionNames)
         dataDirectory = arguments.options["data"] ?? environment["FOD_DATA"] ?? dataDirectory
+        if let url = arguments.options["database"] ?? environment["FOD_DATABASE_URL"], !url.isEmpty {
+            guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
+                throw UsageError("--database must be a postgresql:// connection URI")
+            }
+            databaseURL = url
+        }
         if let port = try arguments.int("port") ?? environment["FOD_PORT"].flatMap({ Int($0) }) {
             guard (0...65_535).contains(port) else { throw UsageError("--port must be 0–65535") }
             http.port = UInt16(port)

@@ -1,0 +1,44 @@
+import PostgresClient
+import Tracking
+
+extension PostgresStore: HistoryImportStore {
+    public func sharingWindows(deviceID: DeviceID) throws -> [DeviceSharing] {
+        try readSnapshot { c in try Self.sharingPeriods(deviceID: deviceID, on: c) }
+    }
+
+    /// Nothing to wait for: every batch is in its indexes when its commit returns (no merge
+    /// backlog held in memory, unlike the SQLite store).
+    public func awaitIngestCapacity() async {}
+
+    public func logImportEvents(_ tally: ImportEventTally) async throws -> [GroupEvent] {
+        try await write({ c -> [GroupEvent] in
+            guard let device = try c.firstRow("SELECT key, last_ts FROM devices WHERE id = $1", [.id(tally.deviceID)], {
+                (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1))
+            }) else { return [] }
+            let sharingNow = Set(try Self.sharingPeriods(deviceID: tally.deviceID, on: c).map(\.groupID))
+            var events: [GroupEvent] = []
+            for (groupID, entries) in tally.entries(deviceKey: DeviceKey(storeValue: device.key), latestTimestamp: device.lastTimestamp,
+                                                    sharingNow: sharingNow) {
+                events += try Self.appendEvents(groupID: groupID, entries, on: c)
+            }
+            return events
+        }, lockOrder: tally.deviceID.rawValue)
+    }
+
+    /// The device's memberships whose member shares, with their sharing periods, in group order
+    /// (every writer takes event heads in that order).
+    static func sharingPeriods(deviceID: DeviceID, on c: Connection) throws -> [DeviceSharing] {
+        var periods: [GroupID: (userID: UserID, periods: [(start: Int64, end: Int64?)])] = [:]
+        for row in try c.queryPrepared("""
+            SELECT m.group_id, m.user_id, p.start_ts, p.end_ts FROM memberships m
+            JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
+            WHERE m.device_id = $1 AND m.share_location
+            """, [.id(deviceID)]).rows {
+            let groupID: GroupID = try row.id(0), userID: UserID = try row.id(1)
+            periods[groupID, default: (userID, [])].periods.append((try row.int64(2), try row.optionalInt64(3)))
+        }
+        return periods.sorted { $0.key < $1.key }.map {
+            DeviceSharing(groupID: $0.key, userID: $0.value.userID, windows: HistoryWindows(periods: $0.value.periods))
+        }
+    }
+}
