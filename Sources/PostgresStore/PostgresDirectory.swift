@@ -1,4 +1,3 @@
-import JSONCore
 import PostgresClient
 import Tracking
 
@@ -176,9 +175,8 @@ struct PostgresDirectory: DirectoryTransaction {
         }
     }
 
-    func appendMembershipEvent(groupID: GroupID, type: String, userID: UserID, extra: JSONObject) throws -> GroupEvent {
-        let data = EventPayload.membership(type, groupID: groupID, userID: userID, extra: extra)
-        let events = try PostgresStore.appendEvents(groupID: groupID, [EventLogEntry(kind: .membership, userID: userID, data: data)], on: c)
+    func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent {
+        let events = try PostgresStore.appendEvents(groupID: groupID, [event.entry(groupID: groupID)], on: c)
         guard let event = events.first else {
             throw PostgresError(sqlState: .internalError, origin: .client, message: "the membership event was not appended")
         }

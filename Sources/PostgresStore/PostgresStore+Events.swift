@@ -27,7 +27,7 @@ extension PostgresStore: EventLog {
             kinds.append(entry.kind.rawValue)
             users.append(entry.userID?.rawValue ?? "")
             data.append(entry.data.serializedString())
-            deviceKeys.append(entry.fix.map { String($0.deviceKey) } ?? "")
+            deviceKeys.append(entry.fix.map { String($0.deviceKey.storeValue) } ?? "")
             fixTimes.append(entry.fix.map { String($0.timestamp) } ?? "")
             events.append(GroupEvent(groupID: groupID, id: EventID(id), kind: entry.kind, userID: entry.userID, data: entry.data))
         }

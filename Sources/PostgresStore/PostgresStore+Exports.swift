@@ -5,7 +5,7 @@ extension PostgresStore: ExportStore {
     static let subjectColumns = "d.key, d.id, d.name, u.id, u.display_name, d.last_lon, d.last_lat, d.last_ts"
 
     static func subject(_ row: Row, windows: HistoryWindows) throws -> ExportSubject {
-        ExportSubject(deviceKey: try row.int64(0), deviceID: try row.id(1), deviceName: try row.text(2), userID: try row.id(3),
+        ExportSubject(deviceKey: DeviceKey(storeValue: try row.int64(0)), deviceID: try row.id(1), deviceName: try row.text(2), userID: try row.id(3),
                       displayName: try row.text(4), last: try row.lastLocation(at: 5), windows: windows)
     }
 
@@ -26,20 +26,20 @@ extension PostgresStore: ExportStore {
         }
     }
 
-    public func countRows(deviceKey: Int64, from: Int64?, to: Int64?) throws -> Int {
+    public func countRows(deviceKey: DeviceKey, from: Int64?, to: Int64?) throws -> Int {
         try read { c in
             Int(try c.queryPrepared("SELECT count(*) FROM fixes WHERE device_key = $1 AND ts BETWEEN $2 AND $3",
-                                    [.int64(deviceKey), .int64(from ?? Int64.min), .int64(to ?? Int64.max)]).row(0).int64(0))
+                                    [.int64(deviceKey.storeValue), .int64(from ?? Int64.min), .int64(to ?? Int64.max)]).row(0).int64(0))
         }
     }
 
-    public func exportRows(deviceKey: Int64, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
+    public func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
         try read { c in
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
             return try c.rows("""
                 SELECT ts, seq, lon, lat, altitude FROM fixes
                 WHERE device_key = $1 AND ts >= $2 AND ts <= $3 AND (ts, seq) > ($4, $5) ORDER BY ts, seq LIMIT $6
-                """, [.int64(deviceKey), .int64(max(start.timestamp, from ?? Int64.min)), .int64(to ?? Int64.max),
+                """, [.int64(deviceKey.storeValue), .int64(max(start.timestamp, from ?? Int64.min)), .int64(to ?? Int64.max),
                       .int64(start.timestamp), .int64(start.sequence), .int(max(0, limit))]) { row in
                 ExportRow(timestamp: try row.int64(0), sequence: try row.int64(1), longitude: try row.double(2),
                           latitude: try row.double(3), altitude: try row.optionalDouble(4))

@@ -10,7 +10,7 @@ extension PostgresStore: GeoIndex {
                 JOIN devices d ON d.id = m.device_id WHERE m.group_id = $1 AND m.share_location ORDER BY m.joined_at, m.user_id
                 """, [.id(groupID)]) { row in
                 let userID: UserID = try row.id(2)
-                return SharedDevice(key: try row.int64(0), deviceID: try row.id(1), userID: userID, last: try row.lastLocation(at: 3),
+                return SharedDevice(key: DeviceKey(storeValue: try row.int64(0)), deviceID: try row.id(1), userID: userID, last: try row.lastLocation(at: 3),
                                     windows: windows[userID] ?? .none)
             }
         }
@@ -51,10 +51,10 @@ struct PostgresGeoIndexReader: GeoIndexReader {
                     format: .binary)
             }
             for row in result.rows {
-                let entry = IndexEntry(cell: try row.int64(0), deviceKey: try row.int64(1), timestamp: try row.int64(2),
+                let entry = IndexEntry(cell: try row.int64(0), deviceKey: DeviceKey(storeValue: try row.int64(1)), timestamp: try row.int64(2),
                                        sequence: try row.int64(3), longitude: try row.double(4), latitude: try row.double(5))
                 if try !body(entry) { return false }
-                after = (entry.cell, entry.deviceKey, entry.timestamp, entry.sequence)
+                after = (entry.cell, entry.deviceKey.storeValue, entry.timestamp, entry.sequence)
             }
             if result.rowCount < Self.pageSize { return true }
         }

@@ -17,7 +17,7 @@ struct DirectoryStoreConformance {
                 try await store.writeDirectory { tx in
                     try tx.insertDevice(device, tokenHash: "h")
                     try tx.insertGroup(group)
-                    _ = try tx.appendMembershipEvent(groupID: group.id, type: "joined", userID: ann.id, extra: [:])
+                    _ = try tx.appendMembershipEvent(groupID: group.id, MembershipEvent(.joined(sharing: true), userID: ann.id))
                     throw Abort()
                 }
             }
@@ -28,7 +28,7 @@ struct DirectoryStoreConformance {
             let event = try await store.writeDirectory { tx in
                 try tx.insertDevice(device, tokenHash: "h")
                 try tx.insertGroup(group)
-                return try tx.appendMembershipEvent(groupID: group.id, type: "joined", userID: ann.id, extra: [:])
+                return try tx.appendMembershipEvent(groupID: group.id, MembershipEvent(.joined(sharing: true), userID: ann.id))
             }
             #expect(event.id == EventID(1))
             #expect(try store.readDirectory { try $0.device(id: device.id) } == device)
@@ -48,7 +48,7 @@ struct DirectoryStoreConformance {
                 for _ in 0..<20 {
                     tasks.addTask {
                         try await store.writeDirectory({ tx in
-                            try tx.appendMembershipEvent(groupID: group.id, type: "sharing", userID: ann.id, extra: [:]).id
+                            try tx.appendMembershipEvent(groupID: group.id, MembershipEvent(.sharing(true), userID: ann.id)).id
                         }, onCommit: { id in seen.append([id]) })
                     }
                 }

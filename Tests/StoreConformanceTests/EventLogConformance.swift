@@ -25,7 +25,7 @@ struct EventLogConformance {
                     }
                     tasks.addTask {
                         try await store.writeDirectory({ tx in
-                            [try tx.appendMembershipEvent(groupID: world.group, type: "sharing", userID: world.viewer.id, extra: [:])]
+                            [try tx.appendMembershipEvent(groupID: world.group, MembershipEvent(.sharing(true), userID: world.viewer.id))]
                         }, onCommit: { events in committed.append(events) })
                     }
                 }

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Durable batched ingest, side by side in one run (issue: scale out): wrk, 100 fixes a request
+# with client ids, 64 keep-alive connections, synchronous commits everywhere —
+#   (1) one node on SQLite (--sync full), (2) one node on PostgreSQL, (3) three nodes on
+#   PostgreSQL behind HAProxy, (4) raw binary COPY of the same number of rows into an indexed
+#   table on the same server (fod-postgres-bench), the ceiling.
+# One throwaway PostgreSQL 15 (scripts/pg-test-server.sh: fsync and synchronous_commit on).
+#   Benchmarks/postgres/ingest.sh [--duration S] [--quick]
+# --quick: 2 s each on the debug build (a smoke; figures meaningless).
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
+duration=10; config=release
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) duration=2; config=debug ;;
+    --duration) duration="$2"; shift ;;
+    *) echo "unknown argument $1" >&2; exit 2 ;;
+  esac; shift
+done
+bin="$root/.build/$config"
+[ -x "$bin/fod" ] && [ -x "$bin/fod-postgres-bench" ] || { echo "build first: swift build -c $config" >&2; exit 1; }
+command -v wrk >/dev/null && command -v haproxy >/dev/null || { echo "needs wrk and haproxy (apt-get install wrk haproxy)" >&2; exit 1; }
+work="$(mktemp -d)"
+pgdir="$work/pg"
+cleanup() {
+  [ -f "$work/haproxy.pid" ] && kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true
+  kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true
+  "$root/scripts/pg-test-server.sh" stop "$pgdir" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+wait_up() { for _ in $(seq 1 300); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.05; done; return 1; }
+"$root/scripts/pg-test-server.sh" start "$pgdir" >/dev/null
+pgurl="$("$root/scripts/pg-test-server.sh" url "$pgdir")"
+psql_admin() { (cd / && runuser -u postgres -- /usr/lib/postgresql/15/bin/psql -X -q -h 127.0.0.1 -p "$(cat "$pgdir/port")" -U postgres -d postgres "$@") 2>/dev/null \
+  || /usr/lib/postgresql/15/bin/psql -X -q -h 127.0.0.1 -p "$(cat "$pgdir/port")" -U postgres -d postgres "$@"; }
+echo "cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg); wrk -t2 -c64 -d${duration}s, 100 fixes/request"
+
+start_node() {  # port, extra args...
+  local port="$1"; shift
+  "$bin/fod" serve --port "$port" --bind 127.0.0.1 --log-level warning --password-cost minimal --device-request-rate 0 "$@" \
+    >/dev/null 2>>"$work/fod.log" &
+  wait_up "$port" || { tail -n 20 "$work/fod.log" >&2; exit 1; }
+}
+
+make_devices() {  # port -> devices file
+  python3 - "$1" "$work/devices.txt" <<'PY'
+import json, sys, urllib.request, uuid
+port, out = sys.argv[1], sys.argv[2]
+def call(method, path, body, token=None):
+    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method=method,
+                                 headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
+    return json.load(urllib.request.urlopen(req))
+user = call("POST", "/v1/users", {"email": f"bench-{uuid.uuid4().hex[:8]}@example.org", "password": "bench-password", "displayName": "Bench"})
+with open(out, "w") as f:
+    for i in range(64):
+        d = call("POST", "/v1/devices", {"name": f"tracker {i}"}, user["token"])
+        f.write(f'{d["device"]["id"]} {d["deviceToken"]}\n')
+PY
+}
+
+measure() {  # label, port
+  make_devices "$2"
+  FOD_BATCH=100 FOD_BASE_MS=$(( $(date +%s) * 1000 - 3600000 )) wrk -t2 -c64 -d"${duration}s" --latency -s "$root/Benchmarks/ingest/post.lua" \
+    "http://127.0.0.1:$2" -- "$work/devices.txt" >"$work/wrk.txt"
+  python3 - "$1" "$work/wrk.txt" <<'PY'
+import re, sys
+label, t = sys.argv[1], open(sys.argv[2]).read()
+rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
+m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", t); p99 = float(m.group(1)) * {"us": .001, "ms": 1, "s": 1000}[m.group(2)]
+e = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
+print(f"{label:<34} {rps * 100:>9.0f} fixes/s  p99 {p99:7.1f} ms  non-2xx {e.group(1) if e else 0}")
+PY
+}
+
+stop_nodes() { kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; }
+
+# (1) SQLite
+p=$(free_port); start_node "$p" --data "$work/sqlite" --sync full
+measure "1 node, SQLite (sync full)" "$p"; stop_nodes
+
+# (2) one node on PostgreSQL
+psql_admin -c "CREATE DATABASE bench_one" >/dev/null
+p=$(free_port); start_node "$p" --database "${pgurl%/postgres}/bench_one"
+measure "1 node, PostgreSQL" "$p"; stop_nodes
+
+# (3) three nodes on PostgreSQL behind HAProxy
+psql_admin -c "CREATE DATABASE bench_three" >/dev/null
+servers=""
+for n in 1 2 3; do
+  p=$(free_port); start_node "$p" --database "${pgurl%/postgres}/bench_three"
+  servers+="    server node$n 127.0.0.1:$p check"$'\n'
+done
+front=$(free_port)
+cat >"$work/haproxy.cfg" <<CFG
+global
+    maxconn 10000
+defaults
+    mode http
+    timeout connect 5s
+    timeout client 60s
+    timeout server 60s
+frontend fod
+    bind 127.0.0.1:$front
+    default_backend nodes
+backend nodes
+    balance roundrobin
+$servers
+CFG
+haproxy -f "$work/haproxy.cfg" -D -p "$work/haproxy.pid"
+wait_up "$front"
+measure "3 nodes, PostgreSQL, HAProxy" "$front"
+kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true; rm -f "$work/haproxy.pid"; stop_nodes
+
+# (4) the ceiling: raw binary COPY of as many rows, indexed table, same server
+"$bin/fod-postgres-bench" --url "$pgurl" --layout indexed --rows 1000000 --batch 10000 --single-row-rows 1000 --rounds 1 \
+  | grep -E "server:|COPY binary, one per batch"
