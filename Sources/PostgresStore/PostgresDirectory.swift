@@ -6,11 +6,11 @@ import Tracking
 struct PostgresDirectory: DirectoryTransaction {
     let c: Connection
 
-    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts"
+    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
 
     static func device(_ row: Row) throws -> Device {
         Device(id: try row.id(0), ownerID: try row.id(1), name: try row.text(2), platformID: try row.optionalText(3),
-               createdAt: try row.int64(4), lastLocation: try row.lastLocation(at: 5))
+               createdAt: try row.int64(4), lastLocation: try row.lastLocation(at: 5), receiveGroupLocations: try row.bool(8))
     }
 
     static func membership(_ row: Row) throws -> Membership {
@@ -43,6 +43,10 @@ struct PostgresDirectory: DirectoryTransaction {
 
     func renameDevice(id: DeviceID, name: String) throws {
         try c.run("UPDATE devices SET name = $1 WHERE id = $2", [.text(name), .id(id)])
+    }
+
+    func setReceiveGroupLocations(id: DeviceID, _ receive: Bool) throws {
+        try c.run("UPDATE devices SET receive_group_locations = $1 WHERE id = $2", [.bool(receive), .id(id)])
     }
 
     func replaceDeviceToken(id: DeviceID, tokenHash: String) throws {

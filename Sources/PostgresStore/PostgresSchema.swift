@@ -137,6 +137,23 @@ enum PostgresSchema {
                 last_id bigint NOT NULL
             );
             """),
+        Migration(version: 2, name: "share links; devices that receive their groups' locations", sql: """
+            -- A share link shows one device to whoever holds its token (stored only hashed) until
+            -- expires_at; `since` is where its track starts. Revoking deletes the row.
+            CREATE TABLE shares (
+                id text PRIMARY KEY,
+                device_id text NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                token_hash text NOT NULL UNIQUE,
+                name text,
+                created_at bigint NOT NULL,
+                since bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                views bigint NOT NULL DEFAULT 0
+            );
+            CREATE INDEX shares_by_device ON shares (device_id, created_at);
+            -- The owner's choice: the device's OwnTracks replies carry its groups' locations.
+            ALTER TABLE devices ADD COLUMN receive_group_locations boolean NOT NULL DEFAULT false;
+            """),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.
