@@ -5,6 +5,8 @@ import Tracking
 /// reader's read-only snapshot).
 struct PostgresDirectory: DirectoryTransaction {
     let c: Connection
+    /// Parsed place shapes (places are edited inside directory transactions too).
+    let shapes: PostgresPlaceShapeCache
 
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
 
@@ -190,16 +192,18 @@ struct PostgresDirectory: DirectoryTransaction {
 
 extension PostgresStore: DirectoryStore {
     public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
-        try readSnapshot { try body(PostgresDirectory(c: $0)) }
+        try readSnapshot { try body(PostgresDirectory(c: $0, shapes: placeShapes)) }
     }
 
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
-        try await write { try body(PostgresDirectory(c: $0)) }
+        let shapes = placeShapes
+        return try await write { try body(PostgresDirectory(c: $0, shapes: shapes)) }
     }
 
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
                                             onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
-        try await write({ try body(PostgresDirectory(c: $0)) }, onCommit: onCommit)
+        let shapes = placeShapes
+        return try await write({ try body(PostgresDirectory(c: $0, shapes: shapes)) }, onCommit: onCommit)
     }
 
     public func deviceOwner(deviceID: DeviceID) throws -> UserID? {

@@ -154,6 +154,63 @@ enum PostgresSchema {
             -- The owner's choice: the device's OwnTracks replies carry its groups' locations.
             ALTER TABLE devices ADD COLUMN receive_group_locations boolean NOT NULL DEFAULT false;
             """),
+        Migration(version: 3, name: "places (geofences), their cell index and presence", sql: """
+            -- A group's places: a circle (GeoJSON Point + radius, meters) or a Polygon, stored as
+            -- the client sent it; `revision` grows whenever the geometry changes.
+            CREATE TABLE places (
+                key bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                id text NOT NULL UNIQUE,
+                group_id text NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                name text NOT NULL,
+                geometry text NOT NULL,
+                radius double precision,
+                created_by text NOT NULL,
+                created_at bigint NOT NULL,
+                updated_at bigint NOT NULL,
+                revision bigint NOT NULL DEFAULT 1
+            );
+            CREATE INDEX places_by_group ON places (group_id, created_at);
+            -- The place index: each place's covering cells (PlaceShape levels 4, 6, ..., 22, signed
+            -- cell ids as in fixes_by_cell), per group.
+            CREATE TABLE place_cells (
+                group_id text NOT NULL,
+                cell bigint NOT NULL,
+                place_key bigint NOT NULL REFERENCES places(key) ON DELETE CASCADE,
+                PRIMARY KEY (group_id, cell, place_key)
+            );
+            CREATE INDEX place_cells_by_place ON place_cells (place_key);
+            -- Whose presence the server knows in a group's places (a row once the device's state
+            -- was set, silently, by its first evaluated fix); under it, no presence row is outside.
+            CREATE TABLE place_baselines (
+                group_id text NOT NULL REFERENCES groups(id) ON DELETE CASCADE,
+                device_key bigint NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                PRIMARY KEY (group_id, device_key)
+            );
+            CREATE INDEX place_baselines_by_device ON place_baselines (device_key);
+            -- Remembered presence: inside, or false for "not known yet" (a fix too inaccurate).
+            CREATE TABLE place_presence (
+                device_key bigint NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                group_id text NOT NULL,
+                place_key bigint NOT NULL REFERENCES places(key) ON DELETE CASCADE,
+                inside boolean NOT NULL,
+                PRIMARY KEY (device_key, group_id, place_key)
+            );
+            CREATE INDEX place_presence_by_place ON place_presence (place_key);
+            -- A member who stops sharing or leaves is no longer followed: their presence is
+            -- forgotten, and set again silently once they share again.
+            CREATE FUNCTION fod_forget_place_state() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                DELETE FROM place_baselines WHERE group_id = OLD.group_id
+                    AND device_key = (SELECT key FROM devices WHERE id = OLD.device_id);
+                DELETE FROM place_presence WHERE group_id = OLD.group_id
+                    AND device_key = (SELECT key FROM devices WHERE id = OLD.device_id);
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER place_state_ends_with_sharing AFTER UPDATE OF share_location ON memberships
+                FOR EACH ROW WHEN (NOT NEW.share_location) EXECUTE FUNCTION fod_forget_place_state();
+            CREATE TRIGGER place_state_ends_with_membership AFTER DELETE ON memberships
+                FOR EACH ROW EXECUTE FUNCTION fod_forget_place_state();
+            """),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

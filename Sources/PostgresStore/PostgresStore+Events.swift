@@ -49,10 +49,10 @@ extension PostgresStore: EventLog {
         if let before {
             try c.run("""
                 UPDATE events SET type = 'redacted', data = '{}'
-                WHERE device_key = $1 AND fix_ts < $2 AND type IN ('location', 'locations')
+                WHERE device_key = $1 AND fix_ts < $2 AND type IN ('location', 'locations', 'place')
                 """, [.int64(deviceKey), .int64(before)])
         } else {
-            try c.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = $1 AND type IN ('location', 'locations')",
+            try c.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = $1 AND type IN ('location', 'locations', 'place')",
                       [.int64(deviceKey)])
         }
     }

@@ -8,19 +8,24 @@ extension PostgresStore: LocationStore {
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
         // Cells are computed on the caller's thread, to keep the writer's transaction short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
+        let shapes = placeShapes
         return try await write({ c in
-            try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, on: c)
+            try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, shapes: shapes, on: c)
         }, lockOrder: deviceID.rawValue, onCommit: onCommit)
     }
 
     /// The append inside the writer's transaction: dedupe (`DuplicateRule` against what is
     /// stored, then the unique indexes against what other nodes commit meanwhile), insert,
-    /// move the latest location forward if a newer fix arrived, log the location events.
-    static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule,
+    /// move the latest location forward if a newer fix arrived, log the location events and
+    /// the place arrivals.
+    static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PostgresPlaceShapeCache,
                        on c: Connection) throws -> IngestOutcome {
-        guard let deviceKey = try c.firstRow("SELECT key FROM devices WHERE id = $1", [.id(deviceID)], { try $0.int64(0) }) else {
+        guard let device = try c.firstRow("SELECT key, last_ts FROM devices WHERE id = $1", [.id(deviceID)], {
+            (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1))
+        }) else {
             throw TrackingError.notFound("device")
         }
+        let deviceKey = device.key
         var outcome = IngestOutcome()
         let survivors = try deduplicate(fixes, deviceKey: deviceKey, on: c)
         guard !survivors.isEmpty else {
@@ -51,7 +56,17 @@ extension PostgresStore: LocationStore {
                       .int64(newest.sequence), .int64(cell)])
             if moved > 0 { outcome.newLatestSequence = newest.sequence }
         }
-        outcome.events = try locationEvents(deviceID: deviceID, deviceKey: deviceKey, outcome: outcome, rule: rule, on: c)
+        let sharing = try sharingPeriods(deviceID: deviceID, on: c)
+        outcome.events = try locationEvents(deviceID: deviceID, deviceKey: deviceKey, outcome: outcome, rule: rule, sharing: sharing, on: c)
+        if !rule.silent, outcome.newLatestSequence != nil, !sharing.isEmpty {
+            // Place arrivals (not for imports): the fixes that became the latest in turn; of a
+            // backfill (an append larger than maxEventsPerAppend) only its newest.
+            var fresh = outcome.stored.filter { stored in device.lastTimestamp.map { stored.fix.timestamp >= $0 } ?? true }
+                .sorted { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
+            if fresh.count > rule.maxEventsPerAppend { fresh = Array(fresh.suffix(1)) }
+            outcome.events += try PostgresPlaceArrivals.events(deviceID: deviceID, deviceKey: deviceKey, fresh: fresh,
+                                                               sharing: sharing, shapes: shapes, on: c)
+        }
         return outcome
     }
 
@@ -93,10 +108,10 @@ extension PostgresStore: LocationStore {
     /// Location events for every group in which the device's member shares, as `rule` says,
     /// groups in id order (every writer locks event heads in the same order).
     static func locationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
-                               on c: Connection) throws -> [GroupEvent] {
+                               sharing periods: [DeviceSharing], on c: Connection) throws -> [GroupEvent] {
         guard !outcome.stored.isEmpty, !rule.silent else { return [] }
         var events: [GroupEvent] = []
-        for sharing in try sharingPeriods(deviceID: deviceID, on: c) {
+        for sharing in periods {
             events += try appendEvents(groupID: sharing.groupID, rule.entries(
                 deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: sharing.userID, stored: outcome.stored,
                 newLatestSequence: outcome.newLatestSequence, windows: sharing.windows), on: c)

@@ -18,6 +18,8 @@ public final class PostgresStore: Sendable {
     let connectionString: String
     let writer: GroupCommitWriter
     let readers: ConnectionPool
+    /// Parsed place shapes for arrivals on ingest.
+    let placeShapes = PostgresPlaceShapeCache()
 
     /// Connects to `connectionString` (libpq's: a `postgresql://` URI, multi-host allowed) and
     /// applies pending migrations. Throws `StoreFailure(.unavailable)` when the database
