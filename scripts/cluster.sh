@@ -39,6 +39,7 @@ cmd_start() {
   command -v haproxy >/dev/null || die "haproxy not installed (apt-get install haproxy)"
   local dir; dir="$(mktemp -d "${TMPDIR:-/tmp}/fod-cluster.XXXXXX")"
   touch "$dir/.fod-cluster"
+  chmod 755 "$dir"  # the postgres user (the servers run as it when we are root) must reach primary/ and replica/
   "$pg" start "$dir/primary" >/dev/null
   "$pg" replica "$dir/primary" "$dir/replica" --name replica --sync >/dev/null
   local primary_port replica_port
@@ -60,7 +61,7 @@ cmd_start() {
   port="${port:-$(free_port)}"
   cat >"$dir/haproxy.cfg" <<CFG
 global
-    maxconn 20000
+    maxconn 4000
 defaults
     mode http
     timeout connect 5s

@@ -21,6 +21,7 @@ bin="$root/.build/$config"
 [ -x "$bin/fod" ] && [ -x "$bin/fod-postgres-bench" ] || { echo "build first: swift build -c $config" >&2; exit 1; }
 command -v wrk >/dev/null && command -v haproxy >/dev/null || { echo "needs wrk and haproxy (apt-get install wrk haproxy)" >&2; exit 1; }
 work="$(mktemp -d)"
+chmod 755 "$work"  # the postgres user (the server runs as it when we are root) must reach pg/ inside
 pgdir="$work/pg"
 cleanup() {
   [ -f "$work/haproxy.pid" ] && kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true
@@ -95,7 +96,7 @@ done
 front=$(free_port)
 cat >"$work/haproxy.cfg" <<CFG
 global
-    maxconn 10000
+    maxconn 4000
 defaults
     mode http
     timeout connect 5s
