@@ -6,7 +6,7 @@ import Tracking
 struct PostgresDirectory: DirectoryTransaction {
     let c: Connection
     /// Parsed place shapes (places are edited inside directory transactions too).
-    let shapes: PostgresPlaceShapeCache
+    let shapes: PlaceShapeCache
 
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
 

@@ -18,7 +18,7 @@ extension PostgresStore: LocationStore {
     /// stored, then the unique indexes against what other nodes commit meanwhile), insert,
     /// move the latest location forward if a newer fix arrived, log the location events and
     /// the place arrivals.
-    static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PostgresPlaceShapeCache,
+    static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PlaceShapeCache,
                        on c: Connection) throws -> IngestOutcome {
         guard let device = try c.firstRow("SELECT key, last_ts FROM devices WHERE id = $1", [.id(deviceID)], {
             (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1))
@@ -61,11 +61,13 @@ extension PostgresStore: LocationStore {
         if !rule.silent, outcome.newLatestSequence != nil, !sharing.isEmpty {
             // Place arrivals (not for imports): the fixes that became the latest in turn; of a
             // backfill (an append larger than maxEventsPerAppend) only its newest.
-            var fresh = outcome.stored.filter { stored in device.lastTimestamp.map { stored.fix.timestamp >= $0 } ?? true }
-                .sorted { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
-            if fresh.count > rule.maxEventsPerAppend { fresh = Array(fresh.suffix(1)) }
-            outcome.events += try PostgresPlaceArrivals.events(deviceID: deviceID, deviceKey: deviceKey, fresh: fresh,
-                                                               sharing: sharing, shapes: shapes, on: c)
+            let fresh = PlaceArrivalRun.freshFixes(outcome.stored, previousLatest: device.lastTimestamp,
+                                                   maxEventsPerAppend: rule.maxEventsPerAppend)
+            for (groupID, entries) in try PlaceArrivalRun.entries(
+                deviceID: deviceID, device: DeviceKey(storeValue: deviceKey), fresh: fresh, sharing: sharing,
+                ledger: PostgresPlaceArrivals(c: c, shapes: shapes)) {
+                outcome.events += try PostgresStore.appendEvents(groupID: groupID, entries, on: c)
+            }
         }
         return outcome
     }

@@ -19,7 +19,7 @@ public final class PostgresStore: Sendable {
     let writer: GroupCommitWriter
     let readers: ConnectionPool
     /// Parsed place shapes for arrivals on ingest.
-    let placeShapes = PostgresPlaceShapeCache()
+    let placeShapes = PlaceShapeCache()
 
     /// Connects to `connectionString` (libpq's: a `postgresql://` URI, multi-host allowed) and
     /// applies pending migrations. Throws `StoreFailure(.unavailable)` when the database

@@ -83,11 +83,13 @@ extension SQLiteBackend: LocationStore {
             if !rule.silent, outcome.newLatestSequence != nil, !sharing.isEmpty {
                 // Place arrivals (not for imports): the fixes that became the latest in turn; of a
                 // backfill (an append larger than maxEventsPerAppend) only its newest.
-                var fresh = outcome.stored.filter { stored in device.lastTimestamp.map { stored.fix.timestamp >= $0 } ?? true }
-                    .sorted { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
-                if fresh.count > rule.maxEventsPerAppend { fresh = Array(fresh.suffix(1)) }
-                outcome.events += try PlaceArrivalStore.events(deviceID: deviceID, deviceKey: device.key, fresh: fresh,
-                                                               sharing: sharing, shapes: placeShapes, in: db)
+                let fresh = PlaceArrivalRun.freshFixes(outcome.stored, previousLatest: device.lastTimestamp,
+                                                       maxEventsPerAppend: rule.maxEventsPerAppend)
+                for (groupID, entries) in try PlaceArrivalRun.entries(
+                    deviceID: deviceID, device: DeviceKey(storeValue: device.key), fresh: fresh, sharing: sharing,
+                    ledger: PlaceArrivalStore(db: db, shapes: placeShapes)) {
+                    outcome.events += try Self.appendEvents(groupID: groupID, entries, in: db)
+                }
             }
             unmerged.add(entries)
             return outcome

@@ -41,7 +41,8 @@ extension SQLiteDirectory: PlaceTransaction {
                   .optional(place.radiusMeters), .id(place.createdBy), .integer(place.createdAt), .integer(place.updatedAt)])
         let key = db.lastInsertRowID
         try Self.index(placeKey: key, groupID: place.groupID, shape: shape, in: db)
-        try PlaceArrivalStore.setSilently(placeKey: key, groupID: place.groupID, shape: shape, in: db)
+        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape,
+                                        ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache()))
     }
 
     func updatePlace(_ place: Place, shape: PlaceShape?) throws {
@@ -53,7 +54,8 @@ extension SQLiteDirectory: PlaceTransaction {
         try db.run("DELETE FROM place_cells WHERE place_key = ?", [.integer(key)])
         try db.run("DELETE FROM place_presence WHERE place_key = ?", [.integer(key)])
         try Self.index(placeKey: key, groupID: place.groupID, shape: shape, in: db)
-        try PlaceArrivalStore.setSilently(placeKey: key, groupID: place.groupID, shape: shape, in: db)
+        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape,
+                                        ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache()))
     }
 
     func deletePlace(id: PlaceID) throws {
@@ -92,7 +94,8 @@ extension SQLiteBackend {
         try read { db in
             let lookup = try db.prepare("SELECT id FROM places WHERE key = ?")
             let leaves = points.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)) }
-            return try PlaceArrivalStore.candidateKeys(groupID: groupID, leaves: leaves, in: db).sorted().compactMap { key in
+            let ledger = PlaceArrivalStore(db: db, shapes: placeShapes)
+            return try PlaceArrivalRun.candidateKeys(groupID: groupID, leaves: leaves, ledger: ledger).sorted().compactMap { key in
                 try lookup.bind(key, at: 1)
                 defer { lookup.reset() }
                 return try lookup.step() ? lookup.id(0) : nil

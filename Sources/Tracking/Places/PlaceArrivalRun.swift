@@ -1,0 +1,197 @@
+import GeoKit
+import JSONCore
+import Synchronization
+import Timestamps
+
+/// What a store keeps for arrivals, read and written inside the append's (or the place
+/// change's) transaction. Place keys are the store's own compact handles of places.
+///
+/// Presence: `true` inside, `false` not known (the fixes were too inaccurate to set it); under a
+/// baseline (the device's state in the group is known) a place without presence is outside.
+public protocol PlaceArrivalLedger {
+    func groupHasPlaces(_ groupID: GroupID) throws -> Bool
+    func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool
+    /// place key → inside (`false`: not known), for the device in the group.
+    func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool]
+    func placeKeys(groupID: GroupID) throws -> Set<Int64>
+    /// Keys of the group's places with an index cell among `cells`, or (when `range` is set)
+    /// an index cell whose key lies in `range`.
+    func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64>
+    /// The place with key `key` (nil when it does not exist or its stored geometry does not parse).
+    func place(key: Int64) throws -> CachedPlace?
+    /// Latest positions of the devices of members sharing in the group, with (`baseline`) or
+    /// without a known state there.
+    func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)]
+
+    /// Sets (inserts or replaces) the device's presence in a place.
+    func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws
+    /// Records "not known" unless a presence is recorded already.
+    func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws
+    func removePresence(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws
+    /// Marks the device's state in the group as known (idempotent).
+    func setBaseline(groupID: GroupID, device: DeviceKey) throws
+}
+
+/// A place as arrivals need it: its id, name and parsed shape.
+public struct CachedPlace: Sendable {
+    public let id: PlaceID
+    public let name: String
+    public let shape: PlaceShape
+}
+
+/// Parsed place shapes by place id and geometry revision: places change rarely, and parsing a
+/// polygon for every fix would cost more than the rest of the check. Names come fresh from the
+/// store. Bounded: cleared when it holds `capacity` shapes (100k places thrashed a 50k cache).
+public final class PlaceShapeCache: Sendable {
+    private let shapes = Mutex<[PlaceID: (revision: Int64, shape: PlaceShape)]>([:])
+    public let capacity: Int
+
+    public init(capacity: Int = 250_000) { self.capacity = capacity }
+
+    /// The place `id` at `revision`; its shape parsed from the stored `geometry` (GeoJSON text,
+    /// read only on a miss) and `radiusMeters` unless cached. Nil when the stored geometry does
+    /// not parse (it was validated when stored: a bug, skipped rather than failing ingest).
+    public func place(id: PlaceID, name: String, revision: Int64, geometry: () throws -> String,
+                      radiusMeters: Double?) throws -> CachedPlace? {
+        if let cached = shapes.withLock({ $0[id] }), cached.revision == revision {
+            return CachedPlace(id: id, name: name, shape: cached.shape)
+        }
+        guard let parsed = try? JSONParser.parse(Array(try geometry().utf8)),
+              let region = try? PlaceRegion.parse(geometry: parsed, radius: radiusMeters.map { .number(JSONNumber($0)) })
+        else { return nil }
+        let shape = PlaceShape(region: region)
+        shapes.withLock { all in
+            if all.count >= capacity { all.removeAll(keepingCapacity: true) }
+            all[id] = (revision, shape)
+        }
+        return CachedPlace(id: id, name: name, shape: shape)
+    }
+}
+
+/// The arrival side of an append and of a place change, the same for every store: which fixes
+/// count, which places to check (through the place index), the presence kept, the baseline
+/// rule and the `place` events logged. The store supplies a `PlaceArrivalLedger`.
+public enum PlaceArrivalRun {
+    /// The fixes of an append that count for arrivals: those that became the device's latest
+    /// in turn (not older than its latest before the append), in timestamp order; of a backfill
+    /// (more than `maxEventsPerAppend`) only its newest.
+    public static func freshFixes(_ stored: [StoredFix], previousLatest: Int64?, maxEventsPerAppend: Int) -> [StoredFix] {
+        let fresh = stored.filter { stored in previousLatest.map { stored.fix.timestamp >= $0 } ?? true }
+            .sorted { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
+        return fresh.count > maxEventsPerAppend ? Array(fresh.suffix(1)) : fresh
+    }
+
+    /// The `place` events of an append, per group where the device's member shares (only fixes
+    /// inside that group's sharing periods count), with the presence they leave recorded.
+    public static func entries(deviceID: DeviceID, device: DeviceKey, fresh: [StoredFix], sharing memberships: [DeviceSharing],
+                               ledger: some PlaceArrivalLedger) throws -> [(groupID: GroupID, entries: [EventLogEntry])] {
+        var result: [(groupID: GroupID, entries: [EventLogEntry])] = []
+        for membership in memberships {
+            let visible = fresh.filter { membership.windows.contains($0.fix.timestamp) }
+            guard !visible.isEmpty, try ledger.groupHasPlaces(membership.groupID) else { continue }
+            let positions = visible.map {
+                PlaceArrivals.Position(longitude: $0.fix.longitude, latitude: $0.fix.latitude, accuracyMeters: $0.fix.accuracy,
+                                       timestamp: $0.fix.timestamp)
+            }
+            result.append((membership.groupID,
+                           try evaluate(positions, deviceID: deviceID, device: device, membership: membership, ledger: ledger)))
+        }
+        return result
+    }
+
+    /// Runs the positions against the group's candidate places and records the outcome.
+    static func evaluate(_ positions: [PlaceArrivals.Position], deviceID: DeviceID, device: DeviceKey,
+                         membership: DeviceSharing, ledger: some PlaceArrivalLedger) throws -> [EventLogEntry] {
+        let groupID = membership.groupID
+        let hasBaseline = try ledger.hasBaseline(groupID: groupID, device: device)
+        let remembered = try ledger.presence(groupID: groupID, device: device)
+        // The device's first position in this group: every place is set, silently.
+        let keys = hasBaseline
+            ? try candidateKeys(groupID: groupID, leaves: positions.map(\.leaf), ledger: ledger).union(remembered.keys)
+            : try ledger.placeKeys(groupID: groupID)
+        var places: [Int64: CachedPlace] = [:]
+        var candidates: [PlaceArrivals.Candidate<Int64>] = []
+        for key in keys.sorted() {
+            guard let place = try ledger.place(key: key) else { continue }
+            places[key] = place
+            let presence: PlacePresence?
+            if !hasBaseline {
+                presence = nil
+            } else if let inside = remembered[key] {
+                presence = inside ? .inside : nil
+            } else {
+                presence = .outside
+            }
+            candidates.append(PlaceArrivals.Candidate(key: key, shape: place.shape, remembered: presence))
+        }
+        let outcome = PlaceArrivals.evaluate(positions, candidates: candidates)
+        for (key, presence) in outcome.presence {
+            if presence == .inside {
+                try ledger.setPresence(groupID: groupID, device: device, placeKey: key, inside: true)
+            } else if remembered[key] != nil {
+                try ledger.removePresence(groupID: groupID, device: device, placeKey: key)
+            }
+        }
+        if !hasBaseline {
+            try ledger.setBaseline(groupID: groupID, device: device)
+            // Places the fixes were too inaccurate for stay "not known" (not outside).
+            for candidate in candidates where outcome.presence[candidate.key] == nil {
+                try ledger.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: candidate.key)
+            }
+        }
+        return outcome.crossings.compactMap { crossing -> EventLogEntry? in
+            guard let place = places[crossing.key] else { return nil }
+            let position = positions[crossing.position]
+            return EventLogEntry(kind: .place, userID: membership.userID, data: EventPayload.place(
+                crossing.crossing, placeID: place.id, placeName: place.name, deviceID: deviceID, userID: membership.userID,
+                longitude: position.longitude, latitude: position.latitude,
+                timestamp: Timestamp.rfc3339(millisecondsSince1970: position.timestamp)),
+                fix: (device, position.timestamp))
+        }
+    }
+
+    /// Keys of the group's places whose covering may contain one of `leaves`: index cells that
+    /// contain the leaves' smallest common cell (its ancestors at the index levels), plus index
+    /// cells inside that cell (a range, only when it is coarser than the finest index level).
+    /// Leaves on different faces fall back to one lookup per leaf.
+    public static func candidateKeys(groupID: GroupID, leaves: [CellID], ledger: some PlaceArrivalLedger) throws -> Set<Int64> {
+        guard let common = PlaceShape.commonAncestor(of: leaves) else {
+            return try leaves.reduce(into: Set<Int64>()) { $0.formUnion(try candidateKeys(groupID: groupID, leaves: [$1], ledger: ledger)) }
+        }
+        let probes = PlaceShape.probeCells(containing: common).map(\.int64Key)
+        var range: ClosedRange<Int64>?
+        if let finest = PlaceShape.indexLevels.last, common.level < finest { range = common.rangeMin.int64Key...common.rangeMax.int64Key }
+        guard !probes.isEmpty || range != nil else { return [] }
+        return try ledger.placeKeys(groupID: groupID, cells: probes, range: range)
+    }
+
+    /// Sets every known device's presence in a new (or reshaped) place from its latest
+    /// location, without events: no `enter` for a car that was already parked there. Devices of
+    /// sharing members whose state in the group is not known yet get it for every place of the
+    /// group at once (a baseline), also silently.
+    public static func setSilently(placeKey: Int64, groupID: GroupID, shape: PlaceShape, ledger: some PlaceArrivalLedger) throws {
+        for device in try ledger.latestPositions(groupID: groupID, baseline: true) {
+            let step = PlaceTransition.evaluate(region: shape.region, remembered: nil, point: device.point, accuracyMeters: device.accuracy)
+            try remember(step.presence, device: device.device, groupID: groupID, placeKey: placeKey, ledger: ledger)
+        }
+        let unknown = try ledger.latestPositions(groupID: groupID, baseline: false)
+        guard !unknown.isEmpty else { return }
+        let places = try ledger.placeKeys(groupID: groupID).sorted().compactMap { key in
+            try ledger.place(key: key).map { (key: key, shape: $0.shape) }
+        }
+        for device in unknown {
+            try ledger.setBaseline(groupID: groupID, device: device.device)
+            for place in places {
+                let step = PlaceTransition.evaluate(region: place.shape.region, remembered: nil, point: device.point, accuracyMeters: device.accuracy)
+                try remember(step.presence, device: device.device, groupID: groupID, placeKey: place.key, ledger: ledger)
+            }
+        }
+    }
+
+    /// A silently set presence: inside → inside, not settable (inaccurate) → not known, outside → nothing.
+    private static func remember(_ presence: PlacePresence?, device: DeviceKey, groupID: GroupID, placeKey: Int64,
+                                 ledger: some PlaceArrivalLedger) throws {
+        guard presence != .outside else { return }
+        try ledger.setPresence(groupID: groupID, device: device, placeKey: placeKey, inside: presence == .inside)
+    }
+}
