@@ -37,7 +37,7 @@ public struct ErrorMapper: Sendable {
         case let e as StoreFailure:
             return storageFaults.response(for: e, request: request)
         default:
-            logger.error("\(request.requestID) \(LogText.escaped(request.method)) \(LogText.escaped(request.path)) failed: \(error)")
+            logger.error("\(request.requestID) \(LogText.escaped(request.method)) \(LogText.escaped(request.loggedPath)) failed: \(error)")
             return Self.body(status: 500, code: "internal_error", message: "the server failed to handle this request")
         }
     }

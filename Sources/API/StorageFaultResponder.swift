@@ -59,6 +59,6 @@ final class StorageFaultResponder: Sendable {
         }
         guard let suppressed else { return }
         let more = suppressed > 0 ? " (and \(suppressed) more such failure(s) since the last report)" : ""
-        logger.error("\(request.requestID) \(request.method) \(request.path): storage \(Self.reply(for: fault).code), answered 503: \(error)\(more)")
+        logger.error("\(request.requestID) \(LogText.escaped(request.method)) \(LogText.escaped(request.loggedPath)): storage \(Self.reply(for: fault).code), answered 503: \(error)\(more)")
     }
 }

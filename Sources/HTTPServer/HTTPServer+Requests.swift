@@ -193,7 +193,7 @@ extension HTTPServer {
         if logger.isEnabled(.info) {
             let micros = nanoseconds / 1000
             let fraction = String(micros % 1000)
-            var line = LogText.escaped(context.method) + " " + LogText.escaped(context.path) + " \(status) \(bytes)B \(micros / 1000)."
+            var line = LogText.escaped(context.method) + " " + LogText.escaped(context.loggedPath) + " \(status) \(bytes)B \(micros / 1000)."
             line += String(repeating: "0", count: 3 - fraction.count) + fraction + "ms id=" + LogText.escaped(context.requestID)
             if termination != .REQUEST_TERMINATED_COMPLETED_OK { line += " terminated=\(termination.rawValue)" }
             logger.info(line)

@@ -46,6 +46,11 @@ public struct Request: Sendable {
         queryItems.first { $0.name == name }?.value
     }
 
+    /// The path for logs: credential segments (`Route.credentialParameters`) redacted.
+    public var loggedPath: String {
+        Route.loggedPath(pattern: routePattern, path: path, parameters: pathParameters)
+    }
+
     /// The value of path parameter `name` (present whenever the pattern has it).
     public func parameter(_ name: String) -> String {
         pathParameters[name] ?? ""

@@ -40,6 +40,22 @@ public struct Route: Sendable {
         }
     }
 
+    /// Path parameters that carry a credential (share-link tokens, `/s/{token}`): never
+    /// written to a log.
+    public static let credentialParameters: Set<String> = ["token"]
+
+    /// The path as logs may show it: `path` itself, or — when `pattern` has a credential
+    /// parameter — the pattern with the other parameters' values and `<redacted>` for it.
+    static func loggedPath(pattern: String, path: String, parameters: [String: String]) -> String {
+        guard credentialParameters.contains(where: { pattern.contains("{\($0)}") }) else { return path }
+        let parts = split(pattern).map { part -> String in
+            guard part.hasPrefix("{"), part.hasSuffix("}") else { return String(part) }
+            let name = String(part.dropFirst().dropLast())
+            return credentialParameters.contains(name) ? "<redacted>" : parameters[name] ?? ""
+        }
+        return "/" + parts.joined(separator: "/")
+    }
+
     static func split(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
     }

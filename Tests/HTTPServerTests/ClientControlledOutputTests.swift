@@ -41,6 +41,23 @@ import HTTPTestSupport
         }
     }
 
+    /// A share-link token in the path is a credential: the access log writes the route's
+    /// other segments and `<redacted>` in its place.
+    @Test func accessLogRedactsCredentialPathSegments() throws {
+        let pipe = Pipe()
+        let logger = Logger(level: .info, fileDescriptor: pipe.fileHandleForWriting.fileDescriptor)
+        let secret = "fods_s3cretTokenValue"
+        let route = Route("GET", "/shared/{token}/items/{id}", .inline { _ in Response(status: 200, contentType: "text/plain", bytes: []) })
+        try withTestServer(extraRoutes: [route], logger: logger) { server in
+            let client = try HTTPTestClient(port: server.port)
+            #expect(try client.request("GET", "/shared/\(secret)/items/7").status == 200)
+            let line = try readLine(pipe, containing: "GET /shared")
+            #expect(line.contains("GET /shared/<redacted>/items/7 200 "), "\(line)")
+            #expect(!line.contains(secret))
+        }
+        #expect(Route.loggedPath(pattern: "/items/{id}", path: "/items/x", parameters: ["id": "x"]) == "/items/x")
+    }
+
     @Test func escapingIsAnIdentityOnPlainTextAndEscapesEveryOtherByte() {
         #expect(LogText.escaped("/v1/groups/g_1?x=1") == "/v1/groups/g_1?x=1")
         #expect(LogText.escaped("a b\t\"\\") == "a\\x20b\\x09\\x22\\x5c")
