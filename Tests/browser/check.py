@@ -44,6 +44,7 @@ from cdp import Browser, CheckFailed, SetupFailed, find_chromium, page_problems
 from webmap import ALL_PINS, click, is_number, js_str, pin_expr, wait_pin_at
 import resume_check
 import security_checks
+import places_check
 import timeline_check
 
 

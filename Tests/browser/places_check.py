@@ -26,9 +26,17 @@ def check_places(b, a, say):
     b.eval('(() => { document.querySelector("#place-kind").value = "circle"; const r = document.querySelector("#place-radius");'
            ' r.value = "20000"; r.dispatchEvent(new Event("input")); return true; })()')
     click(b, '#place-draw')
-    # Next to the pin, not on it (a click on a pin focuses the device).
+    # Next to the pin, not on it nor on any other (a click on a pin focuses that device; the
+    # demo harbour is crowded): the nearest free spot of the map within 60 px.
+    spot = b.eval('(() => { const x0 = %f, y0 = %f; for (let r = 14; r <= 60; r += 4) for (let a = 0; a < 16; a++) {'
+                  ' const x = x0 + r * Math.cos(a * Math.PI / 8), y = y0 + r * Math.sin(a * Math.PI / 8);'
+                  ' const e = document.elementFromPoint(x, y);'
+                  ' if (e && !e.closest(".pin") && e.closest("svg, .leaflet-container")) return [x, y]; }'
+                  ' return null; })()' % (pos[0], pos[1]))
+    if not spot:
+        raise CheckFailed('no free spot of the map within 60 px of %s to click' % a.device_id)
     for kind in ('mousePressed', 'mouseReleased'):
-        b.send('Input.dispatchMouseEvent', {'type': kind, 'x': pos[0] + 14, 'y': pos[1] + 14, 'button': 'left', 'clickCount': 1})
+        b.send('Input.dispatchMouseEvent', {'type': kind, 'x': spot[0], 'y': spot[1], 'button': 'left', 'clickCount': 1})
     b.wait_for('(() => { const d = document.querySelector(".place-draft"); return !!d && (d.getAttribute("d") || "").length > 20; })()',
                a.timeout, 'the drawn circle (.place-draft)')
     b.eval('(() => { const e = document.querySelector("#place-name"); e.focus(); e.value = ""; return true; })()')
