@@ -6,6 +6,7 @@ import PackageDescription
 /// C libraries come only from Debian packages, through system-library targets; everything else
 /// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
 /// the stores (SQLiteStore on Storage, PostgresStore on PostgresClient) implement Tracking's ports and are chosen by `fod`;
+/// ErrorCodes (the `ErrorCode` every layer throws) sits below HTTPServer, LocationFormats and Tracking;
 /// only Storage, HTTPServer, Crypto, PlanarGeometry and PostgresClient import the C modules
 /// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient).
 let package = Package(
@@ -23,21 +24,22 @@ let package = Package(
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "Timestamps"),
+        .target(name: "ErrorCodes"),
         .target(name: "JSONCore"),
         .target(name: "GeoKit"),
-        .target(name: "LocationFormats", dependencies: ["JSONCore", "Timestamps"]),
+        .target(name: "LocationFormats", dependencies: ["ErrorCodes", "JSONCore", "Timestamps"]),
         .target(name: "GeoQuery", dependencies: ["GeoKit", "JSONCore"]),
         .target(name: "Exports", dependencies: ["JSONCore", "Timestamps", "GeoKit"]),
         .target(name: "Timeline", dependencies: ["GeoKit"]),
         .target(name: "PlanarGeometry", dependencies: ["CGEOS"]),
         .target(name: "Storage", dependencies: ["CSQLite", "CMalloc"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Timestamps"]),
+        .target(name: "HTTPServer", dependencies: ["ErrorCodes", "CMicroHTTPD", "Timestamps"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
-        .target(name: "Tracking", dependencies: ["Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
+        .target(name: "Tracking", dependencies: ["ErrorCodes", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
         .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "PostgresStore", dependencies: ["Tracking", "PostgresClient", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
-        .target(name: "API", dependencies: ["Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
+        .target(name: "API", dependencies: ["ErrorCodes", "Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "PostgresStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
 
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking", "SQLiteStore"], path: "Benchmarks/ingest/Baseline"),
@@ -56,14 +58,15 @@ let package = Package(
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestRandom"]),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
+        .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes", "GeoQuery"]),
         .testTarget(name: "GeoKitTests", dependencies: ["GeoKit", "TestRandom"]),
-        .testTarget(name: "LocationFormatsTests", dependencies: ["LocationFormats", "JSONCore", "Timestamps"]),
+        .testTarget(name: "LocationFormatsTests", dependencies: ["ErrorCodes", "LocationFormats", "JSONCore", "Timestamps"]),
         .testTarget(name: "GeoQueryTests", dependencies: ["GeoQuery", "GeoKit", "JSONCore", "TestRandom"]),
         .testTarget(name: "ExportsTests", dependencies: ["Exports", "JSONCore", "Timestamps", "GeoKit"]),
         .testTarget(name: "PlanarGeometryTests", dependencies: ["PlanarGeometry"]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "GeoKit", "TestRandom"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "HTTPTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["ErrorCodes", "HTTPServer", "HTTPTestSupport"]),
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Tracking", "TrackingTestSupport", "GeoKit", "JSONCore", "LocationFormats", "Timeline"]),
         .testTarget(name: "StoreConformanceTests", dependencies: ["Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats"]),

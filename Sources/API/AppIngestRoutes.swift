@@ -28,7 +28,7 @@ struct AppIngestRoutes {
                 parsed = try OsmAndFormat.parseQuery(request.queryItems + (try OsmAndFormat.decodeForm(request.body)),
                                                      now: now, rules: locations.rules)
             } else {
-                throw HTTPError(status: 415, code: "unsupported_media_type",
+                throw HTTPError(status: 415, code: .unsupportedMediaType,
                                 message: "send the OsmAnd fix as query parameters, a form, or JSON")
             }
             guard let credential = try devices.credential(forDeviceToken: parsed.deviceToken),

@@ -1,3 +1,4 @@
+import ErrorCodes
 import GeoQuery
 import HTTPServer
 import JSONCore
@@ -29,16 +30,16 @@ public struct ErrorMapper: Sendable {
             for header in e.headers { response.setHeader(header.name, header.value) }
             return response
         case let e as GeoQueryError:
-            return Self.body(status: e.status, code: e.code.rawValue, message: e.message)
+            return Self.body(status: e.status, code: ErrorCode(rawValue: e.code.rawValue), message: e.message)
         case let e as FixError:
             return Self.body(status: 400, code: e.code, message: e.message)
         case let e as JSONParseError:
-            return Self.body(status: 400, code: "malformed_json", message: e.description)
+            return Self.body(status: 400, code: .malformedJSON, message: e.description)
         case let e as StoreFailure:
             return storageFaults.response(for: e, request: request)
         default:
             logger.error("\(request.requestID) \(LogText.escaped(request.method)) \(LogText.escaped(request.loggedPath)) failed: \(error)")
-            return Self.body(status: 500, code: "internal_error", message: "the server failed to handle this request")
+            return Self.body(status: 500, code: .internalError, message: "the server failed to handle this request")
         }
     }
 
@@ -56,8 +57,8 @@ public struct ErrorMapper: Sendable {
         }
     }
 
-    static func body(status: Int, code: String, message: String, details: [String: String] = [:]) -> Response {
-        var error: JSONObject = ["code": .string(code), "message": .string(message)]
+    static func body(status: Int, code: ErrorCode, message: String, details: [String: String] = [:]) -> Response {
+        var error: JSONObject = ["code": .string(code.rawValue), "message": .string(message)]
         if !details.isEmpty {
             error["details"] = .object(JSONObject(details.sorted { $0.key < $1.key }.map { ($0.key, JSONValue.string($0.value)) }))
         }

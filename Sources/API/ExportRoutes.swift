@@ -83,7 +83,7 @@ public struct ExportRoutes: Sendable {
             switch request.query("color") ?? "device" {
             case "device": field = .device
             case "user": field = .user
-            default: throw TrackingError.invalid("color must be device or user", code: "invalid_color")
+            default: throw TrackingError.invalid("color must be device or user", code: .invalidColor)
             }
             // Scatter writers need points grouped by series key, oldest first within a series.
             subjects.sort { field == .device ? $0.deviceID < $1.deviceID : ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) }
@@ -105,7 +105,7 @@ public struct ExportRoutes: Sendable {
                 }
                 return try make(subjects, options, .svg(pending: pending, map: nil), "image/svg+xml", "scatter-\(id).svg", rows: true, scope: .group(groupID), credential: credential)
             default:
-                throw TrackingError.invalid("format must be json, csv, vega-lite or svg", code: "invalid_format")
+                throw TrackingError.invalid("format must be json, csv, vega-lite or svg", code: .invalidFormat)
             }
         }
     }
@@ -139,23 +139,23 @@ struct ExportOptions {
     init(_ request: Request) throws {
         from = try QueryTime.parse(request.query("from"), name: "from")
         to = try QueryTime.parse(request.query("to"), name: "to")
-        if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
+        if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: .invalidRange) }
         switch request.query("tracks") {
         case nil, "false", "0": tracks = false
         case "true", "1": tracks = true
-        default: throw TrackingError.invalid("tracks must be true or false", code: "invalid_parameter")
+        default: throw TrackingError.invalid("tracks must be true or false", code: .invalidParameter)
         }
         if let gap = try QueryNumber.double(request.query("gap"), name: "gap") {
-            guard gap >= 0, gap <= 525_600 else { throw TrackingError.invalid("gap is minutes, 0 (never split) to 525600", code: "invalid_parameter") }
+            guard gap >= 0, gap <= 525_600 else { throw TrackingError.invalid("gap is minutes, 0 (never split) to 525600", code: .invalidParameter) }
             gapMilliseconds = gap == 0 ? nil : Int64(gap * 60_000)
         }
         if let text = request.query("within"), !text.isEmpty {
-            guard text.utf8.count <= 1 << 20 else { throw TrackingError.invalid("within is too large", code: "invalid_parameter") }
+            guard text.utf8.count <= 1 << 20 else { throw TrackingError.invalid("within is too large", code: .invalidParameter) }
             let geometry = try JSONParser.parse(Array(text.utf8))
             within = try GeoFilter.parse(["$geoWithin": ["$geometry": geometry]])
         }
         if let meters = try QueryNumber.double(request.query("simplify"), name: "simplify") {
-            guard meters > 0, meters <= 100_000 else { throw TrackingError.invalid("simplify is a tolerance in meters, 0 to 100000", code: "invalid_parameter") }
+            guard meters > 0, meters <= 100_000 else { throw TrackingError.invalid("simplify is a tolerance in meters, 0 to 100000", code: .invalidParameter) }
             simplifyMeters = meters
         }
     }

@@ -45,7 +45,7 @@ struct GroupRoutes {
             },
             group.inline("GET", "/v1/partitions/{partition}/permissions", .optional) { request, context in
                 guard let partition = Partition(request.parameter("partition")) else {
-                    throw TrackingError.invalid("partition must be user=<id>, device=<id> or group=<id>", code: "invalid_partition")
+                    throw TrackingError.invalid("partition must be user=<id>, device=<id> or group=<id>", code: .invalidPartition)
                 }
                 return .json(["partition": .string(partition.description), "read": .bool(try rules.canRead(context.credential, partition)),
                               "write": .bool(rules.canWrite(context.credential, partition))])

@@ -46,16 +46,16 @@ struct ImportRoutes {
                 ["index": .number(JSONNumber(sample.index)), "error": Self.error(sample.error)]
             }),
             "points": .number(JSONNumber(summary.points)),
-            "rejectedByCode": .object(JSONObject(summary.rejectedByCode.sorted { $0.key < $1.key }.map { ($0.key, .number(JSONNumber($0.value))) })),
+            "rejectedByCode": .object(JSONObject(summary.rejectedByCode.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key.rawValue, .number(JSONNumber($0.value))) })),
             "bytes": .number(JSONNumber(report.bytes)),
         ]
         if let stop = summary.stopped {
-            object["stopped"] = ["code": .string(stop.error.code), "message": .string(stop.error.message), "offset": .number(JSONNumber(stop.offset))]
+            object["stopped"] = ["code": .string(stop.error.code.rawValue), "message": .string(stop.error.message), "offset": .number(JSONNumber(stop.offset))]
         }
         return .object(object)
     }
 
     static func error(_ error: FixError) -> JSONValue {
-        ["code": .string(error.code), "message": .string(error.message)]
+        ["code": .string(error.code.rawValue), "message": .string(error.message)]
     }
 }

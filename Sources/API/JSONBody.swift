@@ -11,7 +11,7 @@ struct JSONBody {
     init(_ request: Request) throws {
         let value = try Self.parse(request)
         guard case .object(let object) = value else {
-            throw TrackingError.invalid("the body must be a JSON object, not \(value.typeName)", code: "wrong_type")
+            throw TrackingError.invalid("the body must be a JSON object, not \(value.typeName)", code: .wrongType)
         }
         self.object = object
     }
@@ -19,13 +19,13 @@ struct JSONBody {
     /// The body of `request` as any JSON value (415 for another content type, 400 when malformed).
     static func parse(_ request: Request) throws -> JSONValue {
         guard let contentType = request.header("content-type") else {
-            throw HTTPError(status: 415, code: "unsupported_media_type", message: "Content-Type must be application/json")
+            throw HTTPError(status: 415, code: .unsupportedMediaType, message: "Content-Type must be application/json")
         }
         guard MediaType(contentType)?.isJSON == true else {
-            throw HTTPError(status: 415, code: "unsupported_media_type",
+            throw HTTPError(status: 415, code: .unsupportedMediaType,
                             message: "Content-Type must be application/json, not \(Self.quoted(contentType))")
         }
-        guard !request.body.isEmpty else { throw TrackingError.invalid("a JSON body is required", code: "missing_body") }
+        guard !request.body.isEmpty else { throw TrackingError.invalid("a JSON body is required", code: .missingBody) }
         return try JSONParser.parse(request.body)
     }
 

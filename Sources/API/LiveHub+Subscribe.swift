@@ -106,7 +106,7 @@ extension LiveHub {
             return true
         }
         guard admitted else {
-            throw TrackingError(.rateLimited, code: "too_many_streams",
+            throw TrackingError(.rateLimited, code: .tooManyStreams,
                                 message: "at most \(limit) live streams per user are open at once; close one first", retryAfterSeconds: 5)
         }
     }

@@ -51,7 +51,7 @@ struct LocationRoutes {
         ["accepted": .number(JSONNumber(outcome.accepted)), "duplicates": .number(JSONNumber(outcome.duplicates)),
          "rejected": .array(rejected.map { r in
              ["index": .number(JSONNumber(r.index)),
-              "error": ["code": .string(r.error.code), "message": .string(r.error.message)]]
+              "error": ["code": .string(r.error.code.rawValue), "message": .string(r.error.message)]]
          })]
     }
 

@@ -21,7 +21,7 @@ public struct OpenAPIDocument: Sendable {
         return [
             Route("GET", "/openapi.yaml", .inline { _ in
                 guard let bytes else {
-                    throw HTTPError(status: 404, code: "not_found", message: "the OpenAPI document is not installed (docs/ missing)")
+                    throw HTTPError(status: 404, code: .notFound, message: "the OpenAPI document is not installed (docs/ missing)")
                 }
                 var response = Response(status: 200, contentType: "application/yaml; charset=utf-8", bytes: bytes)
                 response.setHeader("Cache-Control", "no-cache")

@@ -19,7 +19,7 @@ struct QueryRoutes {
                 let body = try JSONBody(request)
                 guard let filter = body["filter"]?.objectValue else { throw TrackingError.missingField("filter") }
                 guard filter.count == 1, let location = filter["location"] else {
-                    throw TrackingError.invalid("filter must be {\"location\": <geo operator>}", code: "invalid_filter")
+                    throw TrackingError.invalid("filter must be {\"location\": <geo operator>}", code: .invalidFilter)
                 }
                 let query = GeoQueryRequest(filter: try GeoFilter.parse(location),
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
@@ -30,7 +30,7 @@ struct QueryRoutes {
             group.deferred("GET", "/v1/groups/{id}/near", member) { request, context in
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
                       let lat = try QueryNumber.double(request.query("lat"), name: "lat") else {
-                    throw TrackingError.invalid("lon and lat are required", code: "missing_field")
+                    throw TrackingError.invalid("lon and lat are required", code: .missingField)
                 }
                 var near: JSONObject = ["$geometry": ["type": "Point", "coordinates": .array([.number(JSONNumber(lon)), .number(JSONNumber(lat))])]]
                 if let v = try QueryNumber.double(request.query("minDistance"), name: "minDistance") { near["$minDistance"] = .number(JSONNumber(v)) }
@@ -90,10 +90,10 @@ struct QueryRoutes {
     static func scope(_ name: String, from: Int64?, to: Int64?) throws -> QueryScope {
         switch name {
         case "latest":
-            if from != nil || to != nil { throw TrackingError.invalid("from and to apply to scope \"history\" only", code: "invalid_scope") }
+            if from != nil || to != nil { throw TrackingError.invalid("from and to apply to scope \"history\" only", code: .invalidScope) }
             return .latest
         case "history": return .history(from: from, to: to)
-        default: throw TrackingError.invalid("scope must be \"latest\" or \"history\"", code: "invalid_scope")
+        default: throw TrackingError.invalid("scope must be \"latest\" or \"history\"", code: .invalidScope)
         }
     }
 
@@ -107,7 +107,7 @@ struct QueryRoutes {
     static func limit(_ value: JSONValue?) throws -> Int {
         guard let value, !value.isNull else { return GeoQueryRequest.defaultLimit }
         guard let n = value.int64Value, (1...Int64(GeoQueryRequest.maxLimit)).contains(n) else {
-            throw TrackingError.invalid("limit must be a whole number from 1 to \(GeoQueryRequest.maxLimit)", code: "invalid_limit")
+            throw TrackingError.invalid("limit must be a whole number from 1 to \(GeoQueryRequest.maxLimit)", code: .invalidLimit)
         }
         return Int(n)
     }

@@ -40,7 +40,7 @@ struct DeviceChangeBody: RequestBody {
         name = try body.optionalString("name")
         receiveGroupLocations = try body.optionalBool("receiveGroupLocations")
         guard name != nil || receiveGroupLocations != nil else {
-            throw TrackingError.invalid("send \"name\", \"receiveGroupLocations\" or both", code: "missing_field")
+            throw TrackingError.invalid("send \"name\", \"receiveGroupLocations\" or both", code: .missingField)
         }
     }
 }

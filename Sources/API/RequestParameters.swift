@@ -14,10 +14,10 @@ enum QueryNumber {
     static func int(_ text: String?, name: String, in range: ClosedRange<Int> = Int.min...Int.max) throws -> Int? {
         guard let text, !text.isEmpty else { return nil }
         guard DecimalSyntax.isInteger(text), let value = Int(text) else {
-            throw TrackingError.invalid("\(name) must be a whole number", code: "invalid_number")
+            throw TrackingError.invalid("\(name) must be a whole number", code: .invalidNumber)
         }
         guard range.contains(value) else {
-            throw TrackingError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)", code: "invalid_range")
+            throw TrackingError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)", code: .invalidRange)
         }
         return value
     }
@@ -27,10 +27,10 @@ enum QueryNumber {
     static func double(_ text: String?, name: String, in range: ClosedRange<Double>? = nil) throws -> Double? {
         guard let text, !text.isEmpty else { return nil }
         guard DecimalSyntax.isNumber(text), let value = Double(text), value.isFinite else {
-            throw TrackingError.invalid("\(name) must be a number", code: "invalid_number")
+            throw TrackingError.invalid("\(name) must be a number", code: .invalidNumber)
         }
         if let range, !range.contains(value) {
-            throw TrackingError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)", code: "invalid_range")
+            throw TrackingError.invalid("\(name) must be from \(range.lowerBound) to \(range.upperBound)", code: .invalidRange)
         }
         return value
     }
@@ -46,13 +46,13 @@ enum QueryTime {
         guard let text, !text.isEmpty else { return nil }
         if let ms = Timestamp.parseRFC3339(text) { return try checked(ms, name: name) }
         if DecimalSyntax.isInteger(text), let number = Int64(text) { return try checked(number, name: name) }
-        throw TrackingError.invalid("\(name) must be an RFC 3339 time or epoch milliseconds", code: "invalid_time")
+        throw TrackingError.invalid("\(name) must be an RFC 3339 time or epoch milliseconds", code: .invalidTime)
     }
 
     /// `milliseconds` when inside `range`, else `invalid_time`.
     static func checked(_ milliseconds: Int64, name: String) throws -> Int64 {
         guard range.contains(milliseconds) else {
-            throw TrackingError.invalid("\(name) must be a time between the years 0001 and 9999", code: "invalid_time")
+            throw TrackingError.invalid("\(name) must be a time between the years 0001 and 9999", code: .invalidTime)
         }
         return milliseconds
     }
@@ -66,7 +66,7 @@ extension EventID {
         let trimmed = HeaderField.trimmed(Substring(text))
         if trimmed.isEmpty { return nil }
         guard DecimalSyntax.isInteger(trimmed), let id = Int64(trimmed), id >= 0 else {
-            throw TrackingError.invalid("Last-Event-ID must be an event id (a whole number ≥ 0)", code: "invalid_event_id")
+            throw TrackingError.invalid("Last-Event-ID must be an event id (a whole number ≥ 0)", code: .invalidEventID)
         }
         return EventID(id)
     }

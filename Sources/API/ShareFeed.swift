@@ -74,7 +74,7 @@ public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
             return true
         }
         guard admitted else {
-            throw TrackingError(.rateLimited, code: "too_many_streams",
+            throw TrackingError(.rateLimited, code: .tooManyStreams,
                                 message: "at most \(limit) live streams of one share link are open at once", retryAfterSeconds: 5)
         }
         stream.onClose { [weak self] in self?.remove(deviceID: share.deviceID, id: id) }

@@ -63,7 +63,7 @@ struct ShareRoutes {
             },
             group.deferred("GET", "/s/{token}", .anyone) { request, _ in
                 guard let web, let page = web.sharePage else {
-                    throw HTTPError(status: 404, code: "not_found", message: "the web pages are not installed (Web/ missing)")
+                    throw HTTPError(status: 404, code: .notFound, message: "the web pages are not installed (Web/ missing)")
                 }
                 do {
                     _ = try await link(request, counts: true)

@@ -1,3 +1,4 @@
+import ErrorCodes
 import Foundation
 import HTTPServer
 import Synchronization
@@ -23,16 +24,16 @@ final class StorageFaultResponder: Sendable {
     }
 
     /// The reply for `fault`: status 503, its code, message and `Retry-After` (seconds).
-    static func reply(for fault: StoreFailure.Kind) -> (code: String, message: String, retryAfter: Int) {
+    static func reply(for fault: StoreFailure.Kind) -> (code: ErrorCode, message: String, retryAfter: Int) {
         switch fault {
         case .full:
-            ("storage_full", "the server's storage is full, so this request's changes were not saved; reads still work; try again later", 30)
+            (.storageFull, "the server's storage is full, so this request's changes were not saved; reads still work; try again later", 30)
         case .readOnly:
-            ("read_only", "the server's database is read-only at the moment, so this request's changes were not saved; reads still work; try again later", 30)
+            (.readOnly, "the server's database is read-only at the moment, so this request's changes were not saved; reads still work; try again later", 30)
         case .busy:
-            ("busy", "the database is busy; try again", 1)
+            (.busy, "the database is busy; try again", 1)
         case .unavailable:
-            ("storage_unavailable", "the server could not write to its storage, so this request's changes were not saved; try again later", 5)
+            (.storageUnavailable, "the server could not write to its storage, so this request's changes were not saved; try again later", 5)
         }
     }
 

@@ -1,3 +1,4 @@
+import ErrorCodes
 import Exports
 import HTTPServer
 import JSONCore
@@ -51,7 +52,7 @@ struct TimelineQuery {
             parameters = try TimelineParameters.validated(stayRadius: try QueryNumber.double(request.query("stayRadius"), name: "stayRadius"),
                                                           stayMinutes: try QueryNumber.double(request.query("stayMinutes"), name: "stayMinutes"))
         } catch let error as TimelineParameterError {
-            throw TrackingError.invalid(error.message, code: error.code)
+            throw TrackingError.invalid(error.message, code: ErrorCode(rawValue: error.code))
         }
     }
 }

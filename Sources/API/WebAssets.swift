@@ -78,7 +78,7 @@ public struct WebAssets: Sendable {
         let assets = self
         return [
             Route("GET", "/", .inline { _ in
-                guard let index = assets.index else { throw HTTPError(status: 404, code: "not_found", message: "the web map is not installed (Web/ missing)") }
+                guard let index = assets.index else { throw HTTPError(status: 404, code: .notFound, message: "the web map is not installed (Web/ missing)") }
                 return assets.response(index)
             }),
             Route("GET", "/static/{file}", .inline { request in

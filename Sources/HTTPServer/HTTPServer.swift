@@ -66,7 +66,7 @@ public final class HTTPServer: Sendable {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = configuration.port.bigEndian
         guard inet_pton(AF_INET, configuration.bindAddress, &address.sin_addr) == 1 else {
-            throw HTTPError(status: 0, code: "bad_address", message: "cannot parse bind address \(configuration.bindAddress)")
+            throw HTTPError(status: 0, code: .badAddress, message: "cannot parse bind address \(configuration.bindAddress)")
         }
         let flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
             | MHD_ALLOW_SUSPEND_RESUME.rawValue | MHD_USE_ERROR_LOG.rawValue
@@ -85,7 +85,7 @@ public final class HTTPServer: Sendable {
             }
         }
         guard let started else {
-            throw HTTPError(status: 0, code: "listen_failed",
+            throw HTTPError(status: 0, code: .listenFailed,
                             message: "cannot listen on \(configuration.bindAddress):\(configuration.port): \(String(cString: strerror(errno)))")
         }
         boundPort.store(fod_mhd_bound_port(started), ordering: .releasing)

@@ -197,11 +197,11 @@ extension HTTPError {
     /// The body stream's reader went on after the reply was set (or the server answered for it
     /// at shutdown).
     static var bodyAbandoned: HTTPError {
-        HTTPError(status: 503, code: "request_abandoned", message: "the request was answered before its body was read")
+        HTTPError(status: 503, code: .requestAbandoned, message: "the request was answered before its body was read")
     }
 
     /// The client closed the connection before the whole body arrived.
     public static var bodyIncomplete: HTTPError {
-        HTTPError(status: 400, code: "incomplete_body", message: "the connection closed before the whole request body arrived")
+        HTTPError(status: 400, code: .incompleteBody, message: "the connection closed before the whole request body arrived")
     }
 }

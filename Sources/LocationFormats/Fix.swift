@@ -1,3 +1,5 @@
+import ErrorCodes
+
 /// One location fix as a client submitted it, already validated.
 ///
 /// Units: degrees (WGS84), milliseconds since 1970-01-01T00:00:00Z, meters, meters per second,
@@ -45,10 +47,10 @@ public struct Fix: Sendable, Equatable {
 /// Why a fix or a whole body was refused: a stable snake_case `code` and a human `message`,
 /// ready for the API's `{"error": {"code", "message"}}` body (always a 4xx, never a 500).
 public struct FixError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let code: String
+    public let code: ErrorCode
     public let message: String
 
-    public init(code: String, message: String) {
+    public init(code: ErrorCode, message: String) {
         self.code = code
         self.message = message
     }

@@ -1,3 +1,4 @@
+import ErrorCodes
 import Glibc
 import JSONCore
 import Timestamps
@@ -7,11 +8,11 @@ import Timestamps
 
 extension FixError {
     /// The whole body is unusable (wrong shape); nothing in it was looked at further.
-    static func invalidBody(_ message: String) -> FixError { FixError(code: "invalid_body", message: message) }
+    static func invalidBody(_ message: String) -> FixError { FixError(code: .invalidBody, message: message) }
     /// A batch element that is not an object / not a GeoJSON Feature.
-    static func invalidFix(_ message: String) -> FixError { FixError(code: "invalid_fix", message: message) }
-    static func invalidLocation(_ message: String) -> FixError { FixError(code: "invalid_location", message: message) }
-    static func invalidTimestamp(_ message: String) -> FixError { FixError(code: "invalid_timestamp", message: message) }
+    static func invalidFix(_ message: String) -> FixError { FixError(code: .invalidFix, message: message) }
+    static func invalidLocation(_ message: String) -> FixError { FixError(code: .invalidLocation, message: message) }
+    static func invalidTimestamp(_ message: String) -> FixError { FixError(code: .invalidTimestamp, message: message) }
 
     static let locationNotArray = invalidLocation("location must be an array [longitude, latitude]")
     static let pointNotNumeric = invalidLocation("Point must only contain numeric elements")
@@ -22,22 +23,22 @@ extension FixError {
     }
 
     static func timestampTooOld(_ rules: FixRules) -> FixError {
-        FixError(code: "timestamp_too_old",
+        FixError(code: .timestampTooOld,
                  message: "timestamp is before \(Timestamp.rfc3339(millisecondsSince1970: rules.minTimestamp))")
     }
 
     static func timestampInFuture(_ rules: FixRules) -> FixError {
         let hours = Double(rules.maxFutureMilliseconds) / 3_600_000
-        return FixError(code: "timestamp_in_future",
+        return FixError(code: .timestampInFuture,
                         message: "timestamp is more than \(GeneralNumberFormat.format(hours)) h in the future")
     }
 
     static func batchTooLarge(count: Int, rules: FixRules) -> FixError {
-        FixError(code: "batch_too_large", message: "a batch may hold at most \(rules.maxBatch) fixes; this one has \(count)")
+        FixError(code: .batchTooLarge, message: "a batch may hold at most \(rules.maxBatch) fixes; this one has \(count)")
     }
 
     static func invalidClientID(field: String, rules: FixRules) -> FixError {
-        FixError(code: "invalid_id", message: "\(field) must be a string of 1 to \(rules.maxClientIDBytes) bytes")
+        FixError(code: .invalidID, message: "\(field) must be a string of 1 to \(rules.maxClientIDBytes) bytes")
     }
 }
 
@@ -145,18 +146,36 @@ enum FixCheck {
 /// km/h → m/s is × 1000 ÷ 3600, exact for whole numbers), the canonical range, and whether a
 /// negative value is the client's "unknown" marker (apps send `-1`) rather than an error.
 struct Measure {
+    /// What is measured; it names the error code (`invalid_accuracy`, …).
+    enum Quantity {
+        case accuracy, altitude, speed, heading, battery
+
+        /// The code of an invalid value.
+        var code: ErrorCode {
+            switch self {
+            case .accuracy: .invalidAccuracy
+            case .altitude: .invalidAltitude
+            case .speed: .invalidSpeed
+            case .heading: .invalidHeading
+            case .battery: .invalidBattery
+            }
+        }
+    }
+
     let field: String
-    let code: String
+    /// Held as a one-byte quantity, read as a code only on the error path: the measures are
+    /// built for every fix.
+    let quantity: Quantity
     let unit: String
     let multiplier: Double
     let divisor: Double
     let range: ClosedRange<Double>
     let negativeMeansUnknown: Bool
 
-    init(_ field: String, code: String, unit: String, multiplier: Double = 1, divisor: Double = 1,
+    init(_ field: String, _ quantity: Quantity, unit: String, multiplier: Double = 1, divisor: Double = 1,
          range: ClosedRange<Double>, negativeMeansUnknown: Bool) {
         self.field = field
-        self.code = code
+        self.quantity = quantity
         self.unit = unit
         self.multiplier = multiplier
         self.divisor = divisor
@@ -168,7 +187,7 @@ struct Measure {
     var error: FixError {
         let low = GeneralNumberFormat.format(range.lowerBound * divisor / multiplier)
         let high = GeneralNumberFormat.format(range.upperBound * divisor / multiplier)
-        return FixError(code: code, message: "\(field) must be a number from \(low) to \(high) (\(unit))")
+        return FixError(code: quantity.code, message: "\(field) must be a number from \(low) to \(high) (\(unit))")
     }
 
     /// The canonical value of a number the client sent.
@@ -200,26 +219,26 @@ struct Measure {
     // MARK: The measurements, in canonical units
 
     static func accuracy(_ field: String = "accuracy", rules: FixRules, app: Bool) -> Measure {
-        Measure(field, code: "invalid_accuracy", unit: "meters", range: 0...rules.maxAccuracy, negativeMeansUnknown: app)
+        Measure(field, .accuracy, unit: "meters", range: 0...rules.maxAccuracy, negativeMeansUnknown: app)
     }
 
     static func altitude(_ field: String = "altitude", rules: FixRules) -> Measure {
-        Measure(field, code: "invalid_altitude", unit: "meters", range: rules.altitudeRange, negativeMeansUnknown: false)
+        Measure(field, .altitude, unit: "meters", range: rules.altitudeRange, negativeMeansUnknown: false)
     }
 
     /// Speed; `metersPerHour` converts a per-hour unit (km/h: 1000, knots: 1852) to m/s.
     static func speed(_ field: String = "speed", unit: String = "m/s", metersPerHour: Double? = nil,
                       rules: FixRules, app: Bool) -> Measure {
-        Measure(field, code: "invalid_speed", unit: unit, multiplier: metersPerHour ?? 1,
+        Measure(field, .speed, unit: unit, multiplier: metersPerHour ?? 1,
                 divisor: metersPerHour == nil ? 1 : 3600, range: 0...rules.maxSpeed, negativeMeansUnknown: app)
     }
 
     static func heading(_ field: String = "heading", app: Bool) -> Measure {
-        Measure(field, code: "invalid_heading", unit: "degrees clockwise from north", range: 0...360, negativeMeansUnknown: app)
+        Measure(field, .heading, unit: "degrees clockwise from north", range: 0...360, negativeMeansUnknown: app)
     }
 
     static func battery(_ field: String = "battery", fraction: Bool = false, app: Bool) -> Measure {
-        Measure(field, code: "invalid_battery", unit: fraction ? "fraction of a full charge" : "percent",
+        Measure(field, .battery, unit: fraction ? "fraction of a full charge" : "percent",
                 multiplier: fraction ? 100 : 1, range: 0...100, negativeMeansUnknown: app)
     }
 }

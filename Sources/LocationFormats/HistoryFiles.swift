@@ -41,14 +41,14 @@ enum GeoJSONHistory {
     static func fixes(from bytes: [UInt8]) throws(FixError) -> [JSONValue] {
         let root: JSONValue
         do { root = try JSONParser.parse(bytes, limits: .init(maxDepth: 64)) } catch {
-            throw FixError(code: "invalid_file", message: "not valid JSON: \(error)")
+            throw FixError(code: .invalidFile, message: "not valid JSON: \(error)")
         }
         var out: [JSONValue] = []
         let features: [JSONValue]
         switch root["type"]?.stringValue {
         case "FeatureCollection": features = root["features"]?.arrayValue ?? []
         case "Feature": features = [root]
-        default: throw FixError(code: "invalid_file", message: "expected a GeoJSON FeatureCollection or Feature")
+        default: throw FixError(code: .invalidFile, message: "expected a GeoJSON FeatureCollection or Feature")
         }
         for feature in features {
             let properties = feature["properties"]?.objectValue ?? [:]
@@ -161,7 +161,7 @@ enum CSVHistory {
         let names = fields(header).map { $0.lowercased().trimmingSpaces() }
         func column(_ options: [String]) -> Int? { names.firstIndex { options.contains($0) } }
         guard let lonIndex = column(["lon", "lng", "longitude"]), let latIndex = column(["lat", "latitude"]) else {
-            throw FixError(code: "invalid_file", message: "CSV header needs lon/longitude and lat/latitude columns")
+            throw FixError(code: .invalidFile, message: "CSV header needs lon/longitude and lat/latitude columns")
         }
         let timeIndex = column(["timestamp", "time"])
         let altIndex = column(["alt", "altitude", "ele", "elevation"])

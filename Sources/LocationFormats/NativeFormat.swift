@@ -48,7 +48,7 @@ public enum NativeFormat {
                 throw .invalidBody("locations must be an array of fixes, not \(list.typeWithArticle)")
             }
             guard !items.isEmpty else {
-                throw FixError(code: "empty_batch", message: "locations must hold at least one fix")
+                throw FixError(code: .emptyBatch, message: "locations must hold at least one fix")
             }
             guard items.count <= rules.maxBatch else { throw .batchTooLarge(count: items.count, rules: rules) }
             var batch = FixBatch(isSingle: false)

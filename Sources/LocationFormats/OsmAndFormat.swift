@@ -34,7 +34,7 @@ public enum OsmAndFormat {
             if let existing = values[key] {
                 guard existing == item.value else {
                     let name = key == "id" ? "id (or deviceid)" : key
-                    throw FixError(code: "duplicate_parameter",
+                    throw FixError(code: .duplicateParameter,
                                    message: "parameter \(name) is given more than once with different values")
                 }
             } else {
@@ -47,7 +47,7 @@ public enum OsmAndFormat {
         }
 
         guard let token = value("id") else {
-            throw FixError(code: "missing_device_id", message: "the device token is required as id (or deviceid)")
+            throw FixError(code: .missingDeviceID, message: "the device token is required as id (or deviceid)")
         }
 
         let latitude: Double, longitude: Double
@@ -98,9 +98,9 @@ public enum OsmAndFormat {
         case nil, "true", "1":
             break
         case "false", "0":
-            throw FixError(code: "fix_not_valid", message: "the device marked this fix as not valid (valid=false)")
+            throw FixError(code: .fixNotValid, message: "the device marked this fix as not valid (valid=false)")
         default:
-            throw FixError(code: "invalid_parameter", message: "valid must be true, false, 1 or 0")
+            throw FixError(code: .invalidParameter, message: "valid must be true, false, 1 or 0")
         }
 
         let fix = Fix(longitude: longitude, latitude: latitude, timestamp: timestamp, timestampWasGiven: given,
@@ -152,7 +152,7 @@ public enum OsmAndFormat {
             throw .invalidBody("an OsmAnd JSON body must be an object, not \(body.typeWithArticle)")
         }
         guard case .string(let token)? = root["device_id"], !token.isEmpty else {
-            throw FixError(code: "missing_device_id", message: "the device token is required as device_id (a string)")
+            throw FixError(code: .missingDeviceID, message: "the device token is required as device_id (a string)")
         }
         guard case .object(let location)? = root["location"] else {
             throw .invalidLocation("location must be an object with coords {latitude, longitude, ...}")
@@ -243,7 +243,7 @@ public enum OsmAndFormat {
                 i += 1
             case UInt8(ascii: "%"):
                 guard i + 2 < bytes.endIndex, let high = hexValue(bytes[i + 1]), let low = hexValue(bytes[i + 2]) else {
-                    throw FixError(code: "invalid_form", message: "the form body has a % not followed by two hex digits")
+                    throw FixError(code: .invalidForm, message: "the form body has a % not followed by two hex digits")
                 }
                 out.append(high << 4 | low)
                 i += 3
@@ -253,7 +253,7 @@ public enum OsmAndFormat {
             }
         }
         guard let text = String(validating: out, as: UTF8.self) else {
-            throw FixError(code: "invalid_form", message: "the form body is not UTF-8 after percent-decoding")
+            throw FixError(code: .invalidForm, message: "the form body is not UTF-8 after percent-decoding")
         }
         return text
     }

@@ -10,7 +10,7 @@ extension PostgresStore: AccountStore {
                 try Self.insert(session, tokenHash: tokenHash, on: c)
             }
         } catch let error as PostgresError where error.isUniqueViolation && error.constraint == "users_email_key" {
-            throw TrackingError.conflict("an account with this email already exists", code: "email_taken")
+            throw TrackingError.conflict("an account with this email already exists", code: .emailTaken)
         }
     }
 

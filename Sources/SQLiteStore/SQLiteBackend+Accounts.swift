@@ -10,7 +10,7 @@ extension SQLiteBackend: AccountStore {
                 try Self.insert(session, tokenHash: tokenHash, in: db)
             }
         } catch let error as StorageError where error.isUniqueViolation {
-            throw TrackingError.conflict("an account with this email already exists", code: "email_taken")
+            throw TrackingError.conflict("an account with this email already exists", code: .emailTaken)
         }
     }
 

@@ -120,7 +120,7 @@ public final class AccountService: Sendable {
         let storedHash = found?.1 ?? dummyHash
         let matches = try await hashing.run { [hasher] in hasher.verify(password, against: storedHash) }
         guard matches, let user = found?.0 else {
-            throw TrackingError(.unauthenticated, code: "invalid_credentials", message: "email or password is wrong")
+            throw TrackingError(.unauthenticated, code: .invalidCredentials, message: "email or password is wrong")
         }
         let (token, session) = Self.newSession(userID: user.id, at: now, client: client)
         try await store.createSession(session, tokenHash: Secrets.tokenHash(token), keepAtMost: policy.sessionsPerUser)

@@ -29,7 +29,7 @@ public final class DeviceService: Sendable {
         let hash = Secrets.tokenHash(token)
         try await store.writeDirectory { tx in
             guard try tx.devices(ownerID: ownerID).count < Self.maxDevicesPerUser else {
-                throw TrackingError.conflict("a user may have at most \(Self.maxDevicesPerUser) devices", code: "too_many_devices")
+                throw TrackingError.conflict("a user may have at most \(Self.maxDevicesPerUser) devices", code: .tooManyDevices)
             }
             try tx.insertDevice(device, tokenHash: hash)
         }
@@ -75,7 +75,7 @@ public final class DeviceService: Sendable {
             let memberships = try tx.memberships(deviceID: id)
             if let blocking = memberships.first(where: { owned.contains($0.groupID) }) {
                 throw TrackingError.conflict("device is your membership device in group \(blocking.groupID), which you own; hand the group over or delete it first",
-                                             code: "device_in_use")
+                                             code: .deviceInUse)
             }
             let events = try GroupService.departureEvents(memberships, ownedBy: nil, reason: .deviceRemoved, in: tx)
             try tx.deleteDevice(id: id)

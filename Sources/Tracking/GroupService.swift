@@ -47,7 +47,7 @@ public final class GroupService: Sendable {
         return try await change { tx in
             _ = try DeviceService.owned(deviceID, by: userID, in: tx)
             guard try tx.membershipSummaries(userID: userID).count < Self.maxGroupsPerUser else {
-                throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: "too_many_groups")
+                throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: .tooManyGroups)
             }
             try tx.insertGroup(record)
             try Self.join(Membership(groupID: record.id, userID: userID, deviceID: deviceID, shareLocation: true),
@@ -80,7 +80,7 @@ public final class GroupService: Sendable {
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can hand over group \(groupID); cannot write partition group=\(groupID)") }
             guard try tx.membership(groupID: groupID, userID: newOwnerID) != nil else {
-                throw TrackingError.conflict("the new owner must be a member of the group", code: "not_a_member")
+                throw TrackingError.conflict("the new owner must be a member of the group", code: .notAMember)
             }
             try tx.setGroupOwner(groupID: groupID, ownerID: newOwnerID)
             let event = try tx.appendMembershipEvent(groupID: groupID, MembershipEvent(.owner, userID: newOwnerID, formerOwnerID: userID))
@@ -100,13 +100,13 @@ public final class GroupService: Sendable {
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
             guard let invitee = try tx.user(email: email) else { throw TrackingError.notFound("user with this email") }
             if try tx.membership(groupID: groupID, userID: invitee.id) != nil {
-                throw TrackingError.conflict("this user is already a member", code: "already_member")
+                throw TrackingError.conflict("this user is already a member", code: .alreadyMember)
             }
             if try tx.hasInvitation(groupID: groupID, inviteeID: invitee.id) {
-                throw TrackingError.conflict("this user is already invited", code: "already_invited")
+                throw TrackingError.conflict("this user is already invited", code: .alreadyInvited)
             }
             guard try tx.members(groupID: groupID).count < Self.maxMembersPerGroup else {
-                throw TrackingError.conflict("a group may have at most \(Self.maxMembersPerGroup) members", code: "group_full")
+                throw TrackingError.conflict("a group may have at most \(Self.maxMembersPerGroup) members", code: .groupFull)
             }
             try tx.insertInvitation(groupID: groupID, inviteeID: invitee.id, senderID: userID, at: Timestamp.nowMilliseconds())
         }
@@ -122,10 +122,10 @@ public final class GroupService: Sendable {
             }
             _ = try DeviceService.owned(deviceID, by: userID, in: tx)
             guard try tx.members(groupID: groupID).count < Self.maxMembersPerGroup else {
-                throw TrackingError.conflict("a group may have at most \(Self.maxMembersPerGroup) members", code: "group_full")
+                throw TrackingError.conflict("a group may have at most \(Self.maxMembersPerGroup) members", code: .groupFull)
             }
             guard try tx.membershipSummaries(userID: userID).count < Self.maxGroupsPerUser else {
-                throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: "too_many_groups")
+                throw TrackingError.conflict("a user may belong to at most \(Self.maxGroupsPerUser) groups", code: .tooManyGroups)
             }
             try tx.deleteInvitation(groupID: groupID, inviteeID: userID)
             try Self.join(Membership(groupID: groupID, userID: userID, deviceID: deviceID, shareLocation: true),
@@ -151,7 +151,7 @@ public final class GroupService: Sendable {
             let group = try Self.visibleGroup(groupID, to: userID, in: tx)
             if memberID == userID {
                 guard group.ownerID != userID else {
-                    throw TrackingError.conflict("the owner cannot leave; hand the group over or delete it", code: "owner_cannot_leave")
+                    throw TrackingError.conflict("the owner cannot leave; hand the group over or delete it", code: .ownerCannotLeave)
                 }
             } else {
                 guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can remove members of group \(groupID); cannot write partition group=\(groupID)") }

@@ -1,3 +1,5 @@
+import ErrorCodes
+
 /// The one error type of the domain. Only the API module turns it into an HTTP status.
 ///
 /// Cases are static members over a private kind, so new kinds break nobody.
@@ -25,14 +27,14 @@ public struct TrackingError: Error, Sendable, CustomStringConvertible {
 
     public let kind: Kind
     /// A stable snake_case code for clients (`email_taken`, `invalid_credentials`, …).
-    public let code: String
+    public let code: ErrorCode
     /// A human sentence.
     public let message: String
     public var retryAfterSeconds: Int?
     /// Extra structured detail (e.g. the index of a bad fix).
     public var details: [String: String]
 
-    public init(_ kind: Kind, code: String, message: String, retryAfterSeconds: Int? = nil, details: [String: String] = [:]) {
+    public init(_ kind: Kind, code: ErrorCode, message: String, retryAfterSeconds: Int? = nil, details: [String: String] = [:]) {
         self.kind = kind
         self.code = code
         self.message = message
@@ -42,52 +44,52 @@ public struct TrackingError: Error, Sendable, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 
-    public static func invalid(_ message: String, code: String = "invalid_request") -> TrackingError {
+    public static func invalid(_ message: String, code: ErrorCode = .invalidRequest) -> TrackingError {
         TrackingError(.invalidInput, code: code, message: message)
     }
     public static func missingField(_ name: String) -> TrackingError {
-        TrackingError(.invalidInput, code: "missing_field", message: "field \"\(name)\" is required")
+        TrackingError(.invalidInput, code: .missingField, message: "field \"\(name)\" is required")
     }
     public static func wrongType(_ name: String, expected: String) -> TrackingError {
-        TrackingError(.invalidInput, code: "wrong_type", message: "field \"\(name)\" must be \(expected)")
+        TrackingError(.invalidInput, code: .wrongType, message: "field \"\(name)\" must be \(expected)")
     }
     public static var unauthenticated: TrackingError {
-        TrackingError(.unauthenticated, code: "unauthenticated", message: "a valid token is required")
+        TrackingError(.unauthenticated, code: .unauthenticated, message: "a valid token is required")
     }
     /// A valid credential of the wrong kind (a device token where a user token is needed): 403.
     public static func wrongCredentialKind(_ message: String) -> TrackingError {
-        TrackingError(.forbidden, code: "wrong_credential", message: message)
+        TrackingError(.forbidden, code: .wrongCredential, message: message)
     }
     public static func cannotRead(_ partition: Partition) -> TrackingError {
-        TrackingError(.forbidden, code: "forbidden", message: "cannot read partition \(partition)")
+        TrackingError(.forbidden, code: .forbidden, message: "cannot read partition \(partition)")
     }
     public static func cannotWrite(_ partition: Partition) -> TrackingError {
-        TrackingError(.forbidden, code: "forbidden", message: "cannot write partition \(partition)")
+        TrackingError(.forbidden, code: .forbidden, message: "cannot write partition \(partition)")
     }
     public static func forbidden(_ message: String) -> TrackingError {
-        TrackingError(.forbidden, code: "forbidden", message: message)
+        TrackingError(.forbidden, code: .forbidden, message: message)
     }
     public static func notFound(_ what: String) -> TrackingError {
-        TrackingError(.notFound, code: "not_found", message: "\(what) not found")
+        TrackingError(.notFound, code: .notFound, message: "\(what) not found")
     }
-    public static func conflict(_ message: String, code: String = "conflict") -> TrackingError {
+    public static func conflict(_ message: String, code: ErrorCode = .conflict) -> TrackingError {
         TrackingError(.conflict, code: code, message: message)
     }
     public static func rateLimited(retryAfter: Int) -> TrackingError {
-        TrackingError(.rateLimited, code: "rate_limited", message: "too many attempts; try again in \(retryAfter) s",
+        TrackingError(.rateLimited, code: .rateLimited, message: "too many attempts; try again in \(retryAfter) s",
                       retryAfterSeconds: retryAfter)
     }
     /// A query that would examine too much (400): the caller should narrow it.
     public static func queryTooBroad(_ reason: String) -> TrackingError {
-        TrackingError(.invalidInput, code: "query_too_broad",
+        TrackingError(.invalidInput, code: .queryTooBroad,
                       message: "\(reason); narrow the region, add $maxDistance or a time range, or lower limit")
     }
     /// The server has too much of this work queued right now (503 with Retry-After).
     public static func busy(_ what: String, retryAfter: Int = 1) -> TrackingError {
-        TrackingError(.unavailable, code: "busy", message: "too many \(what) in progress; try again shortly",
+        TrackingError(.unavailable, code: .busy, message: "too many \(what) in progress; try again shortly",
                       retryAfterSeconds: retryAfter)
     }
     public static func internalFailure(_ message: String) -> TrackingError {
-        TrackingError(.internalFailure, code: "internal_error", message: message)
+        TrackingError(.internalFailure, code: .internalError, message: message)
     }
 }

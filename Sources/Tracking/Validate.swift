@@ -10,13 +10,13 @@ enum Validate {
         guard AccountLimits.emailBytes.contains(email.utf8.count), parts.count == 2,
               !parts[0].isEmpty, !parts[1].isEmpty,
               !email.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.value < 0x20 || $0.value == 0x7f })
-        else { throw TrackingError.invalid("email must look like name@example.org (at most 254 bytes)", code: "invalid_email") }
+        else { throw TrackingError.invalid("email must look like name@example.org (at most 254 bytes)", code: .invalidEmail) }
         return email
     }
 
     static func password(_ password: String) throws {
         guard AccountLimits.passwordBytes.contains(password.utf8.count) else {
-            throw TrackingError.invalid("password must be 8 to 1024 bytes long", code: "invalid_password")
+            throw TrackingError.invalid("password must be 8 to 1024 bytes long", code: .invalidPassword)
         }
     }
 
@@ -29,7 +29,7 @@ enum Validate {
         let name = raw.trimmingWhitespace()
         guard AccountLimits.displayNameCharacters.contains(name.count),
               !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw TrackingError.invalid("\(field) must be 1 to 100 characters without control characters", code: "invalid_name") }
+        else { throw TrackingError.invalid("\(field) must be 1 to 100 characters without control characters", code: .invalidName) }
         return name
     }
 }

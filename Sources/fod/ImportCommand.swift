@@ -47,7 +47,7 @@ enum ImportReportText {
         let format = summary.format?.rawValue ?? "unknown format"
         var lines = ["imported \(file) (\(format), \(ByteCount.text(report.bytes))): \(summary.points) points — "
             + "accepted \(report.accepted), duplicates \(report.duplicates), rejected \(summary.rejected)"]
-        for (code, count) in summary.rejectedByCode.sorted(by: { ($0.value, $1.key) > ($1.value, $0.key) }) {
+        for (code, count) in summary.rejectedByCode.sorted(by: { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }) {
             let samples = summary.samples.filter { $0.error.code == code }
             let message = samples.first.map { ": " + $0.error.message } ?? ""
             let points = samples.map { String($0.index) }.joined(separator: ", ")

@@ -36,7 +36,7 @@ import TrackingTestSupport
         var outcomes: [String] = []
         for _ in 0..<4 {
             do { _ = try await accounts.signIn(email: "victim@example.org", password: "wrong-password", clientAddress: "203.0.113.9", now: now); outcomes.append("ok") }
-            catch let error as TrackingError { outcomes.append(error.code) }
+            catch let error as TrackingError { outcomes.append(error.code.rawValue) }
         }
         #expect(outcomes == ["invalid_credentials", "invalid_credentials", "invalid_credentials", "rate_limited"])
         // The victim, elsewhere, is not affected.
@@ -46,7 +46,7 @@ import TrackingTestSupport
         var perAddress: [String] = []
         for k in 0..<3 {
             do { _ = try await accounts.signIn(email: "other\(k)@example.org", password: "whatever-1", clientAddress: "203.0.113.9", now: now); perAddress.append("ok") }
-            catch let error as TrackingError { perAddress.append(error.code) }
+            catch let error as TrackingError { perAddress.append(error.code.rawValue) }
         }
         #expect(perAddress == ["invalid_credentials", "rate_limited", "rate_limited"])
     }
@@ -66,7 +66,7 @@ import TrackingTestSupport
         do {
             _ = try await pool.run { 3 }
         } catch let error as TrackingError {
-            #expect(error.code == "busy" && error.kind == .unavailable && error.retryAfterSeconds != nil)
+            #expect(error.code == .busy && error.kind == .unavailable && error.retryAfterSeconds != nil)
         }
         release.signal()
         #expect(try await first == 1)
@@ -139,7 +139,7 @@ import TrackingTestSupport
     @Test func theQueryGateRefusesWhenFull() throws {
         let gate = AdmissionGate(limit: 1, what: "geo queries")
         let inner = try gate.run { () -> String in
-            do { return try gate.run { "admitted" } } catch let error as TrackingError { return error.code }
+            do { return try gate.run { "admitted" } } catch let error as TrackingError { return error.code.rawValue }
         }
         #expect(inner == "busy")
         #expect(try gate.run { "free again" } == "free again")

@@ -19,7 +19,7 @@ import Testing
         router.add(Route("GET", "/refuse", .inline { _ in throw Refused() }))
         return InProcessResponder(router: router) { error, request in
             let code: String
-            if let http = error as? HTTPError { code = http.code } else { code = "refused" }
+            if let http = error as? HTTPError { code = http.code.rawValue } else { code = "refused" }
             return Response(status: (error as? HTTPError)?.status ?? 403, contentType: "text/plain",
                             bytes: Array("\(code) \(request.routePattern)".utf8))
         }

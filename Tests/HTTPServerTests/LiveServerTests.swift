@@ -1,7 +1,8 @@
+import ErrorCodes
 import Foundation
+import HTTPTestSupport
 import Synchronization
 import Testing
-import HTTPTestSupport
 @testable import HTTPServer
 
 /// A one-shot gate a test opens to let a blocked handler go on (no sleeps).
@@ -36,11 +37,11 @@ func withTestServer(configure: (inout HTTPServer.Configuration) -> Void = { _ in
             await Task.yield()
             return Response(status: 202, contentType: "text/plain", bytes: Array("later".utf8))
         }),
-        Route("GET", "/fail", .inline { _ in throw HTTPError(status: 418, code: "teapot", message: "short and stout") }),
+        Route("GET", "/fail", .inline { _ in throw HTTPError(status: 418, code: ErrorCode("teapot"), message: "short and stout") }),
     ])
     for route in extraRoutes { router.add(route) }
     let server = HTTPServer(configuration: configuration, router: router, logger: logger) { error, _ in
-        let e = error as? HTTPError ?? HTTPError(status: 500, code: "internal", message: "\(error)")
+        let e = error as? HTTPError ?? HTTPError(status: 500, code: ErrorCode("internal"), message: "\(error)")
         var response = Response(status: e.status, contentType: "text/plain", bytes: Array("\(e.code): \(e.message)".utf8))
         for header in e.headers { response.setHeader(header.name, header.value) }
         return response

@@ -19,7 +19,7 @@ final class PeakBacklog: Sendable {
     static func countingRoute(peak: PeakBacklog, refuse: Bool = false) -> Route {
         Route("POST", "/upload", maxBodyBytes: 64 << 20, .streaming { request in
             if refuse || request.header("authorization") == nil {
-                throw HTTPError(status: 401, code: "unauthenticated", message: "no token")
+                throw HTTPError(status: 401, code: .unauthenticated, message: "no token")
             }
             return { _, body in
                 var count = 0

@@ -61,9 +61,9 @@ import Testing
     }
 
     @Test func kmlAndOtherXMLAreNotGPX() {
-        #expect(importText(#"<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"></kml>"#).summary.stopped?.error.code == "unknown_format")
+        #expect(importText(#"<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"></kml>"#).summary.stopped?.error.code == .unknownFormat)
         let cut = importText(#"<gpx><trk><trkseg><trkpt lat="1" lon="2"><time>2023-11-14T00:00:00Z</ti"#)
-        #expect(cut.summary.stopped?.error.code == "truncated_file")
+        #expect(cut.summary.stopped?.error.code == .truncatedFile)
     }
 
     @Test func csvWithHeaderQuotesAndUnits() throws {
@@ -87,17 +87,17 @@ import Testing
     }
 
     @Test func unknownAndEmptyInputs() {
-        #expect(importText("").summary.stopped?.error.code == "empty_file")
-        #expect(importText(" \n\t ").summary.stopped?.error.code == "empty_file")
+        #expect(importText("").summary.stopped?.error.code == .emptyFile)
+        #expect(importText(" \n\t ").summary.stopped?.error.code == .emptyFile)
         var blanks = HistoryImporter(options: importOptions())
         for _ in 0..<100 { blanks.append(Array(repeating: 32, count: 10_000)) }
         #expect(blanks.bufferedBytes == 0, "leading white space is not kept")
-        #expect(importText("hello world\nthis is text\n").summary.stopped?.error.code == "unknown_format")
-        #expect(importText(#"{"name": "not history", "items": [1, 2]}"#).summary.stopped?.error.code == "unknown_format")
-        #expect(importText("42").summary.stopped?.error.code == "unknown_format")
+        #expect(importText("hello world\nthis is text\n").summary.stopped?.error.code == .unknownFormat)
+        #expect(importText(#"{"name": "not history", "items": [1, 2]}"#).summary.stopped?.error.code == .unknownFormat)
+        #expect(importText("42").summary.stopped?.error.code == .unknownFormat)
         let trailing = importText(#"{"locations": []} {"locations": []}"#)
-        #expect(trailing.summary.stopped?.error.code == "invalid_file")
-        #expect(importText(#"{"locations": 5}"#).summary.stopped?.error.code == "invalid_file")
+        #expect(trailing.summary.stopped?.error.code == .invalidFile)
+        #expect(importText(#"{"locations": 5}"#).summary.stopped?.error.code == .invalidFile)
     }
 
     @Test func wrongTypesAreRejectedPerRecord() {

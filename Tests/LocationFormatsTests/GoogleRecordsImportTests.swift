@@ -85,7 +85,7 @@ let recordsJSON = """
                                         "timestamp_too_old", "invalid_fix"])
         #expect(summary.samples[0].error.message == "longitude/latitude is out of bounds, lng: 11.5 lat: 95")
         #expect(summary.samples[6].error.message == "velocity must be a number from 0 to 1000 (m/s)")
-        #expect(summary.rejectedByCode == ["invalid_location": 3, "invalid_timestamp": 2, "missing_timestamp": 1,
+        #expect(summary.rejectedByCodeText == ["invalid_location": 3, "invalid_timestamp": 2, "missing_timestamp": 1,
                                            "invalid_accuracy": 1, "invalid_speed": 1, "timestamp_too_old": 1, "invalid_fix": 1])
     }
 
@@ -102,7 +102,7 @@ let recordsJSON = """
         for chunk: Int? in [nil, 5] {
             let (fixes, summary) = importText(cut, chunk: chunk)
             #expect(fixes.count == 2, "chunk \(String(describing: chunk))")
-            #expect(summary.stopped?.error.code == "truncated_file")
+            #expect(summary.stopped?.error.code == .truncatedFile)
             #expect(summary.stopped?.error.message.contains("cut short") == true)
         }
     }
@@ -111,7 +111,7 @@ let recordsJSON = """
         let text = #"{"locations": [{"latitudeE7": 481000000, "longitudeE7": 115000000, "timestamp": "2019-04-01T08:00:00Z"}, }"#
         let (fixes, summary) = importText(text)
         #expect(fixes.count == 1)
-        #expect(summary.stopped?.error.code == "invalid_file")
+        #expect(summary.stopped?.error.code == .invalidFile)
         #expect(summary.stopped?.offset == text.utf8.count - 1)
     }
 
@@ -119,7 +119,7 @@ let recordsJSON = """
         var importer = HistoryImporter(options: importOptions())
         importer.append(Array(#"{"locations": [}"#.utf8))
         while importer.nextBatch() != nil {}
-        #expect(importer.summary.stopped?.error.code == "invalid_file")
+        #expect(importer.summary.stopped?.error.code == .invalidFile)
         for _ in 0..<100 { importer.append(Array(repeating: 65, count: 10_000)) }
         #expect(importer.bufferedBytes < 100)
         #expect(importer.bytesAppended == 1_000_016)
@@ -130,7 +130,7 @@ let recordsJSON = """
         let text = #"{"locations": [{"latitudeE7": 1, "longitudeE7": 1, "activity": "# + deep + "}]}"
         let (fixes, summary) = importText(text)
         #expect(fixes.isEmpty)
-        #expect(summary.stopped?.error.code == "limit_exceeded")
+        #expect(summary.stopped?.error.code == .limitExceeded)
         #expect(summary.stopped?.error.message.contains("nesting deeper than 64") == true)
     }
 
@@ -142,13 +142,13 @@ let recordsJSON = """
         let (fixes, summary) = importText(text)
         #expect(fixes.count == 1)
         #expect(summary.format == .googleRecords)
-        #expect(summary.stopped?.error.code == "mixed_formats")
+        #expect(summary.stopped?.error.code == .mixedFormats)
 
         let elements = """
         {"locations": [{"latitudeE7": 481000000, "longitudeE7": 115000000, "timestamp": "2019-04-01T08:00:00Z"},
                        {"location": [11.5, 48.1], "timestamp": "2019-04-01T08:00:00Z"}]}
         """
-        #expect(importText(elements).summary.stopped?.error.code == "mixed_formats")
+        #expect(importText(elements).summary.stopped?.error.code == .mixedFormats)
     }
 
     @Test func sameFileGivesSameClientIDs() {

@@ -30,13 +30,13 @@ import Testing
         for chunk in Self.chunkings {
             let (fixes, summary) = importText(text, chunk: chunk, options: importOptions(maxRecordBytes: 1024))
             #expect(fixes.map(\.latitude) == [48.2], "chunk \(String(describing: chunk))")
-            #expect(summary.stopped?.error.code == "limit_exceeded" && summary.stopped?.offset == 88, "chunk \(String(describing: chunk)): \(String(describing: summary.stopped))")
+            #expect(summary.stopped?.error.code == .limitExceeded && summary.stopped?.offset == 88, "chunk \(String(describing: chunk)): \(String(describing: summary.stopped))")
         }
         let comment = "<gpx><!--" + String(repeating: "z", count: 1_500) + "-->"
         for chunk in Self.chunkings {
-            #expect(importText(comment, chunk: chunk, options: importOptions(maxRecordBytes: 1024)).summary.stopped?.error.code == "limit_exceeded")
+            #expect(importText(comment, chunk: chunk, options: importOptions(maxRecordBytes: 1024)).summary.stopped?.error.code == .limitExceeded)
         }
-        #expect(importText("<gpx><!-- short", options: importOptions(maxRecordBytes: 1024)).summary.stopped?.error.code == "truncated_file")
+        #expect(importText("<gpx><!-- short", options: importOptions(maxRecordBytes: 1024)).summary.stopped?.error.code == .truncatedFile)
     }
 
     @Test func semanticTimesAtTheEndsOfInt64DoNotTrap() throws {
@@ -50,7 +50,7 @@ import Testing
         let (fixes, summary) = importText(text)
         #expect(fixes.isEmpty)
         #expect(summary.points == 3)
-        #expect(summary.rejectedByCode == ["timestamp_too_old": 1, "invalid_timestamp": 1, "timestamp_in_future": 1])
+        #expect(summary.rejectedByCodeText == ["timestamp_too_old": 1, "invalid_timestamp": 1, "timestamp_in_future": 1])
     }
 
     @Test func aLargeMemberBeforeTheRecordsIsNotHeld() {

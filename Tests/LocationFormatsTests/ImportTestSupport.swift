@@ -34,5 +34,9 @@ let nov2023: Int64 = 1_699_920_000_000
 
 extension ImportSummary {
     /// The codes of the samples, in order.
-    var sampleCodes: [String] { samples.map(\.error.code) }
+    var sampleCodes: [String] { samples.map(\.error.code.rawValue) }
+    /// `rejectedByCode` with the codes as text.
+    var rejectedByCodeText: [String: Int] {
+        Dictionary(uniqueKeysWithValues: rejectedByCode.map { ($0.key.rawValue, $0.value) })
+    }
 }

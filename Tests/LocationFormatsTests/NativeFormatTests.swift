@@ -162,13 +162,13 @@ import Testing
         // exactly 24 h ahead is fine, one millisecond more is not
         #expect(try single("{\"location\": [0, 0], \"timestamp\": \(testNow + 86_400_000)}").get().timestamp == testNow + 86_400_000)
         #expect(try single("{\"location\": [0, 0], \"timestamp\": \(testNow + 86_400_001)}")
-            == .failure(FixError(code: "timestamp_in_future", message: "timestamp is more than 24 h in the future")))
+            == .failure(FixError(code: .timestampInFuture, message: "timestamp is more than 24 h in the future")))
         let oneHour = FixRules(maxFutureMilliseconds: 3_600_000)
         #expect(try single("{\"location\": [0, 0], \"timestamp\": \(testNow / 1000 + 3601)}", rules: oneHour)
-            == .failure(FixError(code: "timestamp_in_future", message: "timestamp is more than 1 h in the future")))
+            == .failure(FixError(code: .timestampInFuture, message: "timestamp is more than 1 h in the future")))
         let ninetyMinutes = FixRules(maxFutureMilliseconds: 5_400_000)
         #expect(try single("{\"location\": [0, 0], \"timestamp\": \(testNow / 1000 + 5401)}", rules: ninetyMinutes)
-            == .failure(FixError(code: "timestamp_in_future", message: "timestamp is more than 1.5 h in the future")))
+            == .failure(FixError(code: .timestampInFuture, message: "timestamp is more than 1.5 h in the future")))
         // a past timestamp is always fine (offline backfill)
         #expect(try single(#"{"location": [0, 0], "timestamp": "2001-01-01T00:00:00Z"}"#).get().timestamp == 978_307_200_000)
     }
@@ -190,7 +190,7 @@ import Testing
         #expect(batch.fixes.map(\.fix.timestamp) == [1_699_999_000_000, 1_699_999_200_000, testNow])
         #expect(batch.fixes[1].fix.speed == 3)
         #expect(batch.rejected.map(\.index) == [1, 2, 4])
-        #expect(batch.rejected.map(\.error.code) == ["invalid_location", "invalid_fix", "invalid_timestamp"])
+        #expect(batch.rejected.map(\.error.code.rawValue) == ["invalid_location", "invalid_fix", "invalid_timestamp"])
         #expect(batch.rejected[1].error.message == "each element of locations must be a fix object, not a number")
         #expect(batch.rejected[0].error.message == "longitude/latitude is out of bounds, lng: 354.473 lat: -1.94617")
     }
@@ -204,10 +204,10 @@ import Testing
 
         let tooMany: JSONValue = ["locations": .array(Array(repeating: fix, count: 10_001))]
         #expect(fixError { try NativeFormat.parse(tooMany, now: testNow, rules: .standard) }
-            == FixError(code: "batch_too_large", message: "a batch may hold at most 10000 fixes; this one has 10001"))
+            == FixError(code: .batchTooLarge, message: "a batch may hold at most 10000 fixes; this one has 10001"))
 
         let small = FixRules(maxBatch: 2)
-        #expect(fixError { try NativeFormat.parse(["locations": [fix, fix, fix]], now: testNow, rules: small) }?.code == "batch_too_large")
+        #expect(fixError { try NativeFormat.parse(["locations": [fix, fix, fix]], now: testNow, rules: small) }?.code == .batchTooLarge)
         #expect(fixError { try NativeFormat.parse(["locations": [fix, fix]], now: testNow, rules: small) } == nil)
     }
 
@@ -225,7 +225,7 @@ import Testing
     func malformedBodiesThrow(body: String, code: String) throws {
         let value = try json(body)
         let error = fixError { try NativeFormat.parse(value, now: testNow, rules: .standard) }
-        #expect(error?.code == code)
+        #expect(error?.code.rawValue == code)
         #expect(error?.message.isEmpty == false)
     }
 
@@ -237,7 +237,7 @@ import Testing
         #expect(fixError { try NativeFormat.parse(["locations": "x"], now: testNow) }?.message
             == "locations must be an array of fixes, not a string")
         #expect(fixError { try NativeFormat.parse(["locations": []], now: testNow) }
-            == FixError(code: "empty_batch", message: "locations must hold at least one fix"))
+            == FixError(code: .emptyBatch, message: "locations must hold at least one fix"))
     }
 
     /// JSON never yields NaN, but values built in code can: the check must still hold.
@@ -245,7 +245,7 @@ import Testing
         for bad in [Double.nan, .infinity, -.infinity] {
             let body: JSONValue = ["location": [.number(JSONNumber(bad)), 0]]
             let batch = try NativeFormat.parse(body, now: testNow)
-            #expect(batch.rejected.first?.error == FixError(code: "invalid_location", message: "Point coordinates must be finite numbers"))
+            #expect(batch.rejected.first?.error == FixError(code: .invalidLocation, message: "Point coordinates must be finite numbers"))
         }
     }
 }

@@ -176,13 +176,13 @@ import Testing
 
     @Test(arguments: ["a=%", "a=%4", "a=%zz", "a=%g1", "%=1", "a=%ff", "a=%c3%28", "a=%ed%a0%80"])
     func formDecodingRejectsBadEscapes(text: String) {
-        #expect(fixError { try OsmAndFormat.decodeForm(Array(text.utf8)) }?.code == "invalid_form")
+        #expect(fixError { try OsmAndFormat.decodeForm(Array(text.utf8)) }?.code == .invalidForm)
     }
 
     @Test func formDecodingRejectsRawInvalidUTF8() {
-        #expect(fixError { try OsmAndFormat.decodeForm([0x61, 0x3D, 0xFF]) }?.code == "invalid_form")
+        #expect(fixError { try OsmAndFormat.decodeForm([0x61, 0x3D, 0xFF]) }?.code == .invalidForm)
         #expect(fixError { try OsmAndFormat.parseForm(Array("id=t&lat=%".utf8), now: testNow) }
-            == FixError(code: "invalid_form", message: "the form body has a % not followed by two hex digits"))
+            == FixError(code: .invalidForm, message: "the form body has a % not followed by two hex digits"))
     }
 
     // MARK: JSON form
@@ -245,7 +245,7 @@ import Testing
     ])
     func invalidJSONForm(body: String, code: String) throws {
         let value = try json(body)
-        #expect(fixError { try OsmAndFormat.parseJSON(value, now: testNow) }?.code == code)
+        #expect(fixError { try OsmAndFormat.parseJSON(value, now: testNow) }?.code.rawValue == code)
     }
 
     @Test func jsonFormMessages() throws {

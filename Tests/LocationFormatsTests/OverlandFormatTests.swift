@@ -68,7 +68,7 @@ import Testing
             """), now: testNow)
         #expect(result.fixes.map(\.index) == [0, 2])
         #expect(result.rejected.map(\.index) == [1, 3, 4, 5, 6, 7, 8, 9, 10])
-        #expect(result.rejected.map(\.error.code) == [
+        #expect(result.rejected.map(\.error.code.rawValue) == [
             "invalid_location", "invalid_timestamp", "invalid_location", "invalid_fix", "invalid_fix",
             "invalid_timestamp", "invalid_speed", "invalid_battery", "invalid_location",
         ])
@@ -91,14 +91,14 @@ import Testing
     @Test(arguments: ["[]", "{}", #"{"locations": {}}"#, #"{"locations": null}"#, #"{"current": {}}"#])
     func malformedBodiesThrow(body: String) throws {
         let value = try json(body)
-        #expect(fixError { try OverlandFormat.parse(value, now: testNow) }?.code == "invalid_body")
+        #expect(fixError { try OverlandFormat.parse(value, now: testNow) }?.code == .invalidBody)
     }
 
     @Test func batchTooLarge() throws {
         let feature: JSONValue = ["type": "Feature", "geometry": ["type": "Point", "coordinates": [1, 2]],
                                   "properties": ["timestamp": "2023-11-14T22:00:00Z"]]
         let body: JSONValue = ["locations": .array(Array(repeating: feature, count: 10_001))]
-        #expect(fixError { try OverlandFormat.parse(body, now: testNow) }?.code == "batch_too_large")
+        #expect(fixError { try OverlandFormat.parse(body, now: testNow) }?.code == .batchTooLarge)
         let three: JSONValue = ["locations": [feature, feature, feature]]
         #expect(try OverlandFormat.parse(three, now: testNow, rules: FixRules(maxBatch: 3)).fixes.count == 3)
     }

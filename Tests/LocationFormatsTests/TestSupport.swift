@@ -1,6 +1,14 @@
+import ErrorCodes
 import JSONCore
 import LocationFormats
 import Testing
+
+extension FixError {
+    /// The error with the code written as text, for tables of expected errors.
+    init(code: String, message: String) {
+        self.init(code: ErrorCode(rawValue: code), message: message)
+    }
+}
 
 /// 2023-11-14T22:13:20Z, the "now" of every test.
 let testNow: Int64 = 1_700_000_000_000

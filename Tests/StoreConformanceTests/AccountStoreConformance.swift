@@ -19,7 +19,7 @@ struct AccountStoreConformance {
             let error = await #expect(throws: TrackingError.self) {
                 try await store.createUser(twin, passwordHash: "x", session: session, tokenHash: "twin-token")
             }
-            #expect(error?.code == "email_taken")
+            #expect(error?.code == .emailTaken)
             // Atomic: the refused sign-up left neither the user nor its session.
             #expect(try store.user(id: twin.id) == nil)
             #expect(try store.session(tokenHash: "twin-token") == nil)

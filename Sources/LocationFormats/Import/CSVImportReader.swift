@@ -139,7 +139,7 @@ struct CSVImportReader: Sendable {
         let names = Self.fields(line, delimiter: delimiter).map { $0.lowercased().trimmingSpaces() }
         func column(_ options: String...) -> Int? { names.firstIndex { options.contains($0) } }
         guard let lon = column("lon", "lng", "long", "longitude"), let lat = column("lat", "latitude") else {
-            collector.summary.stopped = ImportStop(code: "unknown_format",
+            collector.summary.stopped = ImportStop(code: .unknownFormat,
                 message: "not a known history format: expected JSON (Google Takeout, Timeline, GeoJSON), GPX, or CSV with a header naming lat/latitude and lon/lng/longitude columns",
                 offset: window.base)
             done = true

@@ -1,3 +1,4 @@
+import ErrorCodes
 import JSONCore
 
 /// GPX 1.0/1.1 read tag by tag: every `trkpt`, `rtept` and `wpt` (any namespace prefix) with
@@ -29,9 +30,9 @@ struct GPXImportReader: Sendable {
             case .needInput:
                 guard window.finished else { return true }
                 if window.pending > 0 && !onlyWhitespace(window.bytes[window.consumed...]) {
-                    stop("truncated_file", "the file is cut short inside a GPX element", &collector)
+                    stop(.truncatedFile, "the file is cut short inside a GPX element", &collector)
                 } else if !sawRoot {
-                    stop("unknown_format", "the XML file has no gpx element", &collector)
+                    stop(.unknownFormat, "the XML file has no gpx element", &collector)
                 }
                 done = true
                 return false
@@ -55,7 +56,7 @@ struct GPXImportReader: Sendable {
         /// Not found within the first `maxRecordBytes` bytes: too long once that much is here.
         func notFound(_ collector: inout ImportCollector) -> Step {
             guard bytes.count >= bound else { return .needInput }
-            stop("limit_exceeded", "a GPX element longer than \(maxRecordBytes) bytes", &collector)
+            stop(.limitExceeded, "a GPX element longer than \(maxRecordBytes) bytes", &collector)
             return .progress
         }
         let rest = bytes[open...]
@@ -75,7 +76,7 @@ struct GPXImportReader: Sendable {
         if !sawRoot {
             guard local == "gpx" else {
                 let hint = local == "kml" ? "KML is not supported: export the history as GPX or GeoJSON" : "an XML file whose root is <\(local)>, not <gpx>"
-                stop("unknown_format", hint, &collector)
+                stop(.unknownFormat, hint, &collector)
                 return .progress
             }
             sawRoot = true
@@ -122,7 +123,7 @@ struct GPXImportReader: Sendable {
         }
     }
 
-    mutating func stop(_ code: String, _ message: String, _ collector: inout ImportCollector) {
+    mutating func stop(_ code: ErrorCode, _ message: String, _ collector: inout ImportCollector) {
         collector.summary.stopped = ImportStop(code: code, message: message, offset: window.position)
         done = true
     }

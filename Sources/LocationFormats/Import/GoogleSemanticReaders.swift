@@ -20,7 +20,7 @@ enum SemanticHistoryReader {
         } else if let segment = value["activitySegment"]?.objectValue {
             activitySegment(segment, &collector)
         } else {
-            collector.reject(FixError(code: "invalid_record", message: "each element of timelineObjects must hold a placeVisit or an activitySegment"))
+            collector.reject(FixError(code: .invalidRecord, message: "each element of timelineObjects must hold a placeVisit or an activitySegment"))
         }
     }
 

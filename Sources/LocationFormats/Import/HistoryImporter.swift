@@ -78,7 +78,7 @@ public struct HistoryImporter: Sendable {
         if json == nil && csv == nil && gpx == nil {
             detect()
             if json == nil && csv == nil && gpx == nil {
-                collector.summary.stopped = ImportStop(code: "empty_file", message: "the file is empty", offset: appended)
+                collector.summary.stopped = ImportStop(code: .emptyFile, message: "the file is empty", offset: appended)
             }
         }
         json?.finish()

@@ -1,10 +1,12 @@
+import ErrorCodes
+
 /// Where every reader puts its points: valid ones become fixes with a derived client id (ready
 /// for the next batch), invalid ones are counted by code with a few samples. One index per point.
 struct ImportCollector: Sendable {
     let options: ImportOptions
     var ready: [Fix] = []
     var summary = ImportSummary()
-    var samplesPerCode: [String: Int] = [:]
+    var samplesPerCode: [ErrorCode: Int] = [:]
 
     init(options: ImportOptions) {
         self.options = options
@@ -43,10 +45,10 @@ struct ImportCollector: Sendable {
         }
     }
 
-    static let missingTimestamp = FixError(code: "missing_timestamp", message: "the point has no timestamp: history needs the time of each point")
+    static let missingTimestamp = FixError(code: .missingTimestamp, message: "the point has no timestamp: history needs the time of each point")
 
     static func recordTooLarge(_ limit: Int) -> FixError {
-        FixError(code: "record_too_large", message: "the record is larger than \(limit) bytes and was skipped")
+        FixError(code: .recordTooLarge, message: "the record is larger than \(limit) bytes and was skipped")
     }
 
     /// A client id derived from the content: `<format tag>:<epoch ms>:<latitude E7>:<longitude E7>`,

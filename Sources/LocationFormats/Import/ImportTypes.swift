@@ -1,3 +1,5 @@
+import ErrorCodes
+
 /// The history file formats `HistoryImporter` reads, detected from the content.
 public enum ImportFormat: String, Sendable, Equatable, CaseIterable {
     /// Google Takeout `Records.json`: `{"locations": [{"latitudeE7", "longitudeE7", "timestamp"
@@ -91,7 +93,7 @@ public struct ImportStop: Error, Sendable, Equatable, CustomStringConvertible {
     public let error: FixError
     public let offset: Int
 
-    public init(code: String, message: String, offset: Int) {
+    public init(code: ErrorCode, message: String, offset: Int) {
         self.error = FixError(code: code, message: message)
         self.offset = offset
     }
@@ -112,7 +114,7 @@ public struct ImportSummary: Sendable, Equatable {
     public var emitted = 0
     /// Points rejected, by error code.
     public var rejected = 0
-    public var rejectedByCode: [String: Int] = [:]
+    public var rejectedByCode: [ErrorCode: Int] = [:]
     /// The first rejections (see `ImportOptions.maxSamples`), in file order.
     public var samples: [ImportRejection] = []
     /// Set when reading stopped before the end of the file.

@@ -1,3 +1,4 @@
+import ErrorCodes
 import JSONCore
 import Timestamps
 
@@ -103,7 +104,7 @@ struct JSONImportReader: Sendable {
             case .beginArray:
                 state = .elements(.root, depth: 0)
             default:
-                stop("unknown_format", "the file is a single JSON value (\(token.typeWithArticle)), not location history", token, &collector)
+                stop(.unknownFormat, "the file is a single JSON value (\(token.typeWithArticle)), not location history", token, &collector)
             }
         case .rootMembers:
             if token.kind == .endObject { finishRoot(token, &collector); return }
@@ -113,7 +114,7 @@ struct JSONImportReader: Sendable {
         case .rootValue(let array):
             guard let array else { skip(token); state = .rootMembers; return }
             guard token.kind == .beginArray else {
-                stop("invalid_file", "\(array.memberName) must be an array, not \(token.typeWithArticle)", token, &collector)
+                stop(.invalidFile, "\(array.memberName) must be an array, not \(token.typeWithArticle)", token, &collector)
                 return
             }
             releaseRoot()
@@ -174,7 +175,7 @@ struct JSONImportReader: Sendable {
             return
         }
         if let known = collector.summary.format, known != format {
-            stop("mixed_formats", "locations mixes Google Records.json records and this server's fixes", nil, &collector)
+            stop(.mixedFormats, "locations mixes Google Records.json records and this server's fixes", nil, &collector)
             return
         }
         collector.summary.format = format
@@ -240,7 +241,7 @@ struct JSONImportReader: Sendable {
         tokenizer.keep(from: nil)
         switch parsed {
         case .success(let value): element(value, of: p.array, &collector)
-        case .failure(let error): collector.reject(FixError(code: "invalid_record", message: "the record is not valid JSON: \(error.reason)"))
+        case .failure(let error): collector.reject(FixError(code: .invalidRecord, message: "the record is not valid JSON: \(error.reason)"))
         }
     }
 
@@ -269,11 +270,11 @@ struct JSONImportReader: Sendable {
         else if object["latitudeE7"] != nil || object["longitudeE7"] != nil { format = .googleRecords }
         else if object["location"] != nil { format = .native }
         else {
-            collector.reject(FixError(code: "invalid_record", message: "the element is neither a Timeline segment, a GeoJSON Feature, a Google record nor a fix"))
+            collector.reject(FixError(code: .invalidRecord, message: "the element is neither a Timeline segment, a GeoJSON Feature, a Google record nor a fix"))
             return
         }
         if let known = collector.summary.format, known != format {
-            stop("mixed_formats", "the array mixes \(known.rawValue) and \(format.rawValue) elements", nil, &collector)
+            stop(.mixedFormats, "the array mixes \(known.rawValue) and \(format.rawValue) elements", nil, &collector)
             return
         }
         collector.summary.format = format
@@ -316,7 +317,7 @@ struct JSONImportReader: Sendable {
         case (let k?, nil): k != .googleRecords && k != .native
         }
         if clash, let known {
-            stop("mixed_formats", "the file holds \(known.rawValue) data and then \(array.memberName) (\(format?.rawValue ?? "Google Records.json")): import them as separate files", token, &collector)
+            stop(.mixedFormats, "the file holds \(known.rawValue) data and then \(array.memberName) (\(format?.rawValue ?? "Google Records.json")): import them as separate files", token, &collector)
             return false
         }
         if let format { collector.summary.format = format }
@@ -344,13 +345,13 @@ struct JSONImportReader: Sendable {
         if collector.summary.format == nil && sawRecordArray { collector.summary.format = .googleRecords }
         guard collector.summary.format == nil else { releaseRoot(); return }
         guard let start = rootKeptFrom else {
-            stop("unknown_format", "the JSON object has no locations, timelineObjects, semanticSegments, rawSignals or features", token, &collector)
+            stop(.unknownFormat, "the JSON object has no locations, timelineObjects, semanticSegments, rawSignals or features", token, &collector)
             return
         }
         let root = tokenizer.withBytes(from: start, to: token.end) { bytes in bytes.flatMap { try? JSONParser.parse($0) } }
         releaseRoot()
         guard case .object(let object)? = root else {
-            stop("invalid_file", "the JSON object could not be read", token, &collector)
+            stop(.invalidFile, "the JSON object could not be read", token, &collector)
             return
         }
         if object["type"]?.stringValue == "Feature" {
@@ -361,22 +362,22 @@ struct JSONImportReader: Sendable {
             let now = collector.now, rules = collector.rules
             collector.point(.native) { () throws(FixError) in try NativeFormat.fix(object, now: now, rules: rules) }
         } else {
-            stop("unknown_format", "the JSON object has no locations, timelineObjects, semanticSegments, rawSignals or features", token, &collector)
+            stop(.unknownFormat, "the JSON object has no locations, timelineObjects, semanticSegments, rawSignals or features", token, &collector)
         }
     }
 
     // MARK: Stopping
 
-    mutating func stop(_ code: String, _ message: String, _ token: JSONStreamToken?, _ collector: inout ImportCollector) {
+    mutating func stop(_ code: ErrorCode, _ message: String, _ token: JSONStreamToken?, _ collector: inout ImportCollector) {
         collector.summary.stopped = ImportStop(code: code, message: message, offset: token?.start ?? tokenizer.position)
         state = .done
     }
 
     mutating func stop(_ error: JSONStreamError, _ collector: inout ImportCollector) {
-        let code = switch error.kind {
-        case .syntax: "invalid_file"
-        case .truncated: "truncated_file"
-        case .limitExceeded: "limit_exceeded"
+        let code: ErrorCode = switch error.kind {
+        case .syntax: .invalidFile
+        case .truncated: .truncatedFile
+        case .limitExceeded: .limitExceeded
         }
         let message = switch error.kind {
         case .syntax: "invalid JSON: \(error.reason)"

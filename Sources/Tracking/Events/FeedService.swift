@@ -29,7 +29,7 @@ public final class FeedService: Sendable {
     ///   negative `since`.
     public func changes(groupID: GroupID, reader: UserID, since: EventID, limit: Int) throws -> Page {
         guard since >= .start, (1...Self.maxPage).contains(limit) else {
-            throw TrackingError.invalid("since must be ≥ 0 and limit 1 to \(Self.maxPage)", code: "invalid_range")
+            throw TrackingError.invalid("since must be ≥ 0 and limit 1 to \(Self.maxPage)", code: .invalidRange)
         }
         guard let state = try log.feedSnapshot(groupID: groupID, readerID: reader) else { throw TrackingError.notFound("group") }
         var visible: [GroupEvent] = []

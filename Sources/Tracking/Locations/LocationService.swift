@@ -52,7 +52,7 @@ public final class LocationService: Sendable {
     /// throws `rate_limited` (429 with Retry-After) past the device's request limit.
     public func admitRequest(deviceID: DeviceID) throws {
         if let wait = requests.attempt(deviceID.rawValue, now: Timestamp.nowMilliseconds()) {
-            throw TrackingError(.rateLimited, code: "rate_limited",
+            throw TrackingError(.rateLimited, code: .rateLimited,
                                 message: "this device posts too often; try again in \(wait) s (batch fixes instead)", retryAfterSeconds: wait)
         }
     }
@@ -82,9 +82,9 @@ public final class LocationService: Sendable {
         let windows = try PartitionRules(facts: directory).historyWindows(credential, deviceID: deviceID)
         let limit = limit ?? Self.defaultHistoryPage
         guard (1...Self.maxHistoryPage).contains(limit) else {
-            throw TrackingError.invalid("limit must be 1 to \(Self.maxHistoryPage)", code: "invalid_limit")
+            throw TrackingError.invalid("limit must be 1 to \(Self.maxHistoryPage)", code: .invalidLimit)
         }
-        if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
+        if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: .invalidRange) }
         return try Self.page(of: windows.clipped(from: from, to: to), after: cursor, limit: limit) { range, after, count in
             try store.history(deviceID: deviceID, from: range.lowerBound, to: range.upperBound, after: after, limit: count)
         }
@@ -132,7 +132,7 @@ public enum CursorCoding {
         return HistoryCursor(timestamp: ts, sequence: seq)
     }
 
-    static var invalid: TrackingError { .invalid("cursor is not one this server issued", code: "invalid_cursor") }
+    static var invalid: TrackingError { .invalid("cursor is not one this server issued", code: .invalidCursor) }
 }
 
 /// Deletes history older than a retention window, in small batches, in the background.

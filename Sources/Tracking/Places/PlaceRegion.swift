@@ -23,19 +23,19 @@ public enum PlaceRegion: Sendable {
         switch parsed {
         case .point(let point):
             guard let radius, let meters = radius.doubleValue, meters.isFinite else {
-                throw TrackingError.invalid("a Point place needs \"radius\" in meters, 25 to 50000", code: "invalid_radius")
+                throw TrackingError.invalid("a Point place needs \"radius\" in meters, 25 to 50000", code: .invalidRadius)
             }
             guard radiusRange.contains(meters) else {
-                throw TrackingError(.invalidGeometry, code: "invalid_radius", message: "radius must be 25 to 50000 meters, not \(meters)")
+                throw TrackingError(.invalidGeometry, code: .invalidRadius, message: "radius must be 25 to 50000 meters, not \(meters)")
             }
             return .circle(center: LatLng(point), radiusMeters: meters)
         case .polygon(let polygon):
             guard radius == nil || radius?.isNull == true else {
-                throw TrackingError.invalid("\"radius\" applies to a Point place only", code: "invalid_radius")
+                throw TrackingError.invalid("\"radius\" applies to a Point place only", code: .invalidRadius)
             }
             return .polygon(polygon)
         default:
-            throw TrackingError(.invalidGeometry, code: "unsupported_geometry",
+            throw TrackingError(.invalidGeometry, code: .unsupportedGeometry,
                                 message: "a place is a GeoJSON Point with a radius or a Polygon, not a \(parsed.typeName)")
         }
     }

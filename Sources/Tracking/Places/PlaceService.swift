@@ -29,7 +29,7 @@ public final class PlaceService: Sendable {
         return try await store.writePlaces { tx in
             _ = try GroupService.visibleGroup(groupID, to: userID, in: tx)
             guard try tx.placeCount(groupID: groupID) < limit else {
-                throw TrackingError.conflict("a group may have at most \(limit) places", code: "too_many_places")
+                throw TrackingError.conflict("a group may have at most \(limit) places", code: .tooManyPlaces)
             }
             try tx.insertPlace(place, shape: shape)
             return place
@@ -51,7 +51,7 @@ public final class PlaceService: Sendable {
                        geometry: JSONValue?, radius: JSONValue?) async throws -> Place {
         let name = try rawName.map { try Validate.name($0, field: "name") }
         guard name != nil || geometry != nil || radius != nil else {
-            throw TrackingError.invalid("give at least one of name, geometry, radius", code: "empty_change")
+            throw TrackingError.invalid("give at least one of name, geometry, radius", code: .emptyChange)
         }
         let limits = self.limits
         return try await store.writePlaces { tx in
@@ -102,7 +102,7 @@ public final class PlaceService: Sendable {
             let vertices = rings.reduce(0) { $0 + ($1.arrayValue?.count ?? 0) }
             guard vertices <= limits.verticesPerPolygon else {
                 throw TrackingError.invalid("a place polygon may have at most \(limits.verticesPerPolygon) positions, not \(vertices)",
-                                            code: "too_many_vertices")
+                                            code: .tooManyVertices)
             }
         }
         let region = try PlaceRegion.parse(geometry: geometry, radius: radius)

@@ -56,7 +56,7 @@ public final class GeoQueryService: Sendable {
     public func query(groupID: GroupID, credential: Credential, _ request: GeoQueryRequest) throws -> ([GeoQueryResult], QueryExplain) {
         try PartitionRules(facts: directory).requireRead(credential, .group(groupID), hiddenAs: "group")
         guard (1...GeoQueryRequest.maxLimit).contains(request.limit) else {
-            throw TrackingError.invalid("limit must be 1 to \(GeoQueryRequest.maxLimit)", code: "invalid_limit")
+            throw TrackingError.invalid("limit must be 1 to \(GeoQueryRequest.maxLimit)", code: .invalidLimit)
         }
         var run = QueryRun(limits: limits)
         let results: [GeoQueryResult]
@@ -64,7 +64,7 @@ public final class GeoQueryService: Sendable {
         case .latest:
             results = Self.latest(try index.sharedDevices(groupID: groupID), request, &run.explain)
         case .history(let from, let to):
-            if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
+            if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: .invalidRange) }
             // Only devices with visible history in [from, to] are candidates; with none left the
             // index is not searched at all.
             let readable = ReadableEntries(try index.sharingDevices(groupID: groupID), caller: credential.userID, from: from, to: to)

@@ -66,7 +66,7 @@ public final class ShareService: Sendable {
             _ = try tx.deleteExpiredShares(deviceID: deviceID, before: now - policy.expiredKeptMilliseconds)
             guard try tx.shares(deviceID: deviceID).count < policy.linksPerDevice else {
                 throw TrackingError.conflict("a device may have at most \(policy.linksPerDevice) share links; delete some first",
-                                             code: "too_many_share_links")
+                                             code: .tooManyShareLinks)
             }
             try tx.insertShare(share, tokenHash: hash)
         }
@@ -161,7 +161,7 @@ public final class ShareService: Sendable {
         let value = seconds ?? policy.defaultLifetimeSeconds
         guard policy.lifetimeSeconds.contains(value) else {
             throw TrackingError.invalid("expiresIn must be \(policy.lifetimeSeconds.lowerBound) to \(policy.lifetimeSeconds.upperBound) seconds",
-                                        code: "invalid_expiry")
+                                        code: .invalidExpiry)
         }
         return value
     }

@@ -94,9 +94,9 @@ public final class TimelineService: Sendable {
     public static func range(from: Int64?, to: Int64?, now: Int64) throws -> ClosedRange<Int64> {
         let upper = to ?? now
         let lower = from ?? (upper - defaultRangeMilliseconds)
-        guard lower <= upper else { throw TrackingError.invalid("from must not be after to", code: "invalid_range") }
+        guard lower <= upper else { throw TrackingError.invalid("from must not be after to", code: .invalidRange) }
         guard upper - lower <= Int64(maxRangeDays) * 86_400_000 else {
-            throw TrackingError.invalid("a timeline covers at most \(maxRangeDays) days: narrow from and to", code: "invalid_range")
+            throw TrackingError.invalid("a timeline covers at most \(maxRangeDays) days: narrow from and to", code: .invalidRange)
         }
         return lower...upper
     }
