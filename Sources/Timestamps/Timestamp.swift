@@ -1,7 +1,8 @@
 import Glibc
 
-/// UTC timestamps as milliseconds since 1970, formatted as RFC 3339 with milliseconds.
-public enum Timestamp {
+// The calendar and clock helpers over bare milliseconds, for callers that have not moved to the
+// `Timestamp` value (and for the hot paths that keep `Int64`, such as `Fix.timestamp`).
+extension Timestamp {
     /// Wall-clock time now, in milliseconds since 1970-01-01T00:00:00Z.
     public static func nowMilliseconds() -> Int64 {
         var ts = timespec()
