@@ -94,7 +94,7 @@ enum OwnTracksFriends {
             guard let location = friend.location else { continue }
             var message: JSONObject = ["_type": "location", "tid": tid, "lat": .number(JSONNumber(location.latitude)),
                                        "lon": .number(JSONNumber(location.longitude)),
-                                       "tst": .number(JSONNumber(Self.epochSeconds(location.timestamp))), "topic": topic]
+                                       "tst": .number(JSONNumber(Self.epochSeconds(location.timestamp.millisecondsSince1970))), "topic": topic]
             if let accuracy = friend.accuracy, let meters = Int64(exactly: accuracy.rounded()), meters >= 0 {
                 message["acc"] = .number(JSONNumber(meters))
             }

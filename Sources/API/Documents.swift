@@ -13,7 +13,8 @@ struct Documents: Sendable {
     /// One session as `GET /v1/sessions` lists it; `expiresAt` is the earlier of its idle and
     /// absolute ends.
     static func session(_ session: Session, current: Bool, policy: AccountService.Policy) -> JSONValue {
-        let expires = min(session.lastUsedAt + policy.sessionIdleMilliseconds, session.createdAt + policy.sessionLifetimeMilliseconds)
+        let expires = min(session.lastUsedAt.adding(milliseconds: policy.sessionIdleMilliseconds),
+                          session.createdAt.adding(milliseconds: policy.sessionLifetimeMilliseconds))
         var object: JSONObject = ["id": .id(session.id), "createdAt": .string(Time.format(session.createdAt)),
                                   "lastUsedAt": .string(Time.format(session.lastUsedAt)), "expiresAt": .string(Time.format(expires)),
                                   "current": .bool(current)]

@@ -86,7 +86,7 @@ final class ExportProducer: @unchecked Sendable {
                 if writer.wantsPositions {
                     for s in subjects {
                         guard let last = s.last, accepts(last.longitude, last.latitude) else { continue }
-                        writer.position(point(s, last.longitude, last.latitude, last.timestamp, nil), into: &out)
+                        writer.position(point(s, last.longitude, last.latitude, last.timestamp.millisecondsSince1970, nil), into: &out)
                     }
                 }
                 if !writer.wantsRows { cursor = nil } else { cursor = makeCursor() }

@@ -25,5 +25,6 @@ struct OperationsRoutes {
 /// Time formatting at the API boundary: RFC 3339 UTC with milliseconds.
 enum Time {
     static func format(_ milliseconds: Int64) -> String { Timestamp.rfc3339(millisecondsSince1970: milliseconds) }
+    static func format(_ time: Timestamp) -> String { time.rfc3339 }
     static func now() -> Int64 { Timestamp.nowMilliseconds() }
 }

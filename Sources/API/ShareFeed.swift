@@ -70,7 +70,8 @@ public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
         let admitted = devices.withLock { all -> Bool in
             let open = all[share.deviceID]?.values.filter { $0.shareID == share.id }.count ?? 0
             guard open < limit else { return false }
-            all[share.deviceID, default: [:]][id] = Subscriber(shareID: share.id, since: share.since, expiresAt: share.expiresAt, stream: stream)
+            all[share.deviceID, default: [:]][id] = Subscriber(shareID: share.id, since: share.since.millisecondsSince1970,
+                                                                    expiresAt: share.expiresAt.millisecondsSince1970, stream: stream)
             return true
         }
         guard admitted else {
@@ -85,11 +86,11 @@ public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
             remove(deviceID: share.deviceID, id: id)
             throw error
         }
-        scheduleExpiry(share.id, deviceID: share.deviceID, at: view.expiresAt)
+        scheduleExpiry(share.id, deviceID: share.deviceID, at: view.expiresAt.millisecondsSince1970)
         let opening = Array("retry: 5000\n\n".utf8) + SSE.frame(id: nil, name: "snapshot", data: document(view))
         devices.withLock { all in
             guard let subscriber = all[share.deviceID]?[id], case .collecting(let collected) = subscriber.mode else { return }
-            subscriber.expiresAt = view.expiresAt
+            subscriber.expiresAt = view.expiresAt.millisecondsSince1970
             var bytes = opening
             for fix in collected where fix.sequence > view.lastSequence && fix.fix.timestamp >= subscriber.since {
                 bytes += Self.event(fix, latest: false)

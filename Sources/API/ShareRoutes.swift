@@ -89,7 +89,7 @@ struct ShareRoutes {
     static func ownerDocument(_ share: ShareLink) -> JSONValue {
         var object: JSONObject = ["id": .id(share.id), "deviceId": .id(share.deviceID), "createdAt": .string(Time.format(share.createdAt)),
                                   "expiresAt": .string(Time.format(share.expiresAt)), "views": .number(JSONNumber(share.views)),
-                                  "active": .bool(share.isActive(at: Time.now()))]
+                                  "active": .bool(share.isActive(at: .now))]
         object["name"] = share.name.map { .string($0) } ?? .null
         return .object(object)
     }

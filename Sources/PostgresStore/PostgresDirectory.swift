@@ -12,7 +12,7 @@ struct PostgresDirectory: DirectoryTransaction {
 
     static func device(_ row: Row) throws -> Device {
         Device(id: try row.id(0), ownerID: try row.id(1), name: try row.text(2), platformID: try row.optionalText(3),
-               createdAt: try row.int64(4), lastLocation: try row.lastLocation(at: 5), receiveGroupLocations: try row.bool(8))
+               createdAt: try row.time(4), lastLocation: try row.lastLocation(at: 5), receiveGroupLocations: try row.bool(8))
     }
 
     static func membership(_ row: Row) throws -> Membership {
@@ -40,7 +40,7 @@ struct PostgresDirectory: DirectoryTransaction {
     func insertDevice(_ device: Device, tokenHash: String) throws {
         try c.run("INSERT INTO devices (id, owner_id, name, platform_id, token_hash, created_at) VALUES ($1, $2, $3, $4, $5, $6)",
                   [.id(device.id), .id(device.ownerID), .text(device.name), .optional(device.platformID),
-                   .text(tokenHash), .int64(device.createdAt)])
+                   .text(tokenHash), .time(device.createdAt)])
     }
 
     func renameDevice(id: DeviceID, name: String) throws {
@@ -77,7 +77,7 @@ struct PostgresDirectory: DirectoryTransaction {
 
     func group(id: GroupID) throws -> GroupRecord? {
         try c.firstRow("SELECT id, name, owner_id, created_at FROM groups WHERE id = $1", [.id(id)]) {
-            GroupRecord(id: try $0.id(0), name: try $0.text(1), ownerID: try $0.id(2), createdAt: try $0.int64(3))
+            GroupRecord(id: try $0.id(0), name: try $0.text(1), ownerID: try $0.id(2), createdAt: try $0.time(3))
         }
     }
 
@@ -95,7 +95,7 @@ struct PostgresDirectory: DirectoryTransaction {
 
     func insertGroup(_ group: GroupRecord) throws {
         try c.run("INSERT INTO groups (id, name, owner_id, created_at) VALUES ($1, $2, $3, $4)",
-                  [.id(group.id), .text(group.name), .id(group.ownerID), .int64(group.createdAt)])
+                  [.id(group.id), .text(group.name), .id(group.ownerID), .time(group.createdAt)])
     }
 
     func setGroupOwner(groupID: GroupID, ownerID: UserID) throws {

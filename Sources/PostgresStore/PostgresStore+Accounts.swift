@@ -6,7 +6,7 @@ extension PostgresStore: AccountStore {
         do {
             try await write { c in
                 try c.run("INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES ($1, $2, $3, $4, $5)",
-                          [.id(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .int64(user.createdAt)])
+                          [.id(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .time(user.createdAt)])
                 try Self.insert(session, tokenHash: tokenHash, on: c)
             }
         } catch let error as PostgresError where error.isUniqueViolation && error.constraint == "users_email_key" {
@@ -16,19 +16,19 @@ extension PostgresStore: AccountStore {
 
     static func insert(_ session: Session, tokenHash: String, on c: Connection) throws {
         try c.run("INSERT INTO sessions (token_hash, user_id, created_at, id, last_used_at, client) VALUES ($1, $2, $3, $4, $5, $6)",
-                  [.text(tokenHash), .id(session.userID), .int64(session.createdAt), .id(session.id),
-                   .int64(session.lastUsedAt), .optional(session.client)])
+                  [.text(tokenHash), .id(session.userID), .time(session.createdAt), .id(session.id),
+                   .time(session.lastUsedAt), .optional(session.client)])
     }
 
     static let sessionColumns = "id, user_id, created_at, last_used_at, client"
 
     static func session(_ row: Row) throws -> Session {
-        Session(id: try row.id(0), userID: try row.id(1), createdAt: try row.int64(2), lastUsedAt: try row.int64(3),
+        Session(id: try row.id(0), userID: try row.id(1), createdAt: try row.time(2), lastUsedAt: try row.time(3),
                 client: try row.optionalText(4))
     }
 
     static func user(_ row: Row) throws -> User {
-        User(id: try row.id(0), email: try row.text(1), displayName: try row.text(2), createdAt: try row.int64(3))
+        User(id: try row.id(0), email: try row.text(1), displayName: try row.text(2), createdAt: try row.time(3))
     }
 
     static func user(id: UserID, on c: Connection) throws -> User? {

@@ -20,7 +20,7 @@ extension PostgresDirectory: PlaceTransaction {
     /// A stored place; its geometry was validated before it was stored.
     static func place(_ row: Row) throws -> Place {
         Place(id: try row.id(0), groupID: try row.id(1), name: try row.text(2), geometry: try JSONParser.parse(Array(try row.text(3).utf8)),
-              radiusMeters: try row.optionalDouble(4), createdBy: try row.id(5), createdAt: try row.int64(6), updatedAt: try row.int64(7))
+              radiusMeters: try row.optionalDouble(4), createdBy: try row.id(5), createdAt: try row.time(6), updatedAt: try row.time(7))
     }
 
     func places(groupID: GroupID) throws -> [Place] {
@@ -40,7 +40,7 @@ extension PostgresDirectory: PlaceTransaction {
             INSERT INTO places (id, group_id, name, geometry, radius, created_by, created_at, updated_at)
             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING key
             """, [.id(place.id), .id(place.groupID), .text(place.name), .text(place.geometry.serializedString()),
-                  .optional(place.radiusMeters), .id(place.createdBy), .int64(place.createdAt), .int64(place.updatedAt)],
+                  .optional(place.radiusMeters), .id(place.createdBy), .time(place.createdAt), .time(place.updatedAt)],
             { try $0.int64(0) }) else {
             throw PostgresError(sqlState: .internalError, origin: .client, message: "the place's key was not returned")
         }
@@ -52,7 +52,7 @@ extension PostgresDirectory: PlaceTransaction {
         try c.run("""
             UPDATE places SET name = $1, geometry = $2, radius = $3, updated_at = $4, revision = revision + $5 WHERE id = $6
             """, [.text(place.name), .text(place.geometry.serializedString()), .optional(place.radiusMeters),
-                  .int64(place.updatedAt), .int(shape == nil ? 0 : 1), .id(place.id)])
+                  .time(place.updatedAt), .int(shape == nil ? 0 : 1), .id(place.id)])
         guard let shape, let key = try c.firstRow("SELECT key FROM places WHERE id = $1", [.id(place.id)], { try $0.int64(0) }) else { return }
         try c.run("DELETE FROM place_cells WHERE place_key = $1", [.int64(key)])
         try c.run("DELETE FROM place_presence WHERE place_key = $1", [.int64(key)])

@@ -8,8 +8,8 @@ struct PostgresShares: ShareTransaction {
     static let columns = "id, device_id, name, created_at, since, expires_at, views"
 
     static func share(_ row: Row) throws -> ShareLink {
-        ShareLink(id: try row.id(0), deviceID: try row.id(1), name: try row.optionalText(2), createdAt: try row.int64(3),
-                  since: try row.int64(4), expiresAt: try row.int64(5), views: try row.int64(6))
+        ShareLink(id: try row.id(0), deviceID: try row.id(1), name: try row.optionalText(2), createdAt: try row.time(3),
+                  since: try row.time(4), expiresAt: try row.time(5), views: try row.int64(6))
     }
 
     func shareableDevice(id: DeviceID) throws -> (ownerID: UserID, name: String)? {
@@ -27,8 +27,8 @@ struct PostgresShares: ShareTransaction {
     func insertShare(_ share: ShareLink, tokenHash: String) throws {
         try c.run("""
             INSERT INTO shares (id, device_id, token_hash, name, created_at, since, expires_at, views) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-            """, [.id(share.id), .id(share.deviceID), .text(tokenHash), .optional(share.name), .int64(share.createdAt),
-                  .int64(share.since), .int64(share.expiresAt), .int64(share.views)])
+            """, [.id(share.id), .id(share.deviceID), .text(tokenHash), .optional(share.name), .time(share.createdAt),
+                  .time(share.since), .time(share.expiresAt), .int64(share.views)])
     }
 
     func deleteShare(id: ShareID, deviceID: DeviceID) throws -> Bool {
@@ -40,7 +40,7 @@ struct PostgresShares: ShareTransaction {
     }
 
     func updateShare(_ share: ShareLink) throws {
-        try c.run("UPDATE shares SET since = $1, expires_at = $2 WHERE id = $3", [.int64(share.since), .int64(share.expiresAt), .id(share.id)])
+        try c.run("UPDATE shares SET since = $1, expires_at = $2 WHERE id = $3", [.time(share.since), .time(share.expiresAt), .id(share.id)])
     }
 
     func addShareView(id: ShareID) throws {
@@ -63,7 +63,7 @@ struct PostgresShares: ShareTransaction {
     }
 
     static func fix(_ row: Row) throws -> SharedFix {
-        SharedFix(longitude: try row.double(0), latitude: try row.double(1), timestamp: try row.int64(2),
+        SharedFix(longitude: try row.double(0), latitude: try row.double(1), timestamp: try row.time(2),
                   accuracy: try row.optionalDouble(3), sequence: try row.int64(4))
     }
 }

@@ -1,4 +1,5 @@
 import PostgresClient
+import Timestamps
 import Tracking
 
 extension PostgresValue {
@@ -8,6 +9,8 @@ extension PostgresValue {
     static func optional(_ text: String?) -> PostgresValue { text.map(PostgresValue.text) ?? .null }
     static func optional(_ number: Double?) -> PostgresValue { number.map(PostgresValue.double) ?? .null }
     static func int(_ number: Int) -> PostgresValue { .int64(Int64(number)) }
+    /// A time as stored: a bigint of milliseconds since 1970 UTC.
+    static func time(_ time: Timestamp) -> PostgresValue { .int64(time.millisecondsSince1970) }
 }
 
 extension Row {
@@ -17,10 +20,13 @@ extension Row {
         try optionalText(column).map(ID.init(rawValue:))
     }
 
+    /// The time in bigint column `column` (milliseconds since 1970).
+    func time(_ column: Int) throws -> Timestamp { Timestamp(millisecondsSince1970: try int64(column)) }
+
     /// A `LastLocation` from three columns (lon, lat, ts) starting at `column`; nil when ts is NULL.
     func lastLocation(at column: Int) throws -> LastLocation? {
         guard let timestamp = try optionalInt64(column + 2) else { return nil }
-        return LastLocation(longitude: try double(column), latitude: try double(column + 1), timestamp: timestamp)
+        return LastLocation(longitude: try double(column), latitude: try double(column + 1), timestamp: Timestamp(millisecondsSince1970: timestamp))
     }
 }
 

@@ -6,7 +6,7 @@ extension SQLiteBackend: AccountStore {
         do {
             try await write { db in
                 try db.run("INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                           [.id(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .integer(user.createdAt)])
+                           [.id(user.id), .text(user.email), .text(user.displayName), .text(passwordHash), .time(user.createdAt)])
                 try Self.insert(session, tokenHash: tokenHash, in: db)
             }
         } catch let error as StorageError where error.isUniqueViolation {
@@ -16,14 +16,14 @@ extension SQLiteBackend: AccountStore {
 
     static func insert(_ session: Session, tokenHash: String, in db: Database) throws {
         try db.run("INSERT INTO sessions (token_hash, user_id, created_at, id, last_used_at, client) VALUES (?, ?, ?, ?, ?, ?)",
-                   [.text(tokenHash), .id(session.userID), .integer(session.createdAt), .id(session.id),
-                    .integer(session.lastUsedAt), .optional(session.client)])
+                   [.text(tokenHash), .id(session.userID), .time(session.createdAt), .id(session.id),
+                    .time(session.lastUsedAt), .optional(session.client)])
     }
 
     static let sessionColumns = "id, user_id, created_at, last_used_at, client"
 
     static func session(_ row: Statement) -> Session {
-        Session(id: row.id(0), userID: row.id(1), createdAt: row.int64(2), lastUsedAt: row.int64(3), client: row.optionalString(4))
+        Session(id: row.id(0), userID: row.id(1), createdAt: row.time(2), lastUsedAt: row.time(3), client: row.optionalString(4))
     }
 
     public func userWithPasswordHash(email: String) throws -> (User, String)? {
@@ -43,7 +43,7 @@ extension SQLiteBackend: AccountStore {
     }
 
     static func user(_ row: Statement) -> User {
-        User(id: row.id(0), email: row.string(1), displayName: row.string(2), createdAt: row.int64(3))
+        User(id: row.id(0), email: row.string(1), displayName: row.string(2), createdAt: row.time(3))
     }
 
     public func createSession(_ session: Session, tokenHash: String, keepAtMost: Int) async throws {

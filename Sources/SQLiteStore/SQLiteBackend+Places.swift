@@ -19,7 +19,7 @@ extension SQLiteDirectory: PlaceTransaction {
     /// A stored place; its geometry was validated before it was stored.
     static func place(_ row: Statement) throws -> Place {
         Place(id: row.id(0), groupID: row.id(1), name: row.string(2), geometry: try JSONParser.parse(Array(row.string(3).utf8)),
-              radiusMeters: row.optionalDouble(4), createdBy: row.id(5), createdAt: row.int64(6), updatedAt: row.int64(7))
+              radiusMeters: row.optionalDouble(4), createdBy: row.id(5), createdAt: row.time(6), updatedAt: row.time(7))
     }
 
     func places(groupID: GroupID) throws -> [Place] {
@@ -38,7 +38,7 @@ extension SQLiteDirectory: PlaceTransaction {
         try db.run("""
             INSERT INTO places (id, group_id, name, geometry, radius, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """, [.id(place.id), .id(place.groupID), .text(place.name), .text(place.geometry.serializedString()),
-                  .optional(place.radiusMeters), .id(place.createdBy), .integer(place.createdAt), .integer(place.updatedAt)])
+                  .optional(place.radiusMeters), .id(place.createdBy), .time(place.createdAt), .time(place.updatedAt)])
         let key = db.lastInsertRowID
         try Self.index(placeKey: key, groupID: place.groupID, shape: shape, in: db)
         try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape,
@@ -49,7 +49,7 @@ extension SQLiteDirectory: PlaceTransaction {
         try db.run("""
             UPDATE places SET name = ?, geometry = ?, radius = ?, updated_at = ?, revision = revision + ? WHERE id = ?
             """, [.text(place.name), .text(place.geometry.serializedString()), .optional(place.radiusMeters),
-                  .integer(place.updatedAt), .int(shape == nil ? 0 : 1), .id(place.id)])
+                  .time(place.updatedAt), .int(shape == nil ? 0 : 1), .id(place.id)])
         guard let shape, let key = try db.firstRow("SELECT key FROM places WHERE id = ?", [.id(place.id)], { $0.int64(0) }) else { return }
         try db.run("DELETE FROM place_cells WHERE place_key = ?", [.integer(key)])
         try db.run("DELETE FROM place_presence WHERE place_key = ?", [.integer(key)])

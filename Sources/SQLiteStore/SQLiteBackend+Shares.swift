@@ -8,8 +8,8 @@ struct SQLiteShares: ShareTransaction {
     static let columns = "id, device_id, name, created_at, since, expires_at, views"
 
     static func share(_ row: Statement) -> ShareLink {
-        ShareLink(id: row.id(0), deviceID: row.id(1), name: row.optionalString(2), createdAt: row.int64(3),
-                  since: row.int64(4), expiresAt: row.int64(5), views: row.int64(6))
+        ShareLink(id: row.id(0), deviceID: row.id(1), name: row.optionalString(2), createdAt: row.time(3),
+                  since: row.time(4), expiresAt: row.time(5), views: row.int64(6))
     }
 
     func shareableDevice(id: DeviceID) throws -> (ownerID: UserID, name: String)? {
@@ -27,8 +27,8 @@ struct SQLiteShares: ShareTransaction {
     func insertShare(_ share: ShareLink, tokenHash: String) throws {
         try db.run("""
             INSERT INTO shares (id, device_id, token_hash, name, created_at, since, expires_at, views) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.id(share.id), .id(share.deviceID), .text(tokenHash), .optional(share.name), .integer(share.createdAt),
-                  .integer(share.since), .integer(share.expiresAt), .integer(share.views)])
+            """, [.id(share.id), .id(share.deviceID), .text(tokenHash), .optional(share.name), .time(share.createdAt),
+                  .time(share.since), .time(share.expiresAt), .integer(share.views)])
     }
 
     func deleteShare(id: ShareID, deviceID: DeviceID) throws -> Bool {
@@ -40,7 +40,7 @@ struct SQLiteShares: ShareTransaction {
     }
 
     func updateShare(_ share: ShareLink) throws {
-        try db.run("UPDATE shares SET since = ?, expires_at = ? WHERE id = ?", [.integer(share.since), .integer(share.expiresAt), .id(share.id)])
+        try db.run("UPDATE shares SET since = ?, expires_at = ? WHERE id = ?", [.time(share.since), .time(share.expiresAt), .id(share.id)])
     }
 
     func addShareView(id: ShareID) throws {
@@ -63,7 +63,7 @@ struct SQLiteShares: ShareTransaction {
     }
 
     static func fix(_ row: Statement) -> SharedFix {
-        SharedFix(longitude: row.double(0), latitude: row.double(1), timestamp: row.int64(2), accuracy: row.optionalDouble(3),
+        SharedFix(longitude: row.double(0), latitude: row.double(1), timestamp: row.time(2), accuracy: row.optionalDouble(3),
                   sequence: row.int64(4))
     }
 }
@@ -98,7 +98,7 @@ extension SQLiteBackend: FriendStore {
                 JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
                 WHERE mine.device_id = ?
                 """, [.id(deviceID)]) { row -> FriendCandidate in
-                let latest = row.isNull(8) ? nil : LastLocation(longitude: row.double(6), latitude: row.double(7), timestamp: row.int64(8))
+                let latest = row.isNull(8) ? nil : LastLocation(longitude: row.double(6), latitude: row.double(7), timestamp: row.time(8))
                 return FriendCandidate(groupID: row.id(0), userID: row.id(1), displayName: row.string(2), deviceID: row.id(3),
                                        deviceName: row.string(4), sharing: row.bool(5), latest: latest, accuracy: row.optionalDouble(9),
                                        windows: HistoryWindows(periods: periods[row.string(0) + " " + row.string(1)] ?? []))

@@ -11,9 +11,9 @@ struct SQLiteDirectory: DirectoryTransaction {
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
 
     static func device(_ row: Statement) -> Device {
-        let last = row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7))
+        let last = row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.time(7))
         return Device(id: row.id(0), ownerID: row.id(1), name: row.string(2), platformID: row.optionalString(3),
-                      createdAt: row.int64(4), lastLocation: last, receiveGroupLocations: row.bool(8))
+                      createdAt: row.time(4), lastLocation: last, receiveGroupLocations: row.bool(8))
     }
 
     func user(id: UserID) throws -> User? { try SQLiteBackend.user(id: id, in: db) }
@@ -37,7 +37,7 @@ struct SQLiteDirectory: DirectoryTransaction {
     func insertDevice(_ device: Device, tokenHash: String) throws {
         try db.run("INSERT INTO devices (id, owner_id, name, platform_id, token_hash, created_at) VALUES (?, ?, ?, ?, ?, ?)",
                    [.id(device.id), .id(device.ownerID), .text(device.name), .optional(device.platformID),
-                    .text(tokenHash), .integer(device.createdAt)])
+                    .text(tokenHash), .time(device.createdAt)])
     }
 
     func renameDevice(id: DeviceID, name: String) throws {
@@ -74,7 +74,7 @@ struct SQLiteDirectory: DirectoryTransaction {
 
     func group(id: GroupID) throws -> GroupRecord? {
         try db.firstRow("SELECT id, name, owner_id, created_at FROM groups WHERE id = ?", [.id(id)]) {
-            GroupRecord(id: $0.id(0), name: $0.string(1), ownerID: $0.id(2), createdAt: $0.int64(3))
+            GroupRecord(id: $0.id(0), name: $0.string(1), ownerID: $0.id(2), createdAt: $0.time(3))
         }
     }
 
@@ -86,7 +86,7 @@ struct SQLiteDirectory: DirectoryTransaction {
             """, [.id(groupID)]) { row in
             let sharing = row.bool(4)
             let location = sharing && !row.isNull(7)
-                ? LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.int64(7)) : nil
+                ? LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.time(7)) : nil
             return GroupMember(userID: row.id(0), displayName: row.string(1), deviceID: row.id(2),
                                deviceName: row.string(3), shareLocation: sharing, location: location)
         }
@@ -94,7 +94,7 @@ struct SQLiteDirectory: DirectoryTransaction {
 
     func insertGroup(_ group: GroupRecord) throws {
         try db.run("INSERT INTO groups (id, name, owner_id, created_at) VALUES (?, ?, ?, ?)",
-                   [.id(group.id), .text(group.name), .id(group.ownerID), .integer(group.createdAt)])
+                   [.id(group.id), .text(group.name), .id(group.ownerID), .time(group.createdAt)])
     }
 
     func setGroupOwner(groupID: GroupID, ownerID: UserID) throws {

@@ -82,8 +82,8 @@ public final class AccountService: Sendable {
         let now = Timestamp.nowMilliseconds()
         if let wait = signUps.attempt(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let hash = try await hashing.run { [hasher] in try hasher.hash(password) }
-        let user = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: now)
-        let (token, session) = Self.newSession(userID: user.id, at: now, client: client)
+        let user = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: Timestamp(millisecondsSince1970: now))
+        let (token, session) = Self.newSession(userID: user.id, at: user.createdAt, client: client)
         try await store.createUser(user, passwordHash: hash, session: session, tokenHash: Secrets.tokenHash(token))
         return SignedIn(user: user, token: token, session: session)
     }
@@ -94,7 +94,7 @@ public final class AccountService: Sendable {
         let email = try Validate.email(rawEmail)
         if let (existing, _) = try store.userWithPasswordHash(email: email) { return existing }
         let user = User(id: UserID.generate(), email: email, displayName: try Validate.displayName(rawName),
-                        createdAt: Timestamp.nowMilliseconds())
+                        createdAt: .now)
         // "!" is never a valid Argon2 string, so verification always fails; the session's token
         // is thrown away at once.
         let (token, session) = Self.newSession(userID: user.id, at: user.createdAt, client: nil)
@@ -122,12 +122,12 @@ public final class AccountService: Sendable {
         guard matches, let user = found?.0 else {
             throw TrackingError(.unauthenticated, code: .invalidCredentials, message: "email or password is wrong")
         }
-        let (token, session) = Self.newSession(userID: user.id, at: now, client: client)
+        let (token, session) = Self.newSession(userID: user.id, at: Timestamp(millisecondsSince1970: now), client: client)
         try await store.createSession(session, tokenHash: Secrets.tokenHash(token), keepAtMost: policy.sessionsPerUser)
         return SignedIn(user: user, token: token, session: session)
     }
 
-    static func newSession(userID: UserID, at time: Int64, client: String?) -> (token: String, session: Session) {
+    static func newSession(userID: UserID, at time: Timestamp, client: String?) -> (token: String, session: Session) {
         let token = Secrets.newToken(prefix: userTokenPrefix)
         return (token, Session(id: SessionID.generate(), userID: userID, createdAt: time, lastUsedAt: time,
                                client: client.flatMap(Self.clientLabel)))
@@ -153,7 +153,7 @@ public final class AccountService: Sendable {
               let session = try store.session(tokenHash: Secrets.tokenHash(token)) else { return nil }
         guard !isExpired(session, now: now) else { return nil }
         let due = touched.withLock { table -> Bool in
-            let last = max(table[session.id] ?? 0, session.lastUsedAt)
+            let last = max(table[session.id] ?? 0, session.lastUsedAt.millisecondsSince1970)
             guard now - last >= Self.touchInterval else { return false }
             if table.count > 100_000 { table.removeAll() }
             table[session.id] = now
@@ -183,7 +183,9 @@ public final class AccountService: Sendable {
     }
 
     func isExpired(_ session: Session, now: Int64) -> Bool {
-        now - session.lastUsedAt > policy.sessionIdleMilliseconds || now - session.createdAt > policy.sessionLifetimeMilliseconds
+        let time = Timestamp(millisecondsSince1970: now)
+        return time.milliseconds(since: session.lastUsedAt) > policy.sessionIdleMilliseconds
+            || time.milliseconds(since: session.createdAt) > policy.sessionLifetimeMilliseconds
     }
 
     /// The user's sessions that still work, newest first.

@@ -24,7 +24,7 @@ public final class DeviceService: Sendable {
             throw TrackingError.invalid("platformId must be at most 200 bytes")
         }
         let device = Device(id: DeviceID.generate(), ownerID: ownerID, name: name, platformID: platformID,
-                            createdAt: Timestamp.nowMilliseconds())
+                            createdAt: .now)
         let token = Secrets.newToken(prefix: Self.tokenPrefix)
         let hash = Secrets.tokenHash(token)
         try await store.writeDirectory { tx in

@@ -1,9 +1,11 @@
-/// A device's newest fix (by fix timestamp). Degrees; milliseconds since 1970 UTC.
+import Timestamps
+
+/// A device's newest fix (by fix timestamp). Degrees.
 public struct LastLocation: Sendable, Equatable {
     public let longitude: Double
     public let latitude: Double
-    public let timestamp: Int64
-    public init(longitude: Double, latitude: Double, timestamp: Int64) {
+    public let timestamp: Timestamp
+    public init(longitude: Double, latitude: Double, timestamp: Timestamp) {
         self.longitude = longitude
         self.latitude = latitude
         self.timestamp = timestamp
@@ -16,13 +18,13 @@ public struct Device: Sendable, Equatable {
     public let ownerID: UserID
     public var name: String
     public var platformID: String?
-    public let createdAt: Int64
+    public let createdAt: Timestamp
     public var lastLocation: LastLocation?
     /// The owner's choice: whether this device's OwnTracks replies carry its groups' sharing
     /// members as friends (API.md, "Phone apps: friends in OwnTracks"). Off by default.
     public var receiveGroupLocations: Bool
 
-    public init(id: DeviceID, ownerID: UserID, name: String, platformID: String?, createdAt: Int64, lastLocation: LastLocation? = nil,
+    public init(id: DeviceID, ownerID: UserID, name: String, platformID: String?, createdAt: Timestamp, lastLocation: LastLocation? = nil,
                 receiveGroupLocations: Bool = false) {
         self.id = id
         self.ownerID = ownerID
@@ -39,9 +41,9 @@ public struct GroupRecord: Sendable, Equatable {
     public let id: GroupID
     public var name: String
     public var ownerID: UserID
-    public let createdAt: Int64
+    public let createdAt: Timestamp
 
-    public init(id: GroupID, name: String, ownerID: UserID, createdAt: Int64) {
+    public init(id: GroupID, name: String, ownerID: UserID, createdAt: Timestamp) {
         self.id = id
         self.name = name
         self.ownerID = ownerID

@@ -43,7 +43,7 @@ public final class GroupService: Sendable {
     /// Creates a group owned by `userID`, who joins with one of their devices.
     public func create(userID: UserID, name rawName: String, deviceID: DeviceID) async throws -> Group {
         let name = try Validate.name(rawName, field: "name")
-        let record = GroupRecord(id: GroupID.generate(), name: name, ownerID: userID, createdAt: Timestamp.nowMilliseconds())
+        let record = GroupRecord(id: GroupID.generate(), name: name, ownerID: userID, createdAt: .now)
         return try await change { tx in
             _ = try DeviceService.owned(deviceID, by: userID, in: tx)
             guard try tx.membershipSummaries(userID: userID).count < Self.maxGroupsPerUser else {
@@ -51,7 +51,7 @@ public final class GroupService: Sendable {
             }
             try tx.insertGroup(record)
             try Self.join(Membership(groupID: record.id, userID: userID, deviceID: deviceID, shareLocation: true),
-                          at: record.createdAt, in: tx)
+                          at: record.createdAt.millisecondsSince1970, in: tx)
             let event = try tx.appendMembershipEvent(groupID: record.id, MembershipEvent(.joined(sharing: true), userID: userID, deviceID: deviceID))
             return (try Self.document(record.id, in: tx), [event])
         }

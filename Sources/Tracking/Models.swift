@@ -1,12 +1,13 @@
+import Timestamps
+
 /// A person with an account. `email` is normalised (trimmed, lower-cased) and unique.
 public struct User: Sendable, Equatable {
     public let id: UserID
     public var email: String
     public var displayName: String
-    /// Milliseconds since 1970 (UTC).
-    public let createdAt: Int64
+    public let createdAt: Timestamp
 
-    public init(id: UserID, email: String, displayName: String, createdAt: Int64) {
+    public init(id: UserID, email: String, displayName: String, createdAt: Timestamp) {
         self.id = id
         self.email = email
         self.displayName = displayName
@@ -22,17 +23,17 @@ public struct SignedIn: Sendable {
 }
 
 /// A signed-in session of a user token: listed and revoked by its public `id` (the token
-/// itself is stored only hashed). Times are milliseconds since 1970 UTC.
+/// itself is stored only hashed).
 public struct Session: Sendable, Equatable {
     public let id: SessionID
     public let userID: UserID
-    public let createdAt: Int64
+    public let createdAt: Timestamp
     /// Updated at most once a minute (`AccountService.touchInterval`).
-    public var lastUsedAt: Int64
+    public var lastUsedAt: Timestamp
     /// What signed in (the User-Agent, shortened, printable ASCII), if anything said.
     public let client: String?
 
-    public init(id: SessionID, userID: UserID, createdAt: Int64, lastUsedAt: Int64, client: String?) {
+    public init(id: SessionID, userID: UserID, createdAt: Timestamp, lastUsedAt: Timestamp, client: String?) {
         self.id = id
         self.userID = userID
         self.createdAt = createdAt

@@ -44,7 +44,7 @@ import TrackingTestSupport
         // A use after 70 s is recorded (uses are written at most once a minute)…
         #expect(try accounts.session(forUserToken: user.token, now: now + 70_000) != nil)
         await accounts.waitForRecordedUses()
-        #expect(try app.backend.sessions(userID: UserID(user.id)).first.map { $0.lastUsedAt >= now + 70_000 } == true)
+        #expect(try app.backend.sessions(userID: UserID(user.id)).first.map { $0.lastUsedAt.millisecondsSince1970 >= now + 70_000 } == true)
         // …so it lives until two idle minutes after that use, not after sign-in.
         #expect(try accounts.session(forUserToken: user.token, now: now + 70_000 + 121_000) == nil)
         #expect(try accounts.session(forUserToken: user.token, now: now + 70_000 + 110_000) != nil)

@@ -14,8 +14,8 @@ struct AccountStoreConformance {
             #expect(try store.userWithPasswordHash(email: "nobody@example.org") == nil)
             #expect(try store.user(id: .generate()) == nil)
 
-            let twin = User(id: .generate(), email: ann.email, displayName: "twin", createdAt: Fixtures.t0)
-            let session = Session(id: .generate(), userID: twin.id, createdAt: Fixtures.t0, lastUsedAt: Fixtures.t0, client: nil)
+            let twin = User(id: .generate(), email: ann.email, displayName: "twin", createdAt: Fixtures.time(Fixtures.t0))
+            let session = Session(id: .generate(), userID: twin.id, createdAt: Fixtures.time(Fixtures.t0), lastUsedAt: Fixtures.time(Fixtures.t0), client: nil)
             let error = await #expect(throws: TrackingError.self) {
                 try await store.createUser(twin, passwordHash: "x", session: session, tokenHash: "twin-token")
             }
@@ -34,7 +34,7 @@ struct AccountStoreConformance {
             var made: [Session] = [first]
             for minute in 1...4 {
                 let time = Fixtures.t0 + Int64(minute) * 60_000
-                let session = Session(id: .generate(), userID: ann.id, createdAt: time, lastUsedAt: time, client: "client \(minute)")
+                let session = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.time(time), lastUsedAt: Fixtures.time(time), client: "client \(minute)")
                 try await store.createSession(session, tokenHash: "t\(minute)", keepAtMost: 3)
                 made.append(session)
             }
@@ -52,7 +52,7 @@ struct AccountStoreConformance {
             let session = try #require(try store.sessions(userID: ann.id).first)
             try await store.touchSession(id: session.id, at: Fixtures.t0 + 120_000)
             try await store.touchSession(id: session.id, at: Fixtures.t0 + 60_000)
-            #expect(try store.sessions(userID: ann.id).first?.lastUsedAt == Fixtures.t0 + 120_000)
+            #expect(try store.sessions(userID: ann.id).first?.lastUsedAt == Fixtures.time(Fixtures.t0 + 120_000))
         }
     }
 
@@ -70,9 +70,9 @@ struct AccountStoreConformance {
             #expect(try await store.deleteSession(tokenHash: "token-\(bobSession.id.rawValue)"))
             #expect(try await !store.deleteSession(tokenHash: "token-\(bobSession.id.rawValue)"))
 
-            let old = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.t0 - 10_000, lastUsedAt: Fixtures.t0, client: nil)
-            let idle = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.t0, lastUsedAt: Fixtures.t0 - 10_000, client: nil)
-            let fresh = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.t0, lastUsedAt: Fixtures.t0, client: nil)
+            let old = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.time(Fixtures.t0 - 10_000), lastUsedAt: Fixtures.time(Fixtures.t0), client: nil)
+            let idle = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.time(Fixtures.t0), lastUsedAt: Fixtures.time(Fixtures.t0 - 10_000), client: nil)
+            let fresh = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.time(Fixtures.t0), lastUsedAt: Fixtures.time(Fixtures.t0), client: nil)
             for (session, token) in [(old, "old"), (idle, "idle"), (fresh, "fresh")] {
                 try await store.createSession(session, tokenHash: token, keepAtMost: 10)
             }

@@ -11,8 +11,8 @@ struct DirectoryStoreConformance {
     func aTransactionThatThrowsKeepsNothing(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
             let ann = try await Fixtures.user(store, "ann")
-            let device = Device(id: .generate(), ownerID: ann.id, name: "phone", platformID: "p1", createdAt: Fixtures.t0)
-            let group = GroupRecord(id: .generate(), name: "g", ownerID: ann.id, createdAt: Fixtures.t0)
+            let device = Device(id: .generate(), ownerID: ann.id, name: "phone", platformID: "p1", createdAt: Fixtures.time(Fixtures.t0))
+            let group = GroupRecord(id: .generate(), name: "g", ownerID: ann.id, createdAt: Fixtures.time(Fixtures.t0))
             await #expect(throws: Abort.self) {
                 try await store.writeDirectory { tx in
                     try tx.insertDevice(device, tokenHash: "h")
@@ -41,7 +41,7 @@ struct DirectoryStoreConformance {
     func onCommitCallbacksRunInCommitOrder(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
             let ann = try await Fixtures.user(store, "ann")
-            let group = GroupRecord(id: .generate(), name: "g", ownerID: ann.id, createdAt: Fixtures.t0)
+            let group = GroupRecord(id: .generate(), name: "g", ownerID: ann.id, createdAt: Fixtures.time(Fixtures.t0))
             try await store.writeDirectory { tx in try tx.insertGroup(group) }
             let seen = Recorder<EventID>()
             try await withThrowingTaskGroup(of: Void.self) { tasks in
@@ -87,7 +87,7 @@ struct DirectoryStoreConformance {
             let members = try store.readDirectory { try $0.members(groupID: world.group) }
             #expect(members.map(\.userID) == [world.owner.id, world.viewer.id])
             #expect(members.map(\.shareLocation) == [true, false])
-            #expect(members[0].location == LastLocation(longitude: 2.35, latitude: 48.85, timestamp: Fixtures.t0 + 1_000))
+            #expect(members[0].location == LastLocation(longitude: 2.35, latitude: 48.85, timestamp: Fixtures.time(Fixtures.t0 + 1_000)))
             #expect(members[1].location == nil)
             #expect(try store.isMember(userID: world.viewer.id, groupID: world.group))
             #expect(try !store.isMember(userID: .generate(), groupID: world.group))

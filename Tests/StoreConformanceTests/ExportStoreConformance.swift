@@ -13,7 +13,7 @@ struct ExportStoreConformance {
             #expect(subjects.map(\.deviceID) == [world.device.id, world.viewerDevice.id].sorted())
             let owner = try #require(subjects.first { $0.deviceID == world.device.id })
             #expect(owner.userID == world.owner.id && owner.displayName == "ann" && owner.deviceName == "phone")
-            #expect(owner.last == LastLocation(longitude: 1, latitude: 48.85, timestamp: Fixtures.t0 + 1_000))
+            #expect(owner.last == LastLocation(longitude: 1, latitude: 48.85, timestamp: Fixtures.time(Fixtures.t0 + 1_000)))
             #expect(owner.windows == HistoryWindows([Fixtures.t0...Int64.max]))
             let viewer = try #require(subjects.first { $0.deviceID == world.viewerDevice.id })
             #expect(viewer.windows == HistoryWindows([(Fixtures.t0 + 1)...Int64.max]))

@@ -1,5 +1,6 @@
-import Synchronization
 import LocationFormats
+import Synchronization
+import Timestamps
 import Tracking
 
 /// Builds users, devices and groups in a store through its own ports, for the contracts below.
@@ -7,19 +8,22 @@ import Tracking
 enum Fixtures {
     static let t0: Int64 = 1_793_491_200_000
 
+    /// `milliseconds` since 1970 as a `Timestamp`.
+    static func time(_ milliseconds: Int64) -> Timestamp { Timestamp(millisecondsSince1970: milliseconds) }
+
     /// A user with a first session.
     @discardableResult
     static func user(_ store: any TrackingStore, _ name: String, createdAt: Int64 = t0) async throws -> User {
         let user = User(id: .generate(), email: "\(name)-\(UserID.generate().rawValue.lowercased())@example.org",
-                        displayName: name, createdAt: createdAt)
-        let session = Session(id: .generate(), userID: user.id, createdAt: createdAt, lastUsedAt: createdAt, client: nil)
+                        displayName: name, createdAt: time(createdAt))
+        let session = Session(id: .generate(), userID: user.id, createdAt: time(createdAt), lastUsedAt: time(createdAt), client: nil)
         try await store.createUser(user, passwordHash: "hash-\(name)", session: session, tokenHash: "token-\(session.id.rawValue)")
         return user
     }
 
     /// A device of `owner`, token hash `device-token-<id>`; devices are listed by `createdAt`.
     static func device(_ store: any TrackingStore, owner: UserID, name: String = "phone", createdAt: Int64 = t0) async throws -> Device {
-        let device = Device(id: .generate(), ownerID: owner, name: name, platformID: nil, createdAt: createdAt)
+        let device = Device(id: .generate(), ownerID: owner, name: name, platformID: nil, createdAt: time(createdAt))
         try await store.writeDirectory { tx in try tx.insertDevice(device, tokenHash: "device-token-\(device.id.rawValue)") }
         return device
     }
@@ -29,7 +33,7 @@ enum Fixtures {
     /// sharing. Returns the group's id.
     static func group(_ store: any TrackingStore, members: [(user: UserID, device: DeviceID, share: Bool)],
                       joinedAt: Int64 = t0) async throws -> GroupID {
-        let group = GroupRecord(id: .generate(), name: "family", ownerID: members[0].user, createdAt: joinedAt)
+        let group = GroupRecord(id: .generate(), name: "family", ownerID: members[0].user, createdAt: time(joinedAt))
         try await store.writeDirectory { tx in
             try tx.insertGroup(group)
             for (offset, member) in members.enumerated() {

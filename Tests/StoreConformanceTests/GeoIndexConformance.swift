@@ -83,7 +83,7 @@ struct GeoIndexConformance {
             let shared = try store.sharedDevices(groupID: world.group)
             #expect(shared.map(\.deviceID) == [world.device.id])
             #expect(shared.first?.userID == world.owner.id)
-            #expect(shared.first?.last == LastLocation(longitude: 3, latitude: 48.85, timestamp: Fixtures.t0 + 1_000))
+            #expect(shared.first?.last == LastLocation(longitude: 3, latitude: 48.85, timestamp: Fixtures.time(Fixtures.t0 + 1_000)))
             #expect(shared.first?.windows == HistoryWindows([Fixtures.t0...Int64.max]))
         }
     }

@@ -71,7 +71,7 @@ struct LocationStoreConformance {
             let late = try await Fixtures.append(store, world.device.id, [Fixtures.fix(1_000, longitude: 1)])
             #expect(late.newLatestSequence == nil)
             #expect(try store.readDirectory { try $0.device(id: world.device.id) }?.lastLocation
-                    == LastLocation(longitude: 5, latitude: 48.85, timestamp: Fixtures.t0 + 5_000))
+                    == LastLocation(longitude: 5, latitude: 48.85, timestamp: Fixtures.time(Fixtures.t0 + 5_000)))
             // Concurrent appends of one device, newest timestamp in a random one: it wins.
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 for offset in (10..<30).shuffled() {
@@ -82,7 +82,7 @@ struct LocationStoreConformance {
                 try await tasks.waitForAll()
             }
             #expect(try store.readDirectory { try $0.device(id: world.device.id) }?.lastLocation
-                    == LastLocation(longitude: 29, latitude: 48.85, timestamp: Fixtures.t0 + 29_000))
+                    == LastLocation(longitude: 29, latitude: 48.85, timestamp: Fixtures.time(Fixtures.t0 + 29_000)))
             #expect(try store.sharedDevices(groupID: world.group).first?.last?.longitude == 29)
         }
     }

@@ -9,7 +9,7 @@ struct PlaceStoreConformance {
     static func circle(_ group: GroupID, by user: UserID, longitude: Double, latitude: Double, name: String) -> Place {
         Place(id: .generate(), groupID: group, name: name,
               geometry: .object(["type": .string("Point"), "coordinates": .array([.number(JSONNumber(longitude)), .number(JSONNumber(latitude))])]),
-              radiusMeters: 200, createdBy: user, createdAt: Fixtures.t0, updatedAt: Fixtures.t0)
+              radiusMeters: 200, createdBy: user, createdAt: Fixtures.time(Fixtures.t0), updatedAt: Fixtures.time(Fixtures.t0))
     }
 
     @Test(arguments: StoreFactory.all)

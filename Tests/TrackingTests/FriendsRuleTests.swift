@@ -1,10 +1,11 @@
 import Testing
+import Timestamps
 import Tracking
 import TrackingTestSupport
 
 /// `FriendsRule` (who a device receives in its OwnTracks reply) and `OwnTracksTID`, as tables.
 @Suite struct FriendsRuleTests {
-    static let fix = LastLocation(longitude: 2, latitude: 48, timestamp: 5_000)
+    static let fix = LastLocation(longitude: 2, latitude: 48, timestamp: Timestamp(millisecondsSince1970: 5_000))
 
     static func member(_ user: UserID, _ device: DeviceID, group: GroupID = "g1", sharing: Bool = true,
                        latest: LastLocation? = fix, since: Int64 = 1_000, until: Int64? = nil) -> FriendCandidate {

@@ -72,7 +72,7 @@ public enum FriendsRule {
         }
         return byDevice.keys.sorted().compactMap { id -> Friend? in
             guard let memberships = byDevice[id], let first = memberships.first else { return nil }
-            let latest = first.latest.flatMap { fix in memberships.contains { $0.windows.contains(fix.timestamp) } ? fix : nil }
+            let latest = first.latest.flatMap { fix in memberships.contains { $0.windows.contains(fix.timestamp.millisecondsSince1970) } ? fix : nil }
             return Friend(deviceID: id, userID: first.userID, displayName: first.displayName, deviceName: first.deviceName,
                           tid: OwnTracksTID.of(id), location: latest, accuracy: latest == nil ? nil : first.accuracy)
         }

@@ -1,11 +1,19 @@
 import LocationFormats
+import Timestamps
 
 /// A fix as stored: the submitted `Fix` plus the device it belongs to and its arrival order.
 public struct StoredFix: Sendable, Equatable {
     public let deviceID: DeviceID
     /// Global arrival order, unique and increasing (also the live feed's commit order).
     public let sequence: Int64
+    /// The fix as validated. Its `timestamp` stays bare milliseconds: `Fix` is built and
+    /// compared in the ingest loop (parsing, dedupe, the index buffer), which this change did not
+    /// measure; ``timestamp`` is the same time as a `Timestamp`.
     public let fix: Fix
+
+    /// The time of the fix.
+    @inlinable
+    public var timestamp: Timestamp { Timestamp(millisecondsSince1970: fix.timestamp) }
 
     public init(deviceID: DeviceID, sequence: Int64, fix: Fix) {
         self.deviceID = deviceID

@@ -1,6 +1,7 @@
 import JSONCore
+import Timestamps
 
-/// A place (geofence) of a group, as stored. Times are milliseconds since 1970 UTC.
+/// A place (geofence) of a group, as stored.
 public struct Place: Sendable, Equatable {
     public let id: PlaceID
     public let groupID: GroupID
@@ -11,11 +12,11 @@ public struct Place: Sendable, Equatable {
     /// The circle's radius in meters (25–50,000); nil for a polygon.
     public var radiusMeters: Double?
     public let createdBy: UserID
-    public let createdAt: Int64
-    public var updatedAt: Int64
+    public let createdAt: Timestamp
+    public var updatedAt: Timestamp
 
     public init(id: PlaceID, groupID: GroupID, name: String, geometry: JSONValue, radiusMeters: Double?,
-                createdBy: UserID, createdAt: Int64, updatedAt: Int64) {
+                createdBy: UserID, createdAt: Timestamp, updatedAt: Timestamp) {
         self.id = id
         self.groupID = groupID
         self.name = name

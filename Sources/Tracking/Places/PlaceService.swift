@@ -22,7 +22,7 @@ public final class PlaceService: Sendable {
                        radius: JSONValue?) async throws -> Place {
         let name = try Validate.name(rawName, field: "name")
         let (shape, radiusMeters) = try self.shape(geometry: geometry, radius: radius)
-        let now = Timestamp.nowMilliseconds()
+        let now = Timestamp.now
         let place = Place(id: PlaceID.generate(), groupID: groupID, name: name, geometry: geometry, radiusMeters: radiusMeters,
                           createdBy: userID, createdAt: now, updatedAt: now)
         let limit = limits.placesPerGroup
@@ -66,7 +66,7 @@ public final class PlaceService: Sendable {
                 place.radiusMeters = parsed.1
             }
             if let name { place.name = name }
-            place.updatedAt = Timestamp.nowMilliseconds()
+            place.updatedAt = .now
             try tx.updatePlace(place, shape: shape)
             return place
         }

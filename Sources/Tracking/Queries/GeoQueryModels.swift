@@ -28,7 +28,9 @@ public struct GeoQueryRequest: Sendable {
 }
 
 /// One matching position. `distance` is in the query's units (meters, or radians for legacy
-/// `$nearSphere` pairs) and present for `$near` only.
+/// `$nearSphere` pairs) and present for `$near` only. `timestamp` stays bare milliseconds since
+/// 1970 like the index entries it comes from (a `Timestamp` would be free, but the engine
+/// benchmark, not part of this change, reads it as `Int64`).
 public struct GeoQueryResult: Sendable, Equatable {
     public let deviceID: DeviceID
     public let userID: UserID

@@ -110,9 +110,9 @@ public final class GeoQueryService: Sendable {
             let point = LatLng(degreesLatitude: last.latitude, longitude: last.longitude).toPoint()
             if case .near(let near) = request.filter {
                 guard near.matches(point) else { continue }
-                results.append(device.result(last.longitude, last.latitude, last.timestamp, distance: near.distance(to: point)))
+                results.append(device.result(last.longitude, last.latitude, last.timestamp.millisecondsSince1970, distance: near.distance(to: point)))
             } else if request.filter.matches(longitude: last.longitude, latitude: last.latitude, point: point) {
-                results.append(device.result(last.longitude, last.latitude, last.timestamp, distance: nil))
+                results.append(device.result(last.longitude, last.latitude, last.timestamp.millisecondsSince1970, distance: nil))
             }
         }
         if case .near = request.filter {

@@ -1,5 +1,7 @@
+import Timestamps
+
 /// A share link of one device (API.md, "Share links"). Its token is shown once, at creation,
-/// and stored only hashed. Times are milliseconds since 1970 UTC.
+/// and stored only hashed.
 ///
 /// Invariant: `createdAt <= since < expiresAt`. The link works while `now < expiresAt`; a
 /// revoked link is deleted, so it is as unknown as a token that never existed.
@@ -8,14 +10,14 @@ public struct ShareLink: Sendable, Equatable {
     public let deviceID: DeviceID
     /// The owner's label for the link ("for grandma"), if any.
     public let name: String?
-    public let createdAt: Int64
+    public let createdAt: Timestamp
     /// The track the link shows starts here: its creation, or its renewal after it had expired.
-    public var since: Int64
-    public var expiresAt: Int64
+    public var since: Timestamp
+    public var expiresAt: Timestamp
     /// Reads of the link: its page and its JSON document (not reconnects of the live stream).
     public var views: Int64
 
-    public init(id: ShareID, deviceID: DeviceID, name: String?, createdAt: Int64, since: Int64, expiresAt: Int64, views: Int64 = 0) {
+    public init(id: ShareID, deviceID: DeviceID, name: String?, createdAt: Timestamp, since: Timestamp, expiresAt: Timestamp, views: Int64 = 0) {
         self.id = id
         self.deviceID = deviceID
         self.name = name
@@ -25,23 +27,23 @@ public struct ShareLink: Sendable, Equatable {
         self.views = views
     }
 
-    /// Whether the link works at `now` (ms).
-    public func isActive(at now: Int64) -> Bool { now < expiresAt }
+    /// Whether the link works at `now`.
+    public func isActive(at now: Timestamp) -> Bool { now < expiresAt }
 
     /// The credential its token stands for.
-    public var credential: Credential { .share(shareID: id, deviceID: deviceID, since: since) }
+    public var credential: Credential { .share(shareID: id, deviceID: deviceID, since: since.millisecondsSince1970) }
 }
 
-/// One fix as a share link shows it (degrees, ms, meters).
+/// One fix as a share link shows it (degrees, meters).
 public struct SharedFix: Sendable, Equatable {
     public let longitude: Double
     public let latitude: Double
-    public let timestamp: Int64
+    public let timestamp: Timestamp
     public let accuracy: Double?
     /// Global arrival order of the fix (the live stream skips what a snapshot already holds).
     public let sequence: Int64
 
-    public init(longitude: Double, latitude: Double, timestamp: Int64, accuracy: Double?, sequence: Int64) {
+    public init(longitude: Double, latitude: Double, timestamp: Timestamp, accuracy: Double?, sequence: Int64) {
         self.longitude = longitude
         self.latitude = latitude
         self.timestamp = timestamp
@@ -55,11 +57,11 @@ public struct SharedFix: Sendable, Equatable {
 public struct SharedView: Sendable, Equatable {
     public let shareID: ShareID
     public let deviceName: String
-    public let expiresAt: Int64
+    public let expiresAt: Timestamp
     public let location: SharedFix?
     public let track: [SharedFix]
 
-    public init(shareID: ShareID, deviceName: String, expiresAt: Int64, location: SharedFix?, track: [SharedFix]) {
+    public init(shareID: ShareID, deviceName: String, expiresAt: Timestamp, location: SharedFix?, track: [SharedFix]) {
         self.shareID = shareID
         self.deviceName = deviceName
         self.expiresAt = expiresAt

@@ -56,8 +56,9 @@ public final class ShareService: Sendable {
     public func create(deviceID: DeviceID, ownerID: UserID, name rawName: String?, lifetimeSeconds: Int64?,
                        now: Int64 = Timestamp.nowMilliseconds()) async throws -> (ShareLink, String) {
         let name = try rawName.map { try Validate.name($0, field: "name") }
-        let expiresAt = now + (try lifetime(lifetimeSeconds)) * 1_000
-        let share = ShareLink(id: ShareID.generate(), deviceID: deviceID, name: name, createdAt: now, since: now, expiresAt: expiresAt)
+        let created = Timestamp(millisecondsSince1970: now)
+        let expiresAt = created + .seconds(try lifetime(lifetimeSeconds))
+        let share = ShareLink(id: ShareID.generate(), deviceID: deviceID, name: name, createdAt: created, since: created, expiresAt: expiresAt)
         let token = Secrets.newToken(prefix: Self.tokenPrefix)
         let hash = Secrets.tokenHash(token)
         let policy = self.policy
@@ -97,18 +98,19 @@ public final class ShareService: Sendable {
     /// so the time it was off is never shown; an active one keeps its track.
     public func renew(deviceID: DeviceID, shareID: ShareID, ownerID: UserID, lifetimeSeconds: Int64?,
                       now: Int64 = Timestamp.nowMilliseconds()) async throws -> ShareLink {
-        let expiresAt = now + (try lifetime(lifetimeSeconds)) * 1_000
+        let renewedAt = Timestamp(millisecondsSince1970: now)
+        let expiresAt = renewedAt + .seconds(try lifetime(lifetimeSeconds))
         let renewed = try await store.writeShares { tx -> ShareLink in
             try Self.requireOwner(deviceID, ownerID, tx)
             guard var share = try tx.shares(deviceID: deviceID).first(where: { $0.id == shareID }) else {
                 throw TrackingError.notFound("share link")
             }
-            if !share.isActive(at: now) { share.since = now }
+            if !share.isActive(at: renewedAt) { share.since = renewedAt }
             share.expiresAt = expiresAt
             try tx.updateShare(share)
             return share
         }
-        sink?.shareRenewed(shareID, expiresAt: renewed.expiresAt)
+        sink?.shareRenewed(shareID, expiresAt: renewed.expiresAt.millisecondsSince1970)
         return renewed
     }
 
@@ -120,7 +122,7 @@ public final class ShareService: Sendable {
     public func link(forToken token: String, clientAddress: String, now: Int64 = Timestamp.nowMilliseconds()) throws -> ShareLink {
         if let wait = failedLookups.waitTime(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         if Self.looksLikeToken(token), let share = try store.readShares({ try $0.share(tokenHash: Secrets.tokenHash(token)) }),
-           share.isActive(at: now) {
+           share.isActive(at: Timestamp(millisecondsSince1970: now)) {
             return share
         }
         _ = failedLookups.attempt(clientAddress, now: now)
@@ -142,7 +144,7 @@ public final class ShareService: Sendable {
         let windows = try PartitionRules(facts: directory).historyWindows(credential, deviceID: share.deviceID)
         let since = windows.intervals.first?.lowerBound ?? Int64.max
         let limit = policy.trackLimit
-        let now = Timestamp.nowMilliseconds()
+        let now = Timestamp.now
         return try store.readShares { tx in
             // Read again in this snapshot: a link revoked or expired since its token was
             // resolved shows nothing (a stream registered before this read is ended by the
