@@ -1,3 +1,4 @@
+import GeoKit
 import JSONCore
 import Tracking
 
@@ -56,7 +57,7 @@ struct Documents: Sendable {
 
     static func lastLocation(_ last: LastLocation?) -> JSONValue {
         guard let last else { return .null }
-        return ["location": position(last.longitude, last.latitude), "timestamp": .string(Time.format(last.timestamp))]
+        return ["location": position(last.position), "timestamp": .string(Time.format(last.timestamp))]
     }
 
     /// `[lon, lat]` — always GeoJSON order.
@@ -64,13 +65,16 @@ struct Documents: Sendable {
         .array([.number(JSONNumber(longitude)), .number(JSONNumber(latitude))])
     }
 
+    /// `[lon, lat]` of a position, its degrees as stored.
+    static func position(_ position: GeoPosition) -> JSONValue { Self.position(position.longitude, position.latitude) }
+
     /// `GET /v1/groups/{id}`: `location` is null while a member does not share.
     static func group(_ group: Group) -> JSONValue {
         ["id": .id(group.record.id), "name": .string(group.record.name), "ownerId": .id(group.record.ownerID),
          "createdAt": .string(Time.format(group.record.createdAt)),
          "members": .array(group.members.map { m in
              let location: JSONValue = m.location.map {
-                 ["coordinates": position($0.longitude, $0.latitude), "updatedAt": .string(Time.format($0.timestamp))]
+                 ["coordinates": position($0.position), "updatedAt": .string(Time.format($0.timestamp))]
              } ?? .null
              return ["userId": .id(m.userID), "displayName": .string(m.displayName), "deviceId": .id(m.deviceID),
                      "deviceName": .string(m.deviceName), "shareLocation": .bool(m.shareLocation), "location": location]

@@ -227,7 +227,7 @@ public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
     // MARK: Framing
 
     static func event(_ stored: StoredFix, latest: Bool) -> [UInt8] {
-        var data: JSONObject = ["location": Documents.position(stored.fix.longitude, stored.fix.latitude),
+        var data: JSONObject = ["location": Documents.position(stored.position),
                                 "timestamp": .string(Time.format(stored.fix.timestamp)), "latest": .bool(latest)]
         if let accuracy = stored.fix.accuracy { data["accuracy"] = .number(JSONNumber(accuracy)) }
         return SSE.frame(id: nil, name: "location", data: .object(data))

@@ -97,7 +97,7 @@ struct ShareRoutes {
     /// `GET /v1/shared/{token}` and the live stream's `snapshot`.
     static func holderDocument(_ view: SharedView) -> JSONValue {
         let location: JSONValue = view.location.map { fix in
-            var object: JSONObject = ["coordinates": Documents.position(fix.longitude, fix.latitude), "updatedAt": .string(Time.format(fix.timestamp))]
+            var object: JSONObject = ["coordinates": Documents.position(fix.position), "updatedAt": .string(Time.format(fix.timestamp))]
             if let accuracy = fix.accuracy { object["accuracy"] = .number(JSONNumber(accuracy)) }
             return .object(object)
         } ?? .null

@@ -63,7 +63,7 @@ struct PostgresShares: ShareTransaction {
     }
 
     static func fix(_ row: Row) throws -> SharedFix {
-        SharedFix(longitude: try row.double(0), latitude: try row.double(1), timestamp: try row.time(2),
+        SharedFix(position: try row.position(0), timestamp: try row.time(2),
                   accuracy: try row.optionalDouble(3), sequence: try row.int64(4))
     }
 }

@@ -1,3 +1,4 @@
+import GeoKit
 import PostgresClient
 import Timestamps
 import Tracking
@@ -23,10 +24,16 @@ extension Row {
     /// The time in bigint column `column` (milliseconds since 1970).
     func time(_ column: Int) throws -> Timestamp { Timestamp(millisecondsSince1970: try int64(column)) }
 
+    /// The position in the double columns `longitudeColumn` (degrees east) and the one after it
+    /// (degrees north).
+    func position(_ longitudeColumn: Int) throws -> GeoPosition {
+        GeoPosition(longitude: try double(longitudeColumn), latitude: try double(longitudeColumn + 1))
+    }
+
     /// A `LastLocation` from three columns (lon, lat, ts) starting at `column`; nil when ts is NULL.
     func lastLocation(at column: Int) throws -> LastLocation? {
         guard let timestamp = try optionalInt64(column + 2) else { return nil }
-        return LastLocation(longitude: try double(column), latitude: try double(column + 1), timestamp: Timestamp(millisecondsSince1970: timestamp))
+        return LastLocation(position: try position(column), timestamp: Timestamp(millisecondsSince1970: timestamp))
     }
 }
 

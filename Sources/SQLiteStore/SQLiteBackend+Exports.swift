@@ -9,7 +9,7 @@ extension SQLiteBackend: ExportStore {
     static func subject(_ row: Statement, windows: HistoryWindows) -> ExportSubject {
         ExportSubject(deviceKey: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), deviceName: row.string(2), userID: row.id(3),
                       displayName: row.string(4),
-                      last: row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.time(7)),
+                      last: row.isNull(7) ? nil : LastLocation(position: row.position(5), timestamp: row.time(7)),
                       windows: windows)
     }
 

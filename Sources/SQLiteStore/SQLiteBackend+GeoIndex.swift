@@ -18,7 +18,7 @@ extension SQLiteBackend: GeoIndex {
             JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = 1
             """, [.id(groupID)]) { row in
             SharedDevice(key: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), userID: row.id(2),
-                         last: row.isNull(5) ? nil : LastLocation(longitude: row.double(3), latitude: row.double(4), timestamp: row.time(5)),
+                         last: row.isNull(5) ? nil : LastLocation(position: row.position(3), timestamp: row.time(5)),
                          windows: windows[row.id(2)] ?? .none)
         }
     }

@@ -63,7 +63,7 @@ struct SQLiteShares: ShareTransaction {
     }
 
     static func fix(_ row: Statement) -> SharedFix {
-        SharedFix(longitude: row.double(0), latitude: row.double(1), timestamp: row.time(2), accuracy: row.optionalDouble(3),
+        SharedFix(position: row.position(0), timestamp: row.time(2), accuracy: row.optionalDouble(3),
                   sequence: row.int64(4))
     }
 }
@@ -98,7 +98,7 @@ extension SQLiteBackend: FriendStore {
                 JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
                 WHERE mine.device_id = ?
                 """, [.id(deviceID)]) { row -> FriendCandidate in
-                let latest = row.isNull(8) ? nil : LastLocation(longitude: row.double(6), latitude: row.double(7), timestamp: row.time(8))
+                let latest = row.isNull(8) ? nil : LastLocation(position: row.position(6), timestamp: row.time(8))
                 return FriendCandidate(groupID: row.id(0), userID: row.id(1), displayName: row.string(2), deviceID: row.id(3),
                                        deviceName: row.string(4), sharing: row.bool(5), latest: latest, accuracy: row.optionalDouble(9),
                                        windows: HistoryWindows(periods: periods[row.string(0) + " " + row.string(1)] ?? []))

@@ -11,7 +11,7 @@ struct SQLiteDirectory: DirectoryTransaction {
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
 
     static func device(_ row: Statement) -> Device {
-        let last = row.isNull(7) ? nil : LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.time(7))
+        let last = row.isNull(7) ? nil : LastLocation(position: row.position(5), timestamp: row.time(7))
         return Device(id: row.id(0), ownerID: row.id(1), name: row.string(2), platformID: row.optionalString(3),
                       createdAt: row.time(4), lastLocation: last, receiveGroupLocations: row.bool(8))
     }
@@ -86,7 +86,7 @@ struct SQLiteDirectory: DirectoryTransaction {
             """, [.id(groupID)]) { row in
             let sharing = row.bool(4)
             let location = sharing && !row.isNull(7)
-                ? LastLocation(longitude: row.double(5), latitude: row.double(6), timestamp: row.time(7)) : nil
+                ? LastLocation(position: row.position(5), timestamp: row.time(7)) : nil
             return GroupMember(userID: row.id(0), displayName: row.string(1), deviceID: row.id(2),
                                deviceName: row.string(3), shareLocation: sharing, location: location)
         }

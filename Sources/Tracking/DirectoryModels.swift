@@ -1,15 +1,25 @@
+import GeoKit
 import Timestamps
 
-/// A device's newest fix (by fix timestamp). Degrees.
+/// A device's newest fix (by fix timestamp).
 public struct LastLocation: Sendable, Equatable {
-    public let longitude: Double
-    public let latitude: Double
+    /// Degrees, exactly as the fix had them.
+    public let position: GeoPosition
     public let timestamp: Timestamp
-    public init(longitude: Double, latitude: Double, timestamp: Timestamp) {
-        self.longitude = longitude
-        self.latitude = latitude
+
+    public init(position: GeoPosition, timestamp: Timestamp) {
+        self.position = position
         self.timestamp = timestamp
     }
+
+    public init(longitude: Double, latitude: Double, timestamp: Timestamp) {
+        self.init(position: GeoPosition(longitude: longitude, latitude: latitude), timestamp: timestamp)
+    }
+
+    /// Degrees east.
+    public var longitude: Double { position.longitude }
+    /// Degrees north.
+    public var latitude: Double { position.latitude }
 }
 
 /// A device a user added (a phone, a tracker). Its token is never stored, only its hash.

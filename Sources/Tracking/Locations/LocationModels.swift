@@ -1,3 +1,4 @@
+import GeoKit
 import LocationFormats
 import Timestamps
 
@@ -14,6 +15,11 @@ public struct StoredFix: Sendable, Equatable {
     /// The time of the fix.
     @inlinable
     public var timestamp: Timestamp { Timestamp(millisecondsSince1970: fix.timestamp) }
+
+    /// Where the fix was, in the fix's own degrees (its `longitude` and `latitude` stay bare
+    /// `Double`s for the same reason as its time).
+    @inlinable
+    public var position: GeoPosition { GeoPosition(longitude: fix.longitude, latitude: fix.latitude) }
 
     public init(deviceID: DeviceID, sequence: Int64, fix: Fix) {
         self.deviceID = deviceID

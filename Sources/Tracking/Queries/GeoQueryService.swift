@@ -107,7 +107,7 @@ public final class GeoQueryService: Sendable {
             guard let last = device.last else { continue }
             explain.keysExamined += 1
             explain.docsExamined += 1
-            let point = LatLng(degreesLatitude: last.latitude, longitude: last.longitude).toPoint()
+            let point = last.position.latLng.toPoint()
             if case .near(let near) = request.filter {
                 guard near.matches(point) else { continue }
                 results.append(device.result(last.longitude, last.latitude, last.timestamp.millisecondsSince1970, distance: near.distance(to: point)))

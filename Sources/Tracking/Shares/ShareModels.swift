@@ -1,3 +1,4 @@
+import GeoKit
 import Timestamps
 
 /// A share link of one device (API.md, "Share links"). Its token is shown once, at creation,
@@ -36,20 +37,29 @@ public struct ShareLink: Sendable, Equatable {
 
 /// One fix as a share link shows it (degrees, meters).
 public struct SharedFix: Sendable, Equatable {
-    public let longitude: Double
-    public let latitude: Double
+    /// Degrees, exactly as the fix had them.
+    public let position: GeoPosition
     public let timestamp: Timestamp
     public let accuracy: Double?
     /// Global arrival order of the fix (the live stream skips what a snapshot already holds).
     public let sequence: Int64
 
-    public init(longitude: Double, latitude: Double, timestamp: Timestamp, accuracy: Double?, sequence: Int64) {
-        self.longitude = longitude
-        self.latitude = latitude
+    public init(position: GeoPosition, timestamp: Timestamp, accuracy: Double?, sequence: Int64) {
+        self.position = position
         self.timestamp = timestamp
         self.accuracy = accuracy
         self.sequence = sequence
     }
+
+    public init(longitude: Double, latitude: Double, timestamp: Timestamp, accuracy: Double?, sequence: Int64) {
+        self.init(position: GeoPosition(longitude: longitude, latitude: latitude), timestamp: timestamp, accuracy: accuracy,
+                  sequence: sequence)
+    }
+
+    /// Degrees east.
+    public var longitude: Double { position.longitude }
+    /// Degrees north.
+    public var latitude: Double { position.latitude }
 }
 
 /// What `GET /v1/shared/{token}` shows: the device's name, its latest location, and its fixes
