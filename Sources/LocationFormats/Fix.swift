@@ -11,6 +11,10 @@ public struct Fix: Sendable, Equatable {
     /// Degrees north, −90…90.
     public var latitude: Double
     /// Milliseconds since 1970 UTC. When the client sent no time, the `now` given to the parser.
+    ///
+    /// Bare `Int64`, not a `Timestamp`: fixes are built, deduplicated and buffered for the index
+    /// in the ingest loop, whose speed this type was not measured against; the stored fix's
+    /// `timestamp` (Tracking's `StoredFix`) is the `Timestamp` view of it.
     public var timestamp: Int64
     /// Whether `timestamp` came from the client (false: it is the parser's `now`).
     public var timestampWasGiven: Bool
