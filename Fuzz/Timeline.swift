@@ -12,7 +12,8 @@
 //   other fix lands in one segment (the segments' fixes add up);
 // - segments are oldest first without overlap, within the accepted fixes' times; a stay lasts
 //   at least `stayMinutes` with two fixes or more; a trip's path is at least the great-circle
-//   distance between its ends, and a trip without fixes lies between two stays;
+//   distance between its ends, a trip without fixes lies between two stays, and a trip beside a
+//   stay starts or ends exactly at its centre;
 //   every position and number is finite and in range;
 // - streaming (`takeSegments` at points the input picks) gives the segments of the whole input.
 import Glibc
@@ -80,8 +81,13 @@ func checkSegmentation(_ track: DecodedTrack, context: () -> String) {
             let direct = distance(trip.from, trip.to)
             require(trip.distance >= direct - 1e-6 * direct - 1e-3,
                     "trip \(trip) shorter than the \(direct) m between its ends: \(context())")
-            // Not checked (open, see Fuzz/README.md): beside a stay that later absorbed another one
-            // (the merge step) a trip ends at that stay's centre before the merge, not its final one.
+            // A trip beside a stay starts or ends exactly at that stay's (final) centre.
+            if i > 0, let before = whole[i - 1].stay, before.end == trip.start {
+                require(trip.from == before.location, "trip \(i) starts at \(trip.from), not at the stay before it \(before.location): \(context())")
+            }
+            if i + 1 < whole.count, let after = whole[i + 1].stay, after.start == trip.end {
+                require(trip.to == after.location, "trip \(i) ends at \(trip.to), not at the stay after it \(after.location): \(context())")
+            }
             if trip.fixes == 0 {
                 let between = i > 0 && i + 1 < whole.count && whole[i - 1].stay?.end == trip.start && whole[i + 1].stay?.start == trip.end
                 require(between, "trip \(i) without fixes does not join two stays: \(context())")

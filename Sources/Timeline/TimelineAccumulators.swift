@@ -144,6 +144,11 @@ struct StayBuilder: Sendable {
 
     var stay: Stay { Stay(start: start, end: end, location: location, radius: radius, fixes: fixes) }
 
+    /// Where the trip before this stay ends: its start, at its centre.
+    var arrival: TripAnchor { TripAnchor(time: start, point: centre, location: location) }
+    /// Where the trip after this stay starts: its end, at its centre.
+    var departure: TripAnchor { TripAnchor(time: end, point: centre, location: location) }
+
     /// `self`, the fixes of a short trip, and `next` as one stay.
     mutating func absorb(tripFixes: Int, then next: StayBuilder) {
         sum.add(next.sum)
@@ -172,17 +177,28 @@ struct TripBuilder: Sendable {
 
     init(from: TripAnchor?) { self.from = from }
 
+    /// Adds a moving fix. `distance` holds the legs between moving fixes only: the legs from
+    /// `from` and to the next stay are added by `trip(to:)`, so `from` can still move.
     mutating func add(_ s: Sample) {
-        if let previous = last?.point ?? from?.point { distance += meters(previous, s.point) }
+        if let last { distance += meters(last.point, s.point) }
         if first == nil { first = s }
         last = s
         fixes += 1
+    }
+
+    /// The same trip starting at `anchor` instead (the stay before it after that stay absorbed
+    /// another one); a trip that starts at its own first fix (beside a gap) is unchanged.
+    func starting(at anchor: TripAnchor) -> TripBuilder {
+        var moved = self
+        if from != nil { moved.from = anchor }
+        return moved
     }
 
     /// The trip up to `to` (the next stay), or nil when there is nothing to report: no moving
     /// fix, and not two different stays on either side.
     func trip(to: TripAnchor?) -> Trip? {
         var total = distance
+        if let from, let first { total += meters(from.point, first.point) }
         if let to, let previous = last?.point ?? from?.point { total += meters(previous, to.point) }
         guard fixes > 0 || (from != nil && to != nil && total > 0) else { return nil }
         guard let start = from?.time ?? first?.time, let end = to?.time ?? last?.time,

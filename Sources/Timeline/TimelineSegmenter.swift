@@ -27,8 +27,8 @@ import GeoKit
 ///    first fix after it is inside: the device did not move (phones stop reporting when still).
 /// 5. *Merge.* A stay, a trip of at most `4 × (maxOutlierFixes + 1)` fixes lasting at most
 ///    `stayMinutes`, then a stay whose centre is within `stayRadius` of the first: one stay (a
-///    longer burst of bad fixes inside a stay). The last stay and the trip after it wait in a
-///    one-stay buffer for this (and so that the trip ends at the next stay's final centre).
+///    longer burst of bad fixes inside a stay). The last stay and the trips on either side of it
+///    wait in a one-stay buffer for this, so that both trips meet the stay at its final centre.
 /// 6. *Trips* are what lies between: from the end of the previous stay (its centre) through the
 ///    moving fixes to the start of the next stay (its centre); beside a gap a trip starts or ends
 ///    at its own first or last fix. Two stays seen back to back give a trip with 0 fixes.
@@ -182,7 +182,7 @@ public struct TimelineSegmenter: Sendable {
         guard let current = stay else { return }
         stay = nil
         merger.add(current)
-        trip = TripBuilder(from: TripAnchor(time: current.end, point: current.centre, location: current.location))
+        trip = TripBuilder(from: current.departure)
         excursion.removeAll(keepingCapacity: true)
     }
 
@@ -192,40 +192,50 @@ public struct TimelineSegmenter: Sendable {
 
     /// Ends the current trip at a gap or at the end of the input.
     mutating func endTrip() {
-        if let finished = trip.trip(to: nil) { merger.add(finished) }
+        merger.add(trip)
         trip = TripBuilder(from: nil)
     }
 }
 
-/// Holds the last stay and the trip after it until the next stay is final, so that the trip
-/// ends at that stay's final centre and a stay interrupted by a short burst of bad fixes can be
-/// merged back; everything else passes straight to `output`. Holds at most one of each.
+/// Holds the last stay with the trips on either side of it until the next stay is final, so that
+/// a stay interrupted by a short burst of bad fixes can be merged back and both trips end at
+/// the held stay's final centre (after any merge); everything else passes straight to `output`.
+/// Holds at most one stay and two trips.
 struct SegmentMerger: Sendable {
     let parameters: TimelineParameters
     var output: [TimelineSegment] = []
     var heldStay: StayBuilder?
-    /// A trip whose end is the stay that comes next (its `to` is not final yet).
+    /// The trip that ends at `heldStay`: its end waits for that stay's final centre.
+    var tripIntoHeld: TripBuilder?
+    /// The trip after `heldStay` that ends at the stay added next (its `to` is not final yet).
     var heldTrip: TripBuilder?
 
     init(parameters: TimelineParameters) { self.parameters = parameters }
 
     var maxMergeFixes: Int { 4 * (parameters.maxOutlierFixes + 1) }
 
+    /// `trip` starting at the held stay as it is now (it may have absorbed a stay since the
+    /// segmenter began the trip at its old centre).
+    func fromHeldStay(_ trip: TripBuilder) -> TripBuilder {
+        guard let held = heldStay else { return trip }
+        return trip.starting(at: held.departure)
+    }
+
     /// A stay that is complete.
     mutating func add(_ next: StayBuilder) {
-        let anchor = TripAnchor(time: next.start, point: next.centre, location: next.location)
-        let between = heldTrip?.trip(to: anchor)
+        let between = heldTrip.map(fromHeldStay)
         heldTrip = nil
         if var held = heldStay {
-            let short = between.map { $0.fixes <= maxMergeFixes && $0.end - $0.start <= parameters.stayMilliseconds } ?? true
+            let tentative = between?.trip(to: next.arrival)
+            let short = tentative.map { $0.fixes <= maxMergeFixes && $0.end - $0.start <= parameters.stayMilliseconds } ?? true
             if short && meters(held.centre, next.centre) <= parameters.stayRadius {
                 held.absorb(tripFixes: between?.fixes ?? 0, then: next)
                 heldStay = held
                 return
             }
-            output.append(.stay(held.stay))
+            emitHeldStay()
         }
-        if let between { output.append(.trip(between)) }
+        tripIntoHeld = between
         heldStay = next
     }
 
@@ -235,18 +245,31 @@ struct SegmentMerger: Sendable {
     }
 
     /// A trip that ends at a gap or at the end of the input.
-    mutating func add(_ trip: Trip) {
+    mutating func add(_ trip: TripBuilder) {
+        let finished = fromHeldStay(trip).trip(to: nil)
         flush()
-        output.append(.trip(trip))
+        if let finished { output.append(.trip(finished)) }
     }
 
     /// A gap: nothing before it merges with anything after it.
     mutating func gap() { flush() }
 
     mutating func flush() {
-        if let held = heldStay { output.append(.stay(held.stay)) }
-        if let trip = heldTrip?.trip(to: nil) { output.append(.trip(trip)) }
-        heldStay = nil
+        let after = heldTrip.map(fromHeldStay)?.trip(to: nil)
+        emitHeldStay()
+        if let after { output.append(.trip(after)) }
         heldTrip = nil
+    }
+
+    /// Writes the trip into the held stay, ending at its final centre, and the stay itself.
+    mutating func emitHeldStay() {
+        if let held = heldStay {
+            if let into = tripIntoHeld?.trip(to: held.arrival) { output.append(.trip(into)) }
+            output.append(.stay(held.stay))
+        } else if let into = tripIntoHeld?.trip(to: nil) {
+            output.append(.trip(into))
+        }
+        heldStay = nil
+        tripIntoHeld = nil
     }
 }

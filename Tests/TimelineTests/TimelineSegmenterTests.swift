@@ -103,6 +103,29 @@ let park = TrackBuilder.offset(cafe, east: 0, north: 800)
         #expect(segments.first?.fixes == track.fixes.count)
     }
 
+    /// Found by the `timeline` fuzz target (seed `Fuzz/Corpus/timeline/regress-trip-end-after-merge`):
+    /// the trips beside a stay that absorbed the next one ended at the centres from before the merge.
+    @Test func tripsMeetAMergedStayAtItsFinalCentre() throws {
+        var track = TrackBuilder(seed: 9)
+        track.move(from: cafe, to: home, speed: 1.4)
+        track.stay(at: home, minutes: 30)
+        for k in 0..<3 {
+            let away = TrackBuilder.offset(home, east: 700, north: Double(k) * 10)
+            track.fixes.append(TimelineFix(timestamp: track.time, longitude: away.longitude, latitude: away.latitude, accuracy: 10))
+            track.time += 60_000
+        }
+        let shifted = TrackBuilder.offset(home, east: 40, north: 0)
+        track.stay(at: shifted, minutes: 30)
+        track.move(from: shifted, to: park, speed: 1.4)
+        let segments = TimelineSegmenter.segments(of: track.fixes)
+        #expect(segments.map(\.kind) == ["trip", "stay", "trip"])
+        let stays = segments.compactMap(\.stay), trips = segments.compactMap(\.trip)
+        try #require(stays.count == 1 && trips.count == 2)
+        #expect(trips[0].to == stays[0].location && trips[0].end == stays[0].start)
+        #expect(trips[1].from == stays[0].location && trips[1].start == stays[0].end)
+        #expect(segments.map(\.fixes).reduce(0, +) == track.fixes.count)
+    }
+
     @Test func sparseHeartbeatsMakeOneStay() throws {
         var track = TrackBuilder(seed: 7)
         track.stay(at: home, minutes: 180, every: 600, jitter: 20, accuracy: 20)
