@@ -8,7 +8,8 @@ extension ServerConfiguration {
         "device-request-burst", "streams-per-user", "max-events-per-append", "query-max-keys", "query-timeout-ms",
         "concurrent-queries", "session-idle-days", "session-max-days", "sessions-per-user", "hashing-threads",
         "hashing-queue", "cover-max-cells", "cover-max-level", "near-scan-level", "fanout-interval-ms",
-        "places-per-group", "place-vertices",
+        "places-per-group", "place-vertices", "share-links-per-device", "share-link-max-hours",
+        "share-lookup-limit", "share-streams-per-link",
     ]
 
     static let limitsHelp = """
@@ -31,6 +32,10 @@ extension ServerConfiguration {
           --hashing-queue <n>        password checks that may wait before 503 (default 32)
           --places-per-group <n>     places (geofences) one group may have (default 100)
           --place-vertices <n>       positions a place polygon may have (default 1000)
+          --share-links-per-device <n>  share links one device may have, expired ones included (default 50)
+          --share-link-max-hours <n> longest lifetime a share link may ask for (default 168, a week)
+          --share-lookup-limit <n>   unknown share-link tokens one address may try per 10 minutes (default 30)
+          --share-streams-per-link <n>  live streams one share link may hold open (default 16)
         Query tuning (for experiments):
           --cover-max-cells <n>      cells in a query region's covering (default 8)
           --cover-max-level <n>      finest covering level (default 16)
@@ -73,5 +78,13 @@ extension ServerConfiguration {
         if let n = try bounded(arguments, "fanout-interval-ms", 0...1_000) { services.live.fanOutIntervalMilliseconds = n }
         if let n = try bounded(arguments, "places-per-group", 1...100_000) { services.places.placesPerGroup = n }
         if let n = try bounded(arguments, "place-vertices", 4...100_000) { services.places.verticesPerPolygon = n }
+        if let n = try bounded(arguments, "share-links-per-device", 1...10_000) { services.shares.linksPerDevice = n }
+        if let n = try bounded(arguments, "share-link-max-hours", 1...8_760) {
+            let longest = Int64(n) * 3_600
+            services.shares.lifetimeSeconds = services.shares.lifetimeSeconds.lowerBound...max(longest, services.shares.lifetimeSeconds.lowerBound)
+            services.shares.defaultLifetimeSeconds = min(services.shares.defaultLifetimeSeconds, longest)
+        }
+        if let n = try bounded(arguments, "share-lookup-limit", 1...1_000_000) { services.shares.failedLookupsPerAddress = n }
+        if let n = try bounded(arguments, "share-streams-per-link", 1...10_000) { services.shares.streamsPerLink = n }
     }
 }
