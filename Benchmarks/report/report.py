@@ -135,9 +135,11 @@ def write(results, out):
         for n, kind, m in before:
             b, a = m["fod HTTP, before"], m["fod HTTP"]
             lines.append(f"| {n:,} | {KIND_TITLES[kind]} | {ms(b['p50'])} / {ms(b['p99'])} | {ms(a['p50'])} / {ms(a['p99'])} | {a['p50'] / b['p50']:.2f} |")
-    profile = os.path.join(os.path.dirname(os.path.abspath(__file__)), "profile.md")
-    if os.path.exists(profile) and not results.get("quick"):
-        lines += [""] + open(profile).read().rstrip().splitlines()
+    # Hand-written: why each missed goal is missed (findings.md), where the query time went (profile.md).
+    for name in ("findings.md", "profile.md"):
+        path = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+        if os.path.exists(path) and not results.get("quick"):
+            lines += [""] + open(path).read().rstrip().splitlines()
     lines += ["", "## Machine and command", "",
               f"- {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB RAM, Linux {m['kernel']}; shared: load average "
               f"{m['load_start'][0]:.1f} at the start, {m.get('load_end', [0])[0]:.1f} at the end (other people build on it).",

@@ -79,8 +79,18 @@ class Fod:
         headers = {"Content-Type": "application/json"}
         if token:
             headers["Authorization"] = "Bearer " + token
-        connection.request(method, path, json.dumps(body) if body is not None else None, headers)
-        response = connection.getresponse()
+        payload = json.dumps(body) if body is not None else None
+        try:
+            connection.request(method, path, payload, headers)
+            response = connection.getresponse()
+        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+            # The server closed a kept-alive connection that sat idle past its timeout (a long
+            # peer phase ran in between): the request never reached a handler, so open a new
+            # connection and send it once more.
+            connection.close()
+            connection.connect()
+            connection.request(method, path, payload, headers)
+            response = connection.getresponse()
         data = response.read()
         if response.status >= 300:
             raise SystemExit(f"fod {method} {path}: {response.status} {data[:300]!r}")
