@@ -149,7 +149,7 @@ def write(results, out):
               f"sharing a device each; seed {o['seed']}.",
               "- Data: fix i = a GeoNames cities1000 place (Data/places-cities1000.bin, CC BY 4.0, geonames.org) chosen uniformly "
               "+ Gaussian jitter σ = 2 km. Query centres are the positions of random fixes. Radius queries take, per centre, the "
-              "radius halfway between its k-th and (k+1)-th nearest fix (k = 20 or 10,000, capped at N/10); countries are "
+              "radius halfway between its k-th and (k+1)-th nearest fix (k = 20 or 9,900 — under our 10,000-result limit —, capped at N/10); countries are "
               "single-ring Natural Earth 1:110m polygons with about 2,000 expected hits.",
               "- Every system's answer to every query was checked against ours (fod over HTTP) before timing: differences "
               "only on the boundary (within 1e-4 of the radius + 2 m, the k-th distance, or a polygon's geodesic/planar "
