@@ -23,6 +23,19 @@ import Testing
         }
     }
 
+    /// Found by the `historyimport` fuzz target (`Fuzz/Corpus/historyimport/regress-csv-header-offset`):
+    /// a text that is not CSV stopped "at byte" wherever the reader's window began, 0 when the
+    /// file came at once, the header line's start when it came in pieces.
+    @Test func aTextThatIsNotCSVStopsAtItsHeaderLineHoweverTheFileArrives() {
+        let text = String(repeating: "z", count: 1_100) + "\n\nname,place\nx,y\n"
+        for chunk in Self.chunkings {
+            let (fixes, summary) = importText(text, chunk: chunk, options: importOptions(maxRecordBytes: 1024))
+            #expect(fixes.isEmpty && summary.sampleCodes == ["record_too_large"], "chunk \(String(describing: chunk))")
+            #expect(summary.stopped?.error.code == .unknownFormat && summary.stopped?.offset == 1_102,
+                    "chunk \(String(describing: chunk)): \(String(describing: summary.stopped))")
+        }
+    }
+
     @Test func aGPXPointLongerThanTheLimitStopsHoweverTheFileArrives() {
         let text = #"<gpx><trk><trkseg><trkpt lat="48.2" lon="11.6"><time>2023-11-14T00:01:00Z</time></trkpt>"#
             + #"<trkpt lat="48.1" lon="11.5"><time>2023-11-14T00:00:00Z</time><name>"# + String(repeating: "y", count: 1_500)

@@ -141,7 +141,7 @@ struct CSVImportReader: Sendable {
         guard let lon = column("lon", "lng", "long", "longitude"), let lat = column("lat", "latitude") else {
             collector.summary.stopped = ImportStop(code: .unknownFormat,
                 message: "not a known history format: expected JSON (Google Takeout, Timeline, GeoJSON), GPX, or CSV with a header naming lat/latitude and lon/lng/longitude columns",
-                offset: window.base)
+                offset: window.base + line.startIndex)
             done = true
             return
         }
