@@ -75,6 +75,8 @@ if existing == 0 {
             try db.run("INSERT INTO devices (key, id, owner_id, name, token_hash, created_at) VALUES (?, ?, ?, 'd', ?, 0)",
                        [.int(d), .text("d\(d)"), .text("u\(d)"), .text("h\(d)")])
             try db.run("INSERT INTO memberships (group_id, user_id, device_id, share_location, joined_at) VALUES ('g', ?, ?, 1, 0)", [.text("u\(d)"), .text("d\(d)")])
+            // Shared since joining: history is visible only inside sharing periods (API.md).
+            try db.run("INSERT INTO sharing_periods (group_id, user_id, device_id, start_ts, end_ts) VALUES ('g', ?, ?, 0, NULL)", [.text("u\(d)"), .text("d\(d)")])
         }
     }
     fixes.reserveCapacity(options.fixes)
@@ -207,6 +209,15 @@ func fullScan(_ matches: (Double, Double) -> Bool, limit: Int) throws -> (keys: 
 }
 
 func report(_ name: String, _ rows: [(String, Measure)]) {
+    // Timings of a method that answers differently mean nothing: the cell index and the R*Tree
+    // apply the same exact filter to the same fixes, so their result counts must agree — up to
+    // 1 in 10,000, the fixes the R*Tree's 32-bit boxes (rounded outwards) lose at the edges of
+    // a query's bounding box.
+    let counts = Dictionary(rows.map { ($0.0, $0.1.results) }, uniquingKeysWith: { a, _ in a })
+    if let ours = counts["cell index"], let theirs = counts["R*Tree"], abs(ours - theirs) > theirs / 10_000 {
+        print("\n== \(name): the cell index found \(ours) results, the R*Tree \(theirs): not comparable")
+        exit(1)
+    }
     print("\n== \(name)")
     print("method        p50 ms    p99 ms   keys/result   mean results")
     for (method, m) in rows {
