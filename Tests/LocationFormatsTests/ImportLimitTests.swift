@@ -36,6 +36,21 @@ import Testing
         }
     }
 
+    /// Found by the `historyimport` fuzz target (`Fuzz/Corpus/historyimport/regress-bom-after-blank`):
+    /// a byte order mark after white space was content when the file came at once, but was taken
+    /// for a mark (and the file for GPX) when the white space came in a chunk of its own.
+    @Test func aByteOrderMarkCountsOnlyAtTheFileStartHoweverTheFileArrives() {
+        let text = "\r\u{FEFF}<gpx><trk><trkseg><trkpt lat=\"48.2\" lon=\"11.6\"><time>2023-11-14T00:01:00Z</time></trkpt></trkseg></trk></gpx>\n"
+        for chunk in Self.chunkings {
+            let (fixes, summary) = importText(text, chunk: chunk, options: importOptions(maxRecordBytes: 1024))
+            #expect(fixes.isEmpty && summary.stopped?.error.code == .unknownFormat && summary.stopped?.offset == 0,
+                    "chunk \(String(describing: chunk)): \(String(describing: summary.stopped))")
+        }
+        let marked = importText("\u{FEFF}<gpx><trk><trkseg><trkpt lat=\"48.2\" lon=\"11.6\"><time>2023-11-14T00:01:00Z</time></trkpt></trkseg></trk></gpx>", chunk: 1,
+                                options: importOptions(maxRecordBytes: 1024))
+        #expect(marked.fixes.map(\.latitude) == [48.2], "a mark at the start is still skipped")
+    }
+
     @Test func aGPXPointLongerThanTheLimitStopsHoweverTheFileArrives() {
         let text = #"<gpx><trk><trkseg><trkpt lat="48.2" lon="11.6"><time>2023-11-14T00:01:00Z</time></trkpt>"#
             + #"<trkpt lat="48.1" lon="11.5"><time>2023-11-14T00:00:00Z</time><name>"# + String(repeating: "y", count: 1_500)

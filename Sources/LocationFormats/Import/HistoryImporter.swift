@@ -27,6 +27,9 @@ public struct HistoryImporter: Sendable {
     var collector: ImportCollector
     /// Bytes seen before the format is known (only leading white space and a byte order mark).
     var undecided: [UInt8] = []
+    /// Leading white space dropped from `undecided` so far: a byte order mark counts only at
+    /// the very start of the file, however the file was chunked.
+    var droppedBlanks = 0
     var json: JSONImportReader?
     var csv: CSVImportReader?
     var gpx: GPXImportReader?
@@ -127,13 +130,18 @@ public struct HistoryImporter: Sendable {
     mutating func detect() {
         var start = 0
         let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
-        // A byte order mark may arrive split over chunks: wait for all of it.
-        if !finished && undecided.count < 3 && bom.starts(with: undecided) { return }
-        if undecided.starts(with: bom) { start = 3 }
+        // A byte order mark may arrive split over chunks: wait for all of it. It is one only at
+        // the file's first byte (after white space it is content, as when the file comes at once).
+        let atFileStart = droppedBlanks == 0
+        if atFileStart && !finished && undecided.count < 3 && bom.starts(with: undecided) { return }
+        if atFileStart && undecided.starts(with: bom) { start = 3 }
         while start < undecided.count, [32, 9, 10, 13].contains(undecided[start]) { start += 1 }
         guard start < undecided.count else {
             // Only white space so far: nothing to keep (a file of blanks must not fill memory).
-            if start > 0 { undecided.removeAll(keepingCapacity: true) }
+            if start > 0 {
+                droppedBlanks += start
+                undecided.removeAll(keepingCapacity: true)
+            }
             return
         }
         let options = collector.options
