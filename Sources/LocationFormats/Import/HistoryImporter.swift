@@ -42,7 +42,20 @@ public struct HistoryImporter: Sendable {
     }
 
     /// What was read so far (complete once `nextBatch()` returned nil after `finish()`).
-    public var summary: ImportSummary { collector.summary }
+    /// Byte offsets are the file's: the readers count from the first significant byte, so the
+    /// white space and byte order mark skipped before it are added here, in one place.
+    public var summary: ImportSummary {
+        var summary = collector.summary
+        guard readerBase > 0 else { return summary }
+        summary.bytesRead += readerBase
+        if let stop = summary.stopped {
+            summary.stopped = ImportStop(code: stop.error.code, message: stop.error.message, offset: stop.offset + readerBase)
+        }
+        return summary
+    }
+
+    /// Bytes skipped before the first significant byte, which every reader counts as its 0.
+    var readerBase = 0
 
     /// The detected format, once the content has decided it.
     public var format: ImportFormat? { collector.summary.format }
@@ -146,6 +159,7 @@ public struct HistoryImporter: Sendable {
         }
         let options = collector.options
         let rest = Array(undecided[start...])
+        readerBase = droppedBlanks + start
         undecided = []
         switch rest[0] {
         case UInt8(ascii: "{"), UInt8(ascii: "["):
