@@ -73,7 +73,7 @@ public struct Services: Sendable {
                                          fixSink: shareFeed)
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
-        self.exports = ExportService(store: backend, directory: backend)
+        self.exports = ExportService(store: backend, directory: backend, visibility: backend)
         self.feed = FeedService(log: backend)
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
         self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces ?? GroupPlaceNames(store: backend))

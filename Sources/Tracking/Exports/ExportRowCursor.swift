@@ -12,7 +12,7 @@ public final class ExportRowCursor: @unchecked Sendable {
     let subjects: [ExportSubject]
     let from: Int64?, to: Int64?
     public let pageSize: Int
-    let refresh: () throws -> [DeviceKey: HistoryWindows]?
+    let refresh: () throws -> ReadableHistory?
     private var subjectIndex = 0
     /// The last position returned of the current subject (nil: none yet).
     private var cursor: HistoryCursor?
@@ -22,7 +22,7 @@ public final class ExportRowCursor: @unchecked Sendable {
     public private(set) var revoked = false
 
     init(store: any ExportStore, subjects: [ExportSubject], from: Int64?, to: Int64?, pageSize: Int,
-         refresh: @escaping () throws -> [DeviceKey: HistoryWindows]?) {
+         refresh: @escaping () throws -> ReadableHistory?) {
         self.store = store
         self.subjects = subjects
         self.from = from
@@ -47,7 +47,7 @@ public final class ExportRowCursor: @unchecked Sendable {
                 return nil
             }
             let subject = subjects[subjectIndex]
-            let windows = (readable[subject.deviceKey] ?? .none).clipped(from: from, to: to).intervals
+            let windows = readable.windows(of: subject.deviceKey).clipped(from: from, to: to).intervals
                 .filter { window in doneThrough.map { window.upperBound > $0 } ?? true }
             guard let window = windows.first else {
                 nextSubject()

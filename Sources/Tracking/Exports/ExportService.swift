@@ -60,10 +60,14 @@ public protocol ExportStore: Sendable {
 public final class ExportService: Sendable {
     let store: any ExportStore
     let directory: any DirectoryStore
+    /// Who shares with a group now and since when; re-read at every page of a group export
+    /// (a store answers it from a cache that every membership or sharing change invalidates).
+    let visibility: any GeoIndex
 
-    public init(store: any ExportStore, directory: any DirectoryStore) {
+    public init(store: any ExportStore, directory: any DirectoryStore, visibility: any GeoIndex) {
         self.store = store
         self.directory = directory
+        self.visibility = visibility
     }
 
     var rules: PartitionRules { PartitionRules(facts: directory) }
@@ -91,17 +95,19 @@ public final class ExportService: Sendable {
         return subject
     }
 
-    /// The windows each device of `scope` may be read in now, by device key; nil when the
-    /// caller may no longer read the scope at all.
-    public func currentWindows(_ scope: Scope, credential: Credential) throws -> [DeviceKey: HistoryWindows]? {
+    /// What of each device of `scope` the caller may read now; nil when the caller may no
+    /// longer read the scope at all. Cheap enough for every page of an export: for a group, one
+    /// membership read and the store's sharing devices (`GeoIndex.sharingDevices`, cached
+    /// until memberships or sharing periods change).
+    public func currentWindows(_ scope: Scope, credential: Credential) throws -> ReadableHistory? {
         do {
             switch scope {
             case .group(let groupID):
-                let subjects = try groupSubjects(groupID: groupID, credential: credential)
-                return Dictionary(subjects.map { ($0.deviceKey, $0.windows) }, uniquingKeysWith: { $0.union($1) })
+                try rules.requireRead(credential, .group(groupID), hiddenAs: "group")
+                return ReadableHistory(group: try visibility.sharingDevices(groupID: groupID), caller: credential.userID)
             case .device(let deviceID):
                 let subject = try deviceSubject(deviceID: deviceID, credential: credential)
-                return [subject.deviceKey: subject.windows]
+                return ReadableHistory(device: subject.deviceKey, windows: subject.windows)
             }
         } catch let error as TrackingError where error.kind == .notFound || error.kind == .unauthenticated {
             return nil
@@ -124,6 +130,38 @@ public final class ExportService: Sendable {
                      pageSize: Int = 4_096) -> ExportRowCursor {
         ExportRowCursor(store: store, subjects: subjects, from: from, to: to, pageSize: pageSize) { [self] in
             try currentWindows(scope, credential: credential)
+        }
+    }
+}
+
+/// What of each device's history a caller may read at one moment (an export asks again at
+/// every page): for a group, the sharing periods of the members who share now, and all of the
+/// caller's own devices among them; for one device, its windows. Other devices: nothing.
+public struct ReadableHistory: Sendable {
+    private enum Source: Sendable {
+        case group(SharingDevices, caller: UserID?)
+        case device(DeviceKey, HistoryWindows)
+    }
+
+    private let source: Source
+
+    public init(group sharing: SharingDevices, caller: UserID?) {
+        source = .group(sharing, caller: caller)
+    }
+
+    public init(device: DeviceKey, windows: HistoryWindows) {
+        source = .device(device, windows)
+    }
+
+    /// The windows of `device` the caller may read (`.none` for a device it may not read).
+    public func windows(of device: DeviceKey) -> HistoryWindows {
+        switch source {
+        case .group(let sharing, let caller):
+            guard let shared = sharing.byKey[device] else { return .none }
+            // The owner of a device always reads all of its history.
+            return shared.userID == caller ? .all : shared.windows
+        case .device(let key, let windows):
+            return key == device ? windows : .none
         }
     }
 }
