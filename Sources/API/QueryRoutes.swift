@@ -15,7 +15,7 @@ struct QueryRoutes {
         let member = Caller.reader(.group(parameter: "id"))
         let gate = services.queryGate
         return [
-            group.deferred("POST", "/v1/groups/{id}/query", member, maxBodyBytes: 4 << 20) { request, context in
+            group.adaptive("POST", "/v1/groups/{id}/query", member, maxBodyBytes: 4 << 20, inlineBudget: Self.inlineBudget) { request, context, budget in
                 let body = try JSONBody(request)
                 guard let filter = body["filter"]?.objectValue else { throw TrackingError.missingField("filter") }
                 guard filter.count == 1, let location = filter["location"] else {
@@ -25,9 +25,9 @@ struct QueryRoutes {
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
                                                                   from: try Self.time(body["from"], "from"), to: try Self.time(body["to"], "to")),
                                             limit: try Self.limit(body["limit"]), explain: try body.optionalBool("explain") ?? false)
-                return Self.response(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
+                return Self.response(try gate.run { try Self.answer(queries, request.id(), context.credential, query, budget: budget) })
             },
-            group.deferred("GET", "/v1/groups/{id}/near", member) { request, context in
+            group.adaptive("GET", "/v1/groups/{id}/near", member, inlineBudget: Self.inlineBudget) { request, context, budget in
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
                       let lat = try QueryNumber.double(request.query("lat"), name: "lat") else {
                     throw TrackingError.invalid("lon and lat are required", code: .missingField)
@@ -42,10 +42,15 @@ struct QueryRoutes {
                                           to: try QueryTime.parse(request.query("to"), name: "to")),
                     limit: try QueryNumber.int(request.query("limit"), name: "limit") ?? GeoQueryRequest.defaultLimit,
                     explain: request.query("explain") == "true")
-                return Self.response(try gate.run { try Self.answer(queries, request.id(), context.credential, query) })
+                return Self.response(try gate.run { try Self.answer(queries, request.id(), context.credential, query, budget: budget) })
             },
         ]
     }
+
+    /// Index rows and seeks a query may use on the server's thread (about a millisecond there at
+    /// most); a query that needs more runs again from a task. Most radius and `$near` queries of
+    /// a few dozen hits fit, so they skip the hand-off to a task and back.
+    static let inlineBudget = WorkBudget(units: 1_000)
 
     static func response(_ json: [UInt8]) -> Response {
         Response(status: 200, contentType: "application/json; charset=utf-8", bytes: json)
@@ -53,8 +58,9 @@ struct QueryRoutes {
 
     /// The results document, written straight into bytes (up to 10,000 results: no value tree,
     /// no string per timestamp).
-    static func answer(_ queries: GeoQueryService, _ groupID: GroupID, _ credential: Credential, _ query: GeoQueryRequest) throws -> [UInt8] {
-        let (results, explain) = try queries.query(groupID: groupID, credential: credential, query)
+    static func answer(_ queries: GeoQueryService, _ groupID: GroupID, _ credential: Credential, _ query: GeoQueryRequest,
+                       budget: WorkBudget?) throws -> [UInt8] {
+        let (results, explain) = try queries.query(groupID: groupID, credential: credential, query, budget: budget)
         var writer = JSONWriter(capacity: 64 + results.count * 160)
         writer.beginObject()
         writer.key("results")

@@ -151,7 +151,7 @@ extension Request {
 enum AuthorizationHeader {
     /// The token of `Bearer <token>`; nil for another scheme, no token, or a token with spaces.
     static func bearerToken(_ header: String) -> String? {
-        guard let (scheme, credentials) = split(header), scheme == "bearer", !credentials.contains(" ") else { return nil }
+        guard let (scheme, credentials) = split(header), scheme == "bearer", !credentials.utf8.contains(UInt8(ascii: " ")) else { return nil }
         return credentials
     }
 

@@ -132,6 +132,24 @@ struct RouteGroup {
         })
     }
 
+    /// A route tried on the server's thread within `inlineBudget` (`Handler.adaptive`):
+    /// `handle` gets the budget there, and nil when it runs again in a task because the budget
+    /// was not enough (it throws `WorkBudget.Exceeded`). For reads whose cost is unknown until
+    /// they run (geo queries): the cheap ones skip the hand-off to a task and back.
+    func adaptive(_ method: String, _ pattern: String, _ caller: Caller, maxBodyBytes: Int? = nil, inlineBudget: WorkBudget,
+                  _ handle: @escaping @Sendable (Request, RouteContext, WorkBudget?) throws -> Response) -> Route {
+        let group = self
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, .adaptive(inline: { request in
+            do {
+                return try handle(request, try group.context(request, caller, queryToken: false), inlineBudget)
+            } catch is WorkBudget.Exceeded {
+                return nil
+            }
+        }, deferred: { request in
+            try handle(request, try group.context(request, caller, queryToken: false), nil)
+        }))
+    }
+
     /// A route whose body is read while it arrives (uploads of any size): `admit` runs on the
     /// server's thread once the headers are in, after the caller check, and returns the handler
     /// that reads the body; a refusal is answered before any of the body is read.

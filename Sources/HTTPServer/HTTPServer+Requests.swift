@@ -71,18 +71,30 @@ extension HTTPServer {
             // Started on the first call (`beginStreaming`); only a refused admission gets here.
             return .NO
         case .deferred(let handle):
-            context.dispatched = true
-            MHD_suspend_connection(connection)
-            let pointer = ConnectionPointer(pointer: connection)
-            pendingDeferred.withLock { $0[ObjectIdentifier(context)] = (context, pointer) }
-            let responder = errorResponder
-            Task(executorPreference: executor) { [weak self] in
-                let response: Response
-                do { response = try await handle(request) } catch { response = responder(error, request) }
-                self?.resumeDeferred(context, pointer, with: response)
-            }
-            return .YES
+            return dispatch(request, to: handle, context: context, connection: connection)
+        case .adaptive(let inline, let deferred):
+            let answer: Response?
+            do { answer = try inline(request) } catch { answer = errorResponder(error, request) }
+            if let answer { return queue(answer, context: context, connection: connection) }
+            return dispatch(request, to: deferred, context: context, connection: connection)
         }
+    }
+
+    /// Suspends the connection and answers `request` from a task on the handler executor; the
+    /// connection is resumed with the reply (`resumeDeferred`).
+    private func dispatch(_ request: Request, to handle: @escaping @Sendable (Request) async throws -> Response,
+                          context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        context.dispatched = true
+        MHD_suspend_connection(connection)
+        let pointer = ConnectionPointer(pointer: connection)
+        pendingDeferred.withLock { $0[ObjectIdentifier(context)] = (context, pointer) }
+        let responder = errorResponder
+        Task(executorPreference: executor) { [weak self] in
+            let response: Response
+            do { response = try await handle(request) } catch { response = responder(error, request) }
+            self?.resumeDeferred(context, pointer, with: response)
+        }
+        return .YES
     }
 
     /// Stores the reply of a suspended request and resumes its connection, once: the first of

@@ -46,6 +46,9 @@ public struct InProcessResponder: Sendable {
             switch route.handler {
             case .inline(let handle): return try handle(request)
             case .deferred(let handle): return try await handle(request)
+            case .adaptive(let inline, let deferred):
+                if let answer = try inline(request) { return answer }
+                return try await deferred(request)
             case .streaming(let admit):
                 // The whole body is at hand: hand it over as one piece, then its end.
                 let handle = try admit(Request(method: method, path: path, queryItems: query, headerFields: fields,

@@ -3,6 +3,12 @@
 public enum Handler: Sendable {
     case inline(@Sendable (Request) throws -> Response)
     case deferred(@Sendable (Request) async throws -> Response)
+    /// Tried on the server's thread first: `inline` answers when it can within a small, bounded
+    /// amount of work, or returns nil when the request would cost more than that, and the
+    /// request then runs as `.deferred` with `deferred` (from the start). Saves the hand-off to
+    /// a task and back (two thread wake-ups) for the common cheap request; the work thrown away
+    /// on a nil is bounded by what `inline` allows itself.
+    case adaptive(inline: @Sendable (Request) throws -> Response?, deferred: @Sendable (Request) async throws -> Response)
     /// The body is read while it arrives (uploads of any size; see `RequestBodyStream`):
     /// `admit` runs on the server's thread as soon as the headers are in (authenticate, check
     /// the path; throw to answer before any of the body is read) and returns the handler, which
@@ -81,17 +87,17 @@ public struct Router: Sendable {
 
     public func match(method: String, path: String) -> Match {
         let parts = Route.split(path)
-        var best: (route: Route, params: [String: String], score: Int)?
+        var best: (route: Route, score: Int)?
         var allowed: [String] = []
         for route in routes where route.segments.count == parts.count {
-            guard let (params, score) = Router.bind(route.segments, to: parts) else { continue }
+            guard let score = Router.score(route.segments, parts) else { continue }
             if route.method == method || (method == "HEAD" && route.method == "GET") {
-                if score > (best?.score ?? -1) { best = (route, params, score) }
+                if score > (best?.score ?? -1) { best = (route, score) }
             } else if !allowed.contains(route.method) {
                 allowed.append(route.method)
             }
         }
-        if let best { return .found(best.route, best.params) }
+        if let best { return .found(best.route, Router.parameters(best.route.segments, parts)) }
         if !allowed.isEmpty {
             if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
             return .methodNotAllowed(allowed: allowed.sorted())
@@ -99,19 +105,24 @@ public struct Router: Sendable {
         return .notFound
     }
 
-    /// Binds parameters; the score counts literal matches so specific routes win.
-    private static func bind(_ segments: [Route.Segment], to parts: [Substring]) -> ([String: String], Int)? {
-        var params: [String: String] = [:]
+    /// The literal segments matched, so specific routes win; nil when a literal differs.
+    /// Allocates nothing: only the winning route's parameters are bound (`parameters`).
+    private static func score(_ segments: [Route.Segment], _ parts: [Substring]) -> Int? {
         var score = 0
         for (segment, part) in zip(segments, parts) {
-            switch segment {
-            case .literal(let literal):
-                guard literal == part else { return nil }
-                score += 1
-            case .parameter(let name):
-                params[name] = String(part)
-            }
+            guard case .literal(let literal) = segment else { continue }
+            guard literal == part else { return nil }
+            score += 1
         }
-        return (params, score)
+        return score
+    }
+
+    /// The parameter values of `parts` by the names of `segments` (of the same count).
+    private static func parameters(_ segments: [Route.Segment], _ parts: [Substring]) -> [String: String] {
+        var params: [String: String] = [:]
+        for (segment, part) in zip(segments, parts) {
+            if case .parameter(let name) = segment { params[name] = String(part) }
+        }
+        return params
     }
 }

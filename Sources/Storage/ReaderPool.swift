@@ -38,9 +38,10 @@ public final class ReaderPool: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-        // Each read is its own transaction so it sees one consistent snapshot.
-        try database.execute("BEGIN")
-        defer { try? database.execute("COMMIT") }
+        // Each read is its own transaction so it sees one consistent snapshot (prepared once per
+        // connection: sqlite3_exec would parse both statements on every read).
+        try database.prepare("BEGIN").run()
+        defer { _ = try? database.prepare("COMMIT").run() }
         return try body(database)
     }
 

@@ -2,7 +2,7 @@ import Testing
 @testable import HTTPServer
 
 /// The in-process responder answers like the server: routing, 404/405, body limits, inline and
-/// deferred handlers, errors through the error responder, the request target decoded.
+/// deferred and adaptive handlers, errors through the error responder, the request target decoded.
 @Suite struct InProcessResponderTests {
     struct Refused: Error {}
 
@@ -17,6 +17,11 @@ import Testing
             Response(status: 201, contentType: "text/plain", bytes: request.body)
         }))
         router.add(Route("GET", "/refuse", .inline { _ in throw Refused() }))
+        router.add(Route("POST", "/adaptive", .adaptive(inline: { request in
+            request.body.count < 3 ? Response(status: 200, contentType: "text/plain", bytes: Array("inline".utf8)) : nil
+        }, deferred: { request in
+            Response(status: 200, contentType: "text/plain", bytes: Array("task".utf8))
+        })))
         return InProcessResponder(router: router) { error, request in
             let code: String
             if let http = error as? HTTPError { code = http.code.rawValue } else { code = "refused" }
@@ -49,6 +54,13 @@ import Testing
         #expect(accepted.status == 201 && Self.text(accepted) == "abcd")
         let tooLarge = await Self.responder.respond(method: "POST", target: "/later", body: Array("abcde".utf8))
         #expect(tooLarge.status == 413)
+    }
+
+    @Test func adaptiveHandlersFallBackToTheirDeferredPart() async {
+        let cheap = await Self.responder.respond(method: "POST", target: "/adaptive", body: Array("ab".utf8))
+        #expect(Self.text(cheap) == "inline")
+        let costly = await Self.responder.respond(method: "POST", target: "/adaptive", body: Array("abc".utf8))
+        #expect(Self.text(costly) == "task")
     }
 
     @Test func thrownErrorsGoThroughTheErrorResponder() async {

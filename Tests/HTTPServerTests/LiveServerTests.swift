@@ -66,6 +66,34 @@ func withTestServer(configure: (inout HTTPServer.Configuration) -> Void = { _ in
         }
     }
 
+    @Test func adaptiveRouteAnswersInlineWhenItCanAndFromATaskOtherwise() throws {
+        let inlineTries = Mutex(0), taskRuns = Mutex(0)
+        let route = Route("POST", "/adaptive", .adaptive(inline: { request in
+            inlineTries.withLock { $0 += 1 }
+            if request.body == Array("boom".utf8) { throw HTTPError(status: 418, code: ErrorCode("teapot"), message: "inline") }
+            guard request.body.count < 4 else { return nil }
+            return Response(status: 200, contentType: "text/plain", bytes: Array("inline \(request.body.count)".utf8))
+        }, deferred: { request in
+            taskRuns.withLock { $0 += 1 }
+            await Task.yield()
+            return Response(status: 200, contentType: "text/plain", bytes: Array("task \(request.body.count)".utf8))
+        }))
+        try withTestServer(extraRoutes: [route]) { server in
+            let client = try HTTPTestClient(port: server.port)
+            #expect(try client.request("POST", "/adaptive", body: Array("abc".utf8)).text == "inline 3")
+            #expect(taskRuns.withLock { $0 } == 0)
+            // Too costly inline: the same request (body included) is answered from the task.
+            #expect(try client.request("POST", "/adaptive", body: Array("abcdef".utf8)).text == "task 6")
+            #expect(taskRuns.withLock { $0 } == 1)
+            // A throw on the server's thread is an answer, not a reason to try again.
+            let refused = try client.request("POST", "/adaptive", body: Array("boom".utf8))
+            #expect(refused.status == 418 && refused.text == "teapot: inline")
+            #expect(taskRuns.withLock { $0 } == 1)
+            #expect(inlineTries.withLock { $0 } == 3)
+            #expect(server.openConnectionCount == 1)
+        }
+    }
+
     @Test func pathParametersAndDecodedQuery() throws {
         try withTestServer { server in
             let client = try HTTPTestClient(port: server.port)

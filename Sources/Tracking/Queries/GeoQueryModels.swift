@@ -52,8 +52,10 @@ public struct QueryExplain: Sendable {
     public var docsExamined = 0
     /// For `$near`: coarse cells probed for entries before being split.
     public var cellsProbed = 0
-    /// Tokens of the scanned cells (the covering; for `$near` the cells the search scanned).
-    public var coveringTokens: [String] = []
+    /// The scanned cells (the covering; for `$near` the cells the search scanned), in order.
+    public var coveringCells: [CellID] = []
+    /// Tokens of `coveringCells` (made only when an explain is written).
+    public var coveringTokens: [String] { coveringCells.map(\.token) }
 
     public init() {}
 }

@@ -11,10 +11,11 @@ extension GeoQueryService {
         let ranges = RegionCoverer.ranges(of: covering)
         run.explain.cellsInCovering = covering.count
         run.explain.ranges = ranges.count
-        run.explain.coveringTokens = covering.map(\.token)
+        run.explain.coveringCells = covering
         var results: [GeoQueryResult] = []
         try index.withReader { reader in
             for range in ranges {
+                try run.seek()
                 let complete = try reader.scan(range, from: from, to: to) { entry in
                     try run.read()
                     guard let device = readable.device(of: entry) else { return true }
@@ -80,8 +81,9 @@ extension GeoQueryService {
                 }
                 run.explain.cellsInCovering += 1
                 run.explain.ranges += 1
-                run.explain.coveringTokens.append(next.id.token)
+                run.explain.coveringCells.append(next.id)
                 var readableInCell = 0
+                try run.seek()
                 _ = try reader.scan(range, from: from, to: to) { entry in
                     try run.read()
                     guard let device = readable.device(of: entry) else { return true }
@@ -112,6 +114,7 @@ extension GeoQueryService {
     static func hasReadable(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ readable: ReadableEntries,
                             _ reader: any GeoIndexReader, _ run: inout QueryRun) throws -> Bool {
         var found = false
+        try run.seek()
         _ = try reader.scan(range, from: from, to: to) { entry in
             try run.read()
             found = readable.device(of: entry) != nil

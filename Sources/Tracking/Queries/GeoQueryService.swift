@@ -53,12 +53,17 @@ public final class GeoQueryService: Sendable {
         self.limits = limits
     }
 
-    public func query(groupID: GroupID, credential: Credential, _ request: GeoQueryRequest) throws -> ([GeoQueryResult], QueryExplain) {
+    ///
+    /// With a `budget`, the history scans stop with `WorkBudget.Exceeded` once they would read
+    /// more index rows and seeks than it allows (the answer so far is dropped; run the query
+    /// again without one).
+    public func query(groupID: GroupID, credential: Credential, _ request: GeoQueryRequest,
+                      budget: WorkBudget? = nil) throws -> ([GeoQueryResult], QueryExplain) {
         try PartitionRules(facts: directory).requireRead(credential, .group(groupID), hiddenAs: "group")
         guard (1...GeoQueryRequest.maxLimit).contains(request.limit) else {
             throw TrackingError.invalid("limit must be 1 to \(GeoQueryRequest.maxLimit)", code: .invalidLimit)
         }
-        var run = QueryRun(limits: limits)
+        var run = QueryRun(limits: limits, budget: budget)
         let results: [GeoQueryResult]
         switch request.scope {
         case .latest:
@@ -184,9 +189,12 @@ struct QueryRun {
     var explain = QueryExplain()
     /// Index rows read, readable or not (only to look at the clock now and then).
     private var rowsRead = 0
+    /// Index operations (rows read and seeks) left of the attempt's budget; nil without one.
+    private var workLeft: Int?
 
-    init(limits: GeoQueryService.Limits) {
+    init(limits: GeoQueryService.Limits, budget: WorkBudget? = nil) {
         self.limits = limits
+        workLeft = budget?.units
         let budget = UInt64(clamping: max(0, limits.maxMilliseconds)).multipliedReportingOverflow(by: 1_000_000)
         deadline = Timestamp.monotonicNanoseconds() &+ (budget.overflow ? UInt64.max / 2 : budget.partialValue)
     }
@@ -199,12 +207,24 @@ struct QueryRun {
         }
     }
 
+    /// Counts one B-tree seek (the start of a range scan) against the work budget.
+    mutating func seek() throws {
+        try spend()
+    }
+
     /// Counts one index row read; every 4,096 rows, throws when the time is up.
     mutating func read() throws {
+        try spend()
         rowsRead &+= 1
         if rowsRead & 4_095 == 0, Timestamp.monotonicNanoseconds() > deadline {
             throw TrackingError.queryTooBroad("the query took longer than \(limits.maxMilliseconds) ms")
         }
+    }
+
+    private mutating func spend() throws {
+        guard let left = workLeft else { return }
+        guard left > 0 else { throw WorkBudget.Exceeded() }
+        workLeft = left - 1
     }
 }
 
