@@ -40,7 +40,8 @@ extension GeoQueryService {
     /// is range-scanned. The search stops as soon as the `limit` best results are all closer
     /// than the next cell's lower bound, or the bound passes `$maxDistance`. Cells entirely
     /// inside `$minDistance` are skipped. Where a scanned cell held many readable positions,
-    /// later scans go two levels finer. Every one of these decisions depends on readable data
+    /// later scans go two levels finer; where scanned cells held few (sparse data, results far
+    /// apart), later scans go a level coarser, down to `coarsestNearScanLevel`. Every one of these decisions depends on readable data
     /// only, so the cells refined and scanned (explain's `cellsProbed`, `cellsInCovering`,
     /// `coveringTokens`) are the same whatever other groups store.
     func nearHistory(_ near: NearQuery, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
@@ -51,6 +52,8 @@ extension GeoQueryService {
         /// Slack for the bounds' rounding (radians, ~1 µm on Earth).
         let slack = 1e-13
         var scanLevel = nearScanLevel(limit: limit)
+        // Cells scanned at the current scan level and the readable positions they held.
+        var scannedAtLevel = 0, readableAtLevel = 0
         // Entries are compared by squared chord length (monotonic in the angle, no trig).
         let minChord = ChordAngle(Angle(radians: max(0, minAngle - slack))).length2
         let maxChord = ChordAngle(Angle(radians: min(Double.pi, maxAngle + slack))).length2
@@ -60,7 +63,9 @@ extension GeoQueryService {
             let cell = Cell.face(face)
             queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id))
         }
-        typealias Found = (chord: Double, sequence: Int64, result: GeoQueryResult)
+        // Plain values only (no strings): the heap moves them often; results are made for the
+        // final `limit` entries alone.
+        typealias Found = (chord: Double, sequence: Int64, entry: IndexEntry)
         var best = BinaryHeap<Found> { ($0.chord, $0.sequence) > ($1.chord, $1.sequence) }  // worst on top
         try index.withReader { reader in
             while let next = queue.popFirst() {
@@ -86,7 +91,7 @@ extension GeoQueryService {
                 try run.seek()
                 _ = try reader.scan(range, from: from, to: to) { entry in
                     try run.read()
-                    guard let device = readable.device(of: entry) else { return true }
+                    guard readable.device(of: entry) != nil else { return true }
                     readableInCell += 1
                     try run.examined()
                     let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
@@ -95,16 +100,31 @@ extension GeoQueryService {
                     run.explain.docsExamined += 1
                     if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return true }
                     guard near.matches(point) else { return true }
-                    best.push((chord, entry.sequence, device.result(entry.longitude, entry.latitude, entry.timestamp,
-                                                                    distance: near.distance(to: point))))
+                    best.push((chord, entry.sequence, entry))
                     if best.count > limit { _ = best.popFirst() }
                     return true
                 }
-                // Dense readable data: a cell held far more than needed, so scan finer cells from now on.
-                if readableInCell > 16 * max(limit, 8) && scanLevel < 24 { scanLevel += 2 }
+                if readableInCell > 16 * max(limit, 8) && scanLevel < 24 {
+                    // Dense readable data: a cell held far more than needed, so scan finer cells from now on.
+                    scanLevel += 2
+                    (scannedAtLevel, readableAtLevel) = (0, 0)
+                } else {
+                    scannedAtLevel += 1
+                    readableAtLevel += readableInCell
+                    // Sparse readable data: the cells held on average under 1/32 of what is needed,
+                    // so each result cost many seeks; scan coarser cells from now on.
+                    if scannedAtLevel >= 4, readableAtLevel * 32 < scannedAtLevel * max(limit, 8), scanLevel > Self.coarsestNearScanLevel {
+                        scanLevel -= 1
+                        (scannedAtLevel, readableAtLevel) = (0, 0)
+                    }
+                }
             }
         }
-        return best.elements.sorted { ($0.chord, $0.sequence) < ($1.chord, $1.sequence) }.map(\.result)
+        return best.elements.sorted { ($0.chord, $0.sequence) < ($1.chord, $1.sequence) }.compactMap { found in
+            let entry = found.entry
+            let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
+            return readable.device(of: entry)?.result(entry.longitude, entry.latitude, entry.timestamp, distance: near.distance(to: point))
+        }
     }
 
     /// Whether `range` holds a position the caller may read: the range is scanned up to its

@@ -128,6 +128,9 @@ public final class GeoQueryService: Sendable {
 
     /// The level at which `$near` starts scanning: cells of about 5 km for small limits,
     /// coarser for large ones; the search goes finer by itself where readable data is dense.
+    /// The coarsest level `$near` scans at when data is sparse (cells ~300 km across).
+    static let coarsestNearScanLevel = 5
+
     func nearScanLevel(limit: Int) -> Int {
         if let level = tuning.nearScanLevel, (4...24).contains(level) { return level }
         return limit <= 100 ? 11 : (limit <= 1_000 ? 10 : 9)
