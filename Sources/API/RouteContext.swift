@@ -135,11 +135,14 @@ struct RouteGroup {
     /// A route tried on the server's thread within `inlineBudget` (`Handler.adaptive`):
     /// `handle` gets the budget there, and nil when it runs again in a task because the budget
     /// was not enough (it throws `WorkBudget.Exceeded`). For reads whose cost is unknown until
-    /// they run (geo queries): the cheap ones skip the hand-off to a task and back.
+    /// they run (geo queries): the cheap ones skip the hand-off to a task and back. A body over
+    /// `smallBody` goes to the task at once: parsing it (and a large polygon in it) is work the
+    /// budget does not count.
     func adaptive(_ method: String, _ pattern: String, _ caller: Caller, maxBodyBytes: Int? = nil, inlineBudget: WorkBudget,
                   _ handle: @escaping @Sendable (Request, RouteContext, WorkBudget?) throws -> Response) -> Route {
         let group = self
         return Route(method, pattern, maxBodyBytes: maxBodyBytes, .adaptive(inline: { request in
+            guard request.body.count <= Self.smallBody else { return nil }
             do {
                 return try handle(request, try group.context(request, caller, queryToken: false), inlineBudget)
             } catch is WorkBudget.Exceeded {
