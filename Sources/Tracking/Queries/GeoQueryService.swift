@@ -53,10 +53,10 @@ public final class GeoQueryService: Sendable {
         self.limits = limits
     }
 
-    ///
-    /// With a `budget`, the history scans stop with `WorkBudget.Exceeded` once they would read
-    /// more index rows and seeks than it allows (the answer so far is dropped; run the query
-    /// again without one).
+    /// The positions of the group's shared devices that match `request`, and how they were
+    /// found; 404 for a caller who may not read the group. With a `budget`, the history scans
+    /// stop with `WorkBudget.Exceeded` once they would read more index rows and seeks than it
+    /// allows (the answer so far is dropped; run the query again without one).
     public func query(groupID: GroupID, credential: Credential, _ request: GeoQueryRequest,
                       budget: WorkBudget? = nil) throws -> ([GeoQueryResult], QueryExplain) {
         try PartitionRules(facts: directory).requireRead(credential, .group(groupID), hiddenAs: "group")
@@ -126,11 +126,12 @@ public final class GeoQueryService: Sendable {
         return Array(results.prefix(request.limit))
     }
 
-    /// The level at which `$near` starts scanning: cells of about 5 km for small limits,
-    /// coarser for large ones; the search goes finer by itself where readable data is dense.
     /// The coarsest level `$near` scans at when data is sparse (cells ~300 km across).
     static let coarsestNearScanLevel = 5
 
+    /// The level at which `$near` starts scanning: cells of about 5 km for small limits,
+    /// coarser for large ones; the search goes finer by itself where readable data is dense, and
+    /// coarser where it is sparse.
     func nearScanLevel(limit: Int) -> Int {
         if let level = tuning.nearScanLevel, (4...24).contains(level) { return level }
         return limit <= 100 ? 11 : (limit <= 1_000 ? 10 : 9)
