@@ -128,12 +128,12 @@ def write(results, out):
         lines += ["**--quick smoke run: the figures mean nothing.**", ""]
     lines += ["## Goals (one run, largest size)", "", "| goal | figure | met |", "| --- | --- | --- |"]
     lines += [f"| {g} | {f} | {'yes' if ok else '**no**'} |" for g, f, ok in goals(results)]
-    before = [(s["n"], k, m) for s in results["sizes"] for k, m in s["queries"].items() if "fod HTTP, before" in m]
+    before = [(s["n"], k, q) for s in results["sizes"] for k, q in s["queries"].items() if "fod HTTP, before" in q]
     if before:
         lines += ["", f"## The HTTP query path, before and after (same run; before = {o['before']})", "",
                   "| N | query | before p50 / p99 ms | after p50 / p99 ms | after ÷ before (p50) |", "| ---: | --- | ---: | ---: | ---: |"]
-        for n, kind, m in before:
-            b, a = m["fod HTTP, before"], m["fod HTTP"]
+        for n, kind, measures in before:
+            b, a = measures["fod HTTP, before"], measures["fod HTTP"]
             lines.append(f"| {n:,} | {KIND_TITLES[kind]} | {ms(b['p50'])} / {ms(b['p99'])} | {ms(a['p50'])} / {ms(a['p99'])} | {a['p50'] / b['p50']:.2f} |")
     # Hand-written: why each missed goal is missed (findings.md), where the query time went (profile.md).
     for name in ("findings.md", "profile.md"):
