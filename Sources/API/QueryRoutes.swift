@@ -21,7 +21,9 @@ struct QueryRoutes {
                 guard filter.count == 1, let location = filter["location"] else {
                     throw TrackingError.invalid("filter must be {\"location\": <geo operator>}", code: .invalidFilter)
                 }
-                if budget != nil && !Self.coversCheaply(location) { throw WorkBudget.Exceeded() }
+                // A polygon's validation and covering are work the budget does not count, and a
+                // query that then needs the task would repeat them: polygons go there at once.
+                if budget != nil && !GeoFilter.coversCheaply(location) { throw WorkBudget.Exceeded() }
                 let query = GeoQueryRequest(filter: try GeoFilter.parse(location),
                                             scope: try Self.scope(body["scope"]?.stringValue ?? (body["scope"] == nil ? "latest" : ""),
                                                                   from: try Self.time(body["from"], "from"), to: try Self.time(body["to"], "to")),
@@ -52,23 +54,6 @@ struct QueryRoutes {
     /// most); a query that needs more runs again from a task. Most radius and `$near` queries of
     /// a few dozen hits fit, so they skip the hand-off to a task and back.
     static let inlineBudget = WorkBudget(units: 1_000)
-
-    /// Whether the geo operator `location` (as sent, before it is parsed) is covered cheaply
-    /// whatever the request holds: `$near`, circles, boxes. A polygon is validated when parsed and
-    /// its covering tests its edges against every candidate cell, work the inline budget does not
-    /// count and a query that then needs the task would repeat: polygon queries (and anything
-    /// with `$geometry` other than `$near`'s point) go to the task at once. Malformed operators
-    /// count as cheap: parsing refuses them at once.
-    static func coversCheaply(_ location: JSONValue) -> Bool {
-        guard let operation = location.objectValue, operation.count == 1, let (name, argument) = operation.first else { return true }
-        switch name {
-        case "$geoWithin", "$within", "$geoIntersects":
-            guard let shape = argument.objectValue, let kind = shape.first?.key else { return true }
-            return ["$centerSphere", "$center", "$box"].contains(kind)
-        default:
-            return true
-        }
-    }
 
     static func response(_ json: [UInt8]) -> Response {
         Response(status: 200, contentType: "application/json; charset=utf-8", bytes: json)

@@ -125,6 +125,23 @@ public enum GeoFilter: Sendable {
         }
     }
 
+    /// Whether `operatorObject` (the value of `filter.location` as sent, before `parse`) is
+    /// covered cheaply whatever it holds: `$near`, and the circles and boxes of `$geoWithin`.
+    /// Polygons and GeoJSON geometries cost work that grows with their vertices (validation
+    /// when parsed, edge tests when covered). Malformed input counts as cheap: `parse` refuses it
+    /// at once.
+    public static func coversCheaply(_ operatorObject: JSONValue) -> Bool {
+        guard case .object(let object) = operatorObject,
+              let name = object.first(where: { operatorNames.contains($0.key) })?.key else { return true }
+        switch name {
+        case "$near", "$nearSphere":
+            return true
+        default:
+            guard case .object(let shape)? = object[name], let kind = shape.first?.key else { return true }
+            return ["$centerSphere", "$center", "$box"].contains(kind)
+        }
+    }
+
     /// Parses the value of `filter.location`, e.g.
     /// `{"$near": {"$geometry": {"type": "Point", "coordinates": [lng, lat]}, "$maxDistance": 500}}`.
     ///

@@ -43,10 +43,10 @@ import Tracking
     @Test func polygonQueriesSkipTheAttemptOnTheServersThread() throws {
         let polygon = #"{"$geoWithin":{"$geometry":{"type":"Polygon","coordinates":[[[2.2,48.7],[2.5,48.7],[2.35,49.0],[2.2,48.7]]]}}}"#
         let flat = #"{"$geoWithin":{"$polygon":[[2.2,48.7],[2.5,48.7],[2.35,49.0]]}}"#
-        #expect(!QueryRoutes.coversCheaply(try JSONParser.parse(polygon)))
-        #expect(!QueryRoutes.coversCheaply(try JSONParser.parse(flat)))
+        #expect(!GeoFilter.coversCheaply(try JSONParser.parse(polygon)))
+        #expect(!GeoFilter.coversCheaply(try JSONParser.parse(flat)))
         for cheap in [Self.everything, Self.nearest, #"{"$geoWithin":{"$box":[[2.3,48.8],[2.4,48.9]]}}"#] {
-            #expect(QueryRoutes.coversCheaply(try JSONParser.parse(cheap)))
+            #expect(GeoFilter.coversCheaply(try JSONParser.parse(cheap)))
         }
     }
 

@@ -157,9 +157,7 @@ public struct ReadableHistory: Sendable {
     public func windows(of device: DeviceKey) -> HistoryWindows {
         switch source {
         case .group(let sharing, let caller):
-            guard let shared = sharing.byKey[device] else { return .none }
-            // The owner of a device always reads all of its history.
-            return shared.userID == caller ? .all : shared.windows
+            return sharing.windows(of: device, readBy: caller)
         case .device(let key, let windows):
             return key == device ? windows : .none
         }

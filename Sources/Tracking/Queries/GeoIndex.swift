@@ -54,6 +54,13 @@ public final class SharingDevices: Sendable {
         byUser = Dictionary(grouping: byKey.values, by: \.userID).mapValues { $0.map(\.key) }
         anyShared = devices.contains { !$0.windows.isEmpty }
     }
+
+    /// The history of `key` that `caller` may read: all of it for the device's owner, else its
+    /// sharing periods here; nothing for a device not in the group's sharing devices.
+    public func windows(of key: DeviceKey, readBy caller: UserID?) -> HistoryWindows {
+        guard let device = byKey[key] else { return .none }
+        return device.userID == caller ? .all : device.windows
+    }
 }
 
 /// The cell-keyed index of stored fixes.
