@@ -105,26 +105,28 @@ public enum PlaceArrivalRun {
         let groupID = membership.groupID
         let hasBaseline = try ledger.hasBaseline(groupID: groupID, device: device)
         let remembered = try ledger.presence(groupID: groupID, device: device)
-        // The device's first position in this group: every place is set, silently.
-        let keys = hasBaseline
-            ? try candidateKeys(groupID: groupID, leaves: positions.map(\.leaf), ledger: ledger).union(remembered.keys)
-            : try ledger.placeKeys(groupID: groupID)
         var places: [Int64: CachedPlace] = [:]
-        var candidates: [PlaceArrivals.Candidate<Int64>] = []
-        for key in keys.sorted() {
-            guard let place = try ledger.place(key: key) else { continue }
-            places[key] = place
-            let presence: PlacePresence?
-            if !hasBaseline {
-                presence = nil
-            } else if let inside = remembered[key] {
-                presence = inside ? .inside : nil
-            } else {
-                presence = .outside
-            }
-            candidates.append(PlaceArrivals.Candidate(key: key, shape: place.shape, remembered: presence))
+        func place(_ key: Int64) throws -> CachedPlace? {
+            if let known = places[key] { return known }
+            let loaded = try ledger.place(key: key)
+            places[key] = loaded
+            return loaded
         }
-        let outcome = PlaceArrivals.evaluate(positions, candidates: candidates)
+        let outcome: PlaceArrivals.Outcome<Int64>
+        if hasBaseline {
+            outcome = try evaluateByRun(positions, groupID: groupID, remembered: remembered, ledger: ledger, place: place)
+        } else {
+            // The device's first position in this group: every place is set, silently.
+            let candidates = try ledger.placeKeys(groupID: groupID).sorted().compactMap { key in
+                try place(key).map { PlaceArrivals.Candidate(key: key, shape: $0.shape, remembered: nil) }
+            }
+            outcome = PlaceArrivals.evaluate(positions, candidates: candidates)
+            try ledger.setBaseline(groupID: groupID, device: device)
+            // Places the fixes were too inaccurate for stay "not known" (not outside).
+            for candidate in candidates where outcome.presence[candidate.key] == nil {
+                try ledger.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: candidate.key)
+            }
+        }
         for (key, presence) in outcome.presence {
             if presence == .inside {
                 try ledger.setPresence(groupID: groupID, device: device, placeKey: key, inside: true)
@@ -132,15 +134,8 @@ public enum PlaceArrivalRun {
                 try ledger.removePresence(groupID: groupID, device: device, placeKey: key)
             }
         }
-        if !hasBaseline {
-            try ledger.setBaseline(groupID: groupID, device: device)
-            // Places the fixes were too inaccurate for stay "not known" (not outside).
-            for candidate in candidates where outcome.presence[candidate.key] == nil {
-                try ledger.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: candidate.key)
-            }
-        }
         return outcome.crossings.compactMap { crossing -> EventLogEntry? in
-            guard let place = places[crossing.key] else { return nil }
+            guard let place = places[crossing.key] ?? nil else { return nil }
             let position = positions[crossing.position]
             return EventLogEntry(kind: .place, userID: membership.userID, data: EventPayload.place(
                 crossing.crossing, placeID: place.id, placeName: place.name, deviceID: deviceID, userID: membership.userID,
@@ -148,6 +143,44 @@ public enum PlaceArrivalRun {
                 timestamp: Timestamp.rfc3339(millisecondsSince1970: position.timestamp)),
                 fix: (device, position.timestamp))
         }
+    }
+
+    /// The level of the cell a run of nearby positions stays within (level 13: ~1 km across):
+    /// each run looks up its own candidate places, so a long append does not make every place
+    /// along its whole track a candidate for every one of its fixes.
+    public static let runCellLevel = 13
+
+    /// `PlaceArrivals.evaluate` over `positions` split into runs of nearby positions, each run
+    /// against the places the index finds for it plus every place whose presence is not
+    /// "outside" (inside, or not known: those can change anywhere). The same outcome as one
+    /// evaluation against all those places for every position: a place remembered outside
+    /// changes only at a position inside its covering, and the index finds every such place for
+    /// the run of that position.
+    static func evaluateByRun(_ positions: [PlaceArrivals.Position], groupID: GroupID, remembered: [Int64: Bool],
+                              ledger: some PlaceArrivalLedger,
+                              place: (Int64) throws -> CachedPlace?) throws -> PlaceArrivals.Outcome<Int64> {
+        // Current presence of the places that are not simply outside (nil: not known).
+        var notOutside: [Int64: PlacePresence?] = remembered.mapValues { $0 ? .inside : nil }
+        var outcome = PlaceArrivals.Outcome<Int64>()
+        var start = 0
+        while start < positions.count {
+            var end = start + 1
+            let cell = positions[start].leaf.parent(level: runCellLevel)
+            while end < positions.count, cell.contains(positions[end].leaf) { end += 1 }
+            let run = Array(positions[start..<end])
+            let keys = try candidateKeys(groupID: groupID, leaves: run.map(\.leaf), ledger: ledger).union(notOutside.keys)
+            let candidates = try keys.sorted().compactMap { key in
+                try place(key).map { PlaceArrivals.Candidate(key: key, shape: $0.shape, remembered: notOutside[key] ?? .outside) }
+            }
+            let step = PlaceArrivals.evaluate(run, candidates: candidates)
+            for (key, presence) in step.presence {
+                outcome.presence[key] = presence
+                if presence == .outside { notOutside.removeValue(forKey: key) } else { notOutside[key] = .some(presence) }
+            }
+            outcome.crossings += step.crossings.map { PlaceArrivals.Crossing(key: $0.key, crossing: $0.crossing, position: $0.position + start) }
+            start = end
+        }
+        return outcome
     }
 
     /// Keys of the group's places whose covering may contain one of `leaves`: index cells that

@@ -1,0 +1,93 @@
+import Foundation
+import GeoKit
+import JSONCore
+import Testing
+import TestRandom
+@testable import Tracking
+
+/// Arrivals evaluated run by run (each run of nearby fixes against the places the index finds for
+/// it) give exactly what one evaluation of every fix against every place of the group gives.
+@Suite struct PlaceArrivalRunTests {
+    /// An in-memory ledger: presence, baseline and a place index built from the shapes' coverings.
+    final class MemoryLedger: PlaceArrivalLedger {
+        var places: [Int64: CachedPlace] = [:]
+        var presence: [Int64: Bool] = [:]
+        var baseline = false
+        /// Place lookups through the index (`placeKeys(groupID:cells:range:)`).
+        var indexLookups = 0
+
+        func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !places.isEmpty }
+        func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool { baseline }
+        func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool] { presence }
+        func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(places.keys) }
+        func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
+            indexLookups += 1
+            let wanted = Set(cells)
+            return Set(places.filter { _, place in
+                place.shape.covering.contains { wanted.contains($0.int64Key) || range?.contains($0.int64Key) == true }
+            }.keys)
+        }
+        func place(key: Int64) throws -> CachedPlace? { places[key] }
+        func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] { [] }
+        func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws { presence[placeKey] = inside }
+        func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
+            if presence[placeKey] == nil { presence[placeKey] = false }
+        }
+        func removePresence(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws { presence[placeKey] = nil }
+        func setBaseline(groupID: GroupID, device: DeviceKey) throws { baseline = true }
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func runByRunMatchesEveryFixAgainstEveryPlace(seed: UInt64) throws {
+        var random = SplitMix64(seed: seed)
+        let ledger = MemoryLedger()
+        // 60 circles of 30–400 m within ~8 km of a centre.
+        for key in Int64(1)...60 {
+            let lon = 2.30 + random.unit() * 0.10, lat = 48.82 + random.unit() * 0.07
+            let region = try PlaceRegion.parse(geometry: .object(["type": .string("Point"), "coordinates": .array([
+                .number(JSONNumber(lon)), .number(JSONNumber(lat))])]), radius: .number(JSONNumber(30 + random.unit() * 370)))
+            ledger.places[key] = CachedPlace(id: PlaceID("p\(key)"), name: "P\(key)", shape: PlaceShape(region: region))
+        }
+        // The brute-force model: presence carried fix by fix against every place.
+        var model: [Int64: PlacePresence?] = [:]
+        var lon = 2.35, lat = 48.85, time: Int64 = 1_700_000_000_000
+        var crossings = 0
+        let membership = DeviceSharing(groupID: GroupID("g"), userID: UserID("u"), windows: .all)
+        for append in 0..<12 {
+            // A walk of 100 fixes, ~40 m apart (some inaccurate), in long straight stretches.
+            var positions: [PlaceArrivals.Position] = []
+            var heading = random.unit() * 2 * .pi
+            for _ in 0..<100 {
+                if random.unit() < 0.1 { heading = random.unit() * 2 * .pi }
+                lon = min(2.42, max(2.28, lon + cos(heading) * 40 / 73_000))
+                lat = min(48.90, max(48.80, lat + sin(heading) * 40 / 111_000))
+                time += 5_000
+                let accuracy = random.unit() < 0.1 ? 2_000 : random.unit() * 60
+                positions.append(PlaceArrivals.Position(longitude: lon, latitude: lat, accuracyMeters: accuracy, timestamp: time))
+            }
+            let expected: PlaceArrivals.Outcome<Int64>
+            let baselineBefore = ledger.baseline
+            let candidates = ledger.places.keys.sorted().map { key in
+                PlaceArrivals.Candidate(key: key, shape: ledger.places[key]!.shape,
+                                        remembered: baselineBefore ? (model[key] ?? .outside) : nil)
+            }
+            expected = PlaceArrivals.evaluate(positions, candidates: candidates)
+            let entries = try PlaceArrivalRun.evaluate(positions, deviceID: DeviceID("d"), device: DeviceKey(storeValue: 1),
+                                                       membership: membership, ledger: ledger)
+            let expectedEvents = expected.crossings.map { "\($0.crossing) P\($0.key) @\(positions[$0.position].timestamp)" }
+            let events = entries.map { entry in
+                "\(entry.data["type"]?.stringValue ?? "?") \(entry.data["placeName"]?.stringValue ?? "?") @\(entry.fix?.timestamp ?? 0)"
+            }
+            #expect(events == expectedEvents, "append \(append)")
+            crossings += events.count
+            // Model update: as the store applies an outcome (inside kept, otherwise forgotten).
+            for (key, presence) in expected.presence { model[key] = presence == .inside ? .some(.inside) : nil }
+            if !baselineBefore {
+                for candidate in candidates where expected.presence[candidate.key] == nil { model[candidate.key] = .some(nil) }
+            }
+            let stored = ledger.presence.mapValues { $0 ? PlacePresence.inside : nil }
+            #expect(stored == model, "append \(append)")
+        }
+        #expect(crossings >= 10, "the walk crosses places (\(crossings) crossings)")
+    }
+}
