@@ -138,9 +138,12 @@ public enum GeoFilter: Sendable {
             return true
         default:
             guard case .object(let shape)? = object[name], let kind = shape.first?.key else { return true }
-            return ["$centerSphere", "$center", "$box"].contains(kind)
+            return cheapShapeNames.contains(kind)
         }
     }
+
+    /// The `$geoWithin` shapes whose covering costs the same whatever they hold.
+    static let cheapShapeNames: Set<String> = ["$centerSphere", "$center", "$box"]
 
     /// Parses the value of `filter.location`, e.g.
     /// `{"$near": {"$geometry": {"type": "Point", "coordinates": [lng, lat]}, "$maxDistance": 500}}`.

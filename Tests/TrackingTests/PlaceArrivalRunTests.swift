@@ -13,15 +13,12 @@ import TestRandom
         var places: [Int64: CachedPlace] = [:]
         var presence: [Int64: Bool] = [:]
         var baseline = false
-        /// Place lookups through the index (`placeKeys(groupID:cells:range:)`).
-        var indexLookups = 0
 
         func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !places.isEmpty }
         func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool { baseline }
         func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool] { presence }
         func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(places.keys) }
         func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
-            indexLookups += 1
             let wanted = Set(cells)
             return Set(places.filter { _, place in
                 place.shape.covering.contains { wanted.contains($0.int64Key) || range?.contains($0.int64Key) == true }
@@ -65,6 +62,8 @@ import TestRandom
                 let accuracy = random.unit() < 0.1 ? 2_000 : random.unit() * 60
                 positions.append(PlaceArrivals.Position(longitude: lon, latitude: lat, accuracyMeters: accuracy, timestamp: time))
             }
+            let runs = PlaceArrivalRun.runs(of: positions)
+            #expect(runs.flatMap { $0 } == Array(positions.indices) && runs.count > 1, "runs partition the walk in order")
             let expected: PlaceArrivals.Outcome<Int64>
             let baselineBefore = ledger.baseline
             let candidates = ledger.places.keys.sorted().map { key in

@@ -217,13 +217,9 @@ for (g, fixes) in byGroup.sorted(by: { $0.key < $1.key }) {
     // As ingest: one candidate lookup per run of nearby fixes of the append (this group's batch;
     // PlaceArrivalRun.runCellLevel), the rule per fix on its run's candidates.
     var insideIndexed = 0
-    var start = 0
-    while start < positions.count {
-        let cell = positions[start].leaf.parent(level: PlaceArrivalRun.runCellLevel)
-        var end = start + 1
-        while end < positions.count, cell.contains(positions[end].leaf) { end += 1 }
-        let candidates = try with.backend.placeCandidates(groupID: with.groups[g], points: fixes[start..<end].map { ($0.longitude, $0.latitude) })
-        for position in positions[start..<end] {
+    for run in PlaceArrivalRun.runs(of: positions) {
+        let candidates = try with.backend.placeCandidates(groupID: with.groups[g], points: fixes[run].map { ($0.longitude, $0.latitude) })
+        for position in positions[run] {
             for id in candidates {
                 guard let shape = shapeOf[id] else { continue }
                 if PlaceTransition.evaluate(region: shape.region, remembered: .outside, point: position.point, accuracyMeters: position.accuracyMeters).crossing != nil {
@@ -232,7 +228,6 @@ for (g, fixes) in byGroup.sorted(by: { $0.key < $1.key }) {
             }
         }
         candidatesSeen += candidates.count
-        start = end
     }
     indexedNanos += DispatchTime.now().uptimeNanoseconds - t0
     t0 = DispatchTime.now().uptimeNanoseconds

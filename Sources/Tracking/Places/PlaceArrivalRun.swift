@@ -150,6 +150,21 @@ public enum PlaceArrivalRun {
     /// along its whole track a candidate for every one of its fixes.
     public static let runCellLevel = 13
 
+    /// `positions` split into runs of consecutive positions that stay within one cell at
+    /// `runCellLevel` (the cell of each run's first position), in order.
+    public static func runs(of positions: [PlaceArrivals.Position]) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        var start = 0
+        while start < positions.count {
+            let cell = positions[start].leaf.parent(level: runCellLevel)
+            var end = start + 1
+            while end < positions.count, cell.contains(positions[end].leaf) { end += 1 }
+            runs.append(start..<end)
+            start = end
+        }
+        return runs
+    }
+
     /// `PlaceArrivals.evaluate` over `positions` split into runs of nearby positions, each run
     /// against the places the index finds for it plus every place whose presence is not
     /// "outside" (inside, or not known: those can change anywhere). The same outcome as one
@@ -162,12 +177,8 @@ public enum PlaceArrivalRun {
         // Current presence of the places that are not simply outside (nil: not known).
         var notOutside: [Int64: PlacePresence?] = remembered.mapValues { $0 ? .inside : nil }
         var outcome = PlaceArrivals.Outcome<Int64>()
-        var start = 0
-        while start < positions.count {
-            var end = start + 1
-            let cell = positions[start].leaf.parent(level: runCellLevel)
-            while end < positions.count, cell.contains(positions[end].leaf) { end += 1 }
-            let run = Array(positions[start..<end])
+        for range in runs(of: positions) {
+            let run = Array(positions[range])
             let keys = try candidateKeys(groupID: groupID, leaves: run.map(\.leaf), ledger: ledger).union(notOutside.keys)
             let candidates = try keys.sorted().compactMap { key in
                 try place(key).map { PlaceArrivals.Candidate(key: key, shape: $0.shape, remembered: notOutside[key] ?? .outside) }
@@ -177,8 +188,9 @@ public enum PlaceArrivalRun {
                 outcome.presence[key] = presence
                 if presence == .outside { notOutside.removeValue(forKey: key) } else { notOutside[key] = .some(presence) }
             }
-            outcome.crossings += step.crossings.map { PlaceArrivals.Crossing(key: $0.key, crossing: $0.crossing, position: $0.position + start) }
-            start = end
+            outcome.crossings += step.crossings.map {
+                PlaceArrivals.Crossing(key: $0.key, crossing: $0.crossing, position: $0.position + range.lowerBound)
+            }
         }
         return outcome
     }
