@@ -63,14 +63,15 @@ public struct Services: Sendable {
         let hub: LiveHub? = publishesCommits ? live : nil
         let shareFeed = ShareFeed(configuration: configuration.shareStreams)
         self.shareFeed = shareFeed
-        self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, sink: shareFeed)
+        let limits = backend.limitCounters
+        self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, sink: shareFeed, limits: limits)
         self.friends = FriendsService(store: backend, directory: backend)
-        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, sink: hub)
+        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, sink: hub, limits: limits)
         self.devices = DeviceService(store: backend, sink: hub)
-        self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups)
+        self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups, limits: limits)
         self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,
                                          events: configuration.locationEvents, requestLimit: configuration.deviceRequests,
-                                         fixSink: shareFeed)
+                                         fixSink: shareFeed, limits: limits)
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
         self.exports = ExportService(store: backend, directory: backend, visibility: backend)

@@ -211,6 +211,87 @@ enum PostgresSchema {
             CREATE TRIGGER place_state_ends_with_membership AFTER DELETE ON memberships
                 FOR EACH ROW EXECUTE FUNCTION fod_forget_place_state();
             """),
+        Migration(version: 4, name: "abuse limits counted for every node", sql: """
+            -- The abuse limits' counters (sign-ups, sign-ins, invitations, failed share-link
+            -- lookups, device requests), shared by every node so that N nodes allow what one
+            -- does. Keys are kept only as SHA-256 digests, and only while they count: each call
+            -- deletes a few rows that stopped counting. UNLOGGED: no WAL, not replicated; a crash
+            -- or a failover starts the counts afresh, which only ever lets more through.
+            CREATE UNLOGGED TABLE limit_windows (
+                scope text NOT NULL,
+                key_digest bytea NOT NULL,
+                times bigint[] NOT NULL,
+                expires_at bigint NOT NULL,
+                PRIMARY KEY (scope, key_digest)
+            );
+            CREATE INDEX limit_windows_by_expiry ON limit_windows (expires_at);
+            CREATE UNLOGGED TABLE limit_buckets (
+                scope text NOT NULL,
+                key_digest bytea NOT NULL,
+                tokens double precision NOT NULL,
+                at bigint NOT NULL,
+                full_at bigint NOT NULL,
+                PRIMARY KEY (scope, key_digest)
+            );
+            CREATE INDEX limit_buckets_by_full ON limit_buckets (full_at);
+            -- A sliding window: records an attempt at p_now unless p_limit attempts are within
+            -- p_window ms; returns NULL when recorded, else the ms until the oldest leaves the
+            -- window. The row lock of INSERT ... ON CONFLICT DO UPDATE serialises one key's callers.
+            CREATE FUNCTION fod_limit_attempt(p_scope text, p_key text, p_now bigint, p_window bigint, p_limit bigint)
+            RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                digest bytea := sha256(convert_to(p_key, 'UTF8'));
+                stored bigint[];
+                recent bigint[];
+            BEGIN
+                PERFORM set_config('synchronous_commit', 'off', true);
+                DELETE FROM limit_windows WHERE ctid IN (
+                    SELECT ctid FROM limit_windows WHERE expires_at <= p_now LIMIT 8 FOR UPDATE SKIP LOCKED);
+                INSERT INTO limit_windows AS w (scope, key_digest, times, expires_at) VALUES (p_scope, digest, '{}', p_now)
+                    ON CONFLICT (scope, key_digest) DO UPDATE SET times = w.times RETURNING w.times INTO stored;
+                recent := ARRAY(SELECT t FROM unnest(stored) AS t WHERE t > p_now - p_window ORDER BY t);
+                IF cardinality(recent) >= p_limit THEN
+                    UPDATE limit_windows SET times = recent, expires_at = recent[cardinality(recent)] + p_window
+                        WHERE scope = p_scope AND key_digest = digest;
+                    RETURN recent[1] + p_window - p_now;
+                END IF;
+                UPDATE limit_windows SET times = recent || p_now, expires_at = greatest(p_now, coalesce(recent[cardinality(recent)], p_now)) + p_window
+                    WHERE scope = p_scope AND key_digest = digest;
+                RETURN NULL;
+            END $$;
+            -- The same window, read only: the ms until an attempt would be recorded, or NULL.
+            CREATE FUNCTION fod_limit_wait(p_scope text, p_key text, p_now bigint, p_window bigint, p_limit bigint)
+            RETURNS bigint LANGUAGE sql STABLE AS $$
+                SELECT CASE WHEN count(*) >= p_limit THEN min(t) + p_window - p_now END
+                FROM limit_windows w, unnest(w.times) AS t
+                WHERE w.scope = p_scope AND w.key_digest = sha256(convert_to(p_key, 'UTF8')) AND t > p_now - p_window
+            $$;
+            -- A token bucket of p_burst tokens refilled at p_per_second: takes one and returns
+            -- NULL, or returns the ms until one is there.
+            CREATE FUNCTION fod_limit_take(p_scope text, p_key text, p_now bigint, p_per_second double precision, p_burst double precision)
+            RETURNS bigint LANGUAGE plpgsql AS $$
+            DECLARE
+                digest bytea := sha256(convert_to(p_key, 'UTF8'));
+                held double precision;
+                held_at bigint;
+                wait bigint;
+            BEGIN
+                PERFORM set_config('synchronous_commit', 'off', true);
+                DELETE FROM limit_buckets WHERE ctid IN (
+                    SELECT ctid FROM limit_buckets WHERE full_at <= p_now LIMIT 8 FOR UPDATE SKIP LOCKED);
+                INSERT INTO limit_buckets AS b (scope, key_digest, tokens, at, full_at) VALUES (p_scope, digest, p_burst, p_now, p_now)
+                    ON CONFLICT (scope, key_digest) DO UPDATE SET tokens = b.tokens RETURNING b.tokens, b.at INTO held, held_at;
+                held := least(p_burst, held + greatest(0, p_now - held_at) / 1000.0 * p_per_second);
+                IF held >= 1 THEN
+                    held := held - 1;
+                ELSE
+                    wait := ceil((1 - held) / p_per_second * 1000);
+                END IF;
+                UPDATE limit_buckets SET tokens = held, at = p_now, full_at = p_now + ceil((p_burst - held) / p_per_second * 1000)::bigint
+                    WHERE scope = p_scope AND key_digest = digest;
+                RETURN wait;
+            END $$;
+            """),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

@@ -29,6 +29,8 @@ public final class SQLiteBackend: Sendable {
     /// Sharing devices of recently queried groups (history queries), checked against the
     /// visibility version on every use.
     let visibility = VisibilityCache()
+    /// The abuse limits count in this process: an embedded database is one node's alone.
+    public let limitCounters: any LimitCounters = LocalLimitCounters()
 
     /// Page cache of the writer connection, KiB.
     public static let writerCacheKiB = 65_536

@@ -45,9 +45,10 @@ public final class AccountService: Sendable {
     let directory: any DirectoryStore
     public let policy: Policy
     let hasher: PasswordHasher
-    let signUps: RateLimiter
-    let signInsByPair: RateLimiter
-    let signInsByAddress: RateLimiter
+    let limits: any LimitCounters
+    let signUps: WindowLimit
+    let signInsByPair: WindowLimit
+    let signInsByAddress: WindowLimit
     let hashing: BlockingWorkPool
     let dummyHash: String
     let sink: (any GroupEventSink)?
@@ -56,16 +57,20 @@ public final class AccountService: Sendable {
     /// Writes of last use still running (awaited by `waitForRecordedUses`).
     let touches = Mutex<[Task<Void, Never>]>([])
 
+    /// - Parameter limits: where sign-ups and sign-ins are counted (the store's counters, so that
+    ///   every node on a shared database counts alike).
     public init(store: any AccountStore, directory: any DirectoryStore, policy: Policy = Policy(),
-                sink: (any GroupEventSink)? = nil) throws {
+                sink: (any GroupEventSink)? = nil, limits: any LimitCounters = LocalLimitCounters()) throws {
         self.store = store
         self.directory = directory
         self.policy = policy
         self.sink = sink
         self.hasher = PasswordHasher(cost: policy.passwordCost)
-        self.signUps = RateLimiter(limit: policy.signUpsPerAddressPerHour, windowMilliseconds: 3_600_000)
-        self.signInsByPair = RateLimiter(limit: policy.signInsPerAccountAndAddressPerMinute)
-        self.signInsByAddress = RateLimiter(limit: policy.signInsPerAddressPerMinute)
+        self.limits = limits
+        self.signUps = WindowLimit(scope: "sign-ups", limit: policy.signUpsPerAddressPerHour, windowMilliseconds: 3_600_000)
+        self.signInsByPair = WindowLimit(scope: "sign-ins-by-account-and-address", limit: policy.signInsPerAccountAndAddressPerMinute,
+                                         windowMilliseconds: 60_000)
+        self.signInsByAddress = WindowLimit(scope: "sign-ins-by-address", limit: policy.signInsPerAddressPerMinute, windowMilliseconds: 60_000)
         self.hashing = BlockingWorkPool(name: "fod-hashing", threads: policy.hashingThreads, maxQueued: policy.hashingQueue,
                                         what: "password checks")
         self.dummyHash = try hasher.hash(Base64URL.encode(Secrets.randomBytes(16)))
@@ -80,7 +85,7 @@ public final class AccountService: Sendable {
         try Validate.password(password)
         let displayName = try Validate.displayName(rawName)
         let now = Timestamp.nowMilliseconds()
-        if let wait = signUps.attempt(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
+        if let wait = try limits.attempt(signUps, key: clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let hash = try await hashing.run { [hasher] in try hasher.hash(password) }
         let user = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: Timestamp(millisecondsSince1970: now))
         let (token, session) = Self.newSession(userID: user.id, at: user.createdAt, client: client)
@@ -114,8 +119,8 @@ public final class AccountService: Sendable {
     public func signIn(email rawEmail: String, password: String, clientAddress: String, client: String? = nil,
                        now: Int64 = Timestamp.nowMilliseconds()) async throws -> SignedIn {
         let email = Validate.normalizedEmail(rawEmail)
-        if let wait = signInsByAddress.attempt(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
-        if let wait = signInsByPair.attempt(clientAddress + " " + email, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
+        if let wait = try limits.attempt(signInsByAddress, key: clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
+        if let wait = try limits.attempt(signInsByPair, key: clientAddress + " " + email, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let found = try store.userWithPasswordHash(email: email)
         let storedHash = found?.1 ?? dummyHash
         let matches = try await hashing.run { [hasher] in hasher.verify(password, against: storedHash) }

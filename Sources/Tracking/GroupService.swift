@@ -21,12 +21,16 @@ public final class GroupService: Sendable {
 
     let store: any DirectoryStore
     let sink: (any GroupEventSink)?
-    let invitations: RateLimiter
+    let limits: any LimitCounters
+    let invitations: WindowLimit
 
-    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil, policy: Policy = Policy()) {
+    /// - Parameter limits: where invitations are counted (the store's counters).
+    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil, policy: Policy = Policy(),
+                limits: any LimitCounters = LocalLimitCounters()) {
         self.store = store
         self.sink = sink
-        self.invitations = RateLimiter(limit: policy.invitationsPerUserPerHour, windowMilliseconds: 3_600_000)
+        self.limits = limits
+        self.invitations = WindowLimit(scope: "invitations", limit: policy.invitationsPerUserPerHour, windowMilliseconds: 3_600_000)
     }
 
     var rules: PartitionRules { PartitionRules(facts: store) }
@@ -93,7 +97,7 @@ public final class GroupService: Sendable {
     /// `countsAgainstLimit` is false only for local tools (`fod demo`), which are not clients.
     public func invite(groupID: GroupID, by userID: UserID, email rawEmail: String, countsAgainstLimit: Bool = true) async throws -> String {
         let email = try Validate.email(rawEmail)
-        if countsAgainstLimit, let wait = invitations.attempt(userID.rawValue, now: Timestamp.nowMilliseconds()) {
+        if countsAgainstLimit, let wait = try limits.attempt(invitations, key: userID.rawValue, now: Timestamp.nowMilliseconds()) {
             throw TrackingError.rateLimited(retryAfter: wait)
         }
         try await store.writeDirectory { tx in

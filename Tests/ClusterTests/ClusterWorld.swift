@@ -25,13 +25,14 @@ final class Cluster: @unchecked Sendable {
         return server.url(database: name)
     }
 
-    init(nodes count: Int, databaseURL: String? = nil) throws {
+    /// - Parameter arguments: more flags for every node's `fod serve` (later flags win).
+    init(nodes count: Int, databaseURL: String? = nil, arguments: [String] = []) throws {
         let url = try databaseURL ?? Self.freshDatabase()
         self.databaseURL = url
         var nodes: [FodProcess] = []
         for _ in 0..<count {
             nodes.append(try FodProcess(dataDirectory: NSTemporaryDirectory() + "fod-cluster-" + UUID().uuidString,
-                                        extraArguments: ["--database", url]))
+                                        extraArguments: ["--database", url] + arguments))
         }
         self.nodes = nodes
     }

@@ -19,8 +19,9 @@ public final class LocationService: Sendable {
     let fixSink: (any DeviceFixSink)?
     public let rules: FixRules
     public let events: LocationEventRule
-    /// Ingest requests per device (a token bucket; disabled with a rate of 0).
-    let requests: TokenBucket
+    /// Ingest requests per device (a token bucket; disabled with a rate of 0), counted in `limits`.
+    let requests: BucketLimit
+    let limits: any LimitCounters
 
     /// How fast one device may post.
     public struct RequestLimit: Sendable {
@@ -38,20 +39,22 @@ public final class LocationService: Sendable {
 
     public init(store: any LocationStore, directory: any DirectoryStore,
                 sink: (any GroupEventSink)? = nil, rules: FixRules = .standard, events: LocationEventRule = .standard,
-                requestLimit: RequestLimit = .standard, fixSink: (any DeviceFixSink)? = nil) {
+                requestLimit: RequestLimit = .standard, fixSink: (any DeviceFixSink)? = nil,
+                limits: any LimitCounters = LocalLimitCounters()) {
         self.store = store
         self.directory = directory
         self.sink = sink
         self.fixSink = fixSink
         self.rules = rules
         self.events = events
-        self.requests = TokenBucket(perSecond: requestLimit.perSecond, burst: requestLimit.burst)
+        self.requests = BucketLimit(scope: "device-requests", perSecond: requestLimit.perSecond, burst: requestLimit.burst)
+        self.limits = limits
     }
 
     /// Counts one ingest request of `deviceID` (every path: ours, the phone apps', imports);
     /// throws `rate_limited` (429 with Retry-After) past the device's request limit.
     public func admitRequest(deviceID: DeviceID) throws {
-        if let wait = requests.attempt(deviceID.rawValue, now: Timestamp.nowMilliseconds()) {
+        if let wait = try limits.take(requests, key: deviceID.rawValue, now: Timestamp.nowMilliseconds()) {
             throw TrackingError(.rateLimited, code: .rateLimited,
                                 message: "this device posts too often; try again in \(wait) s (batch fixes instead)", retryAfterSeconds: wait)
         }

@@ -13,6 +13,9 @@ public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, Even
     ShareStore, FriendStore, PlaceStore {
     /// Figures for `/metrics` (name, help, value).
     var gauges: [StoreGauge] { get }
+    /// Where the abuse limits count: in this process for a store that is the only node's, in
+    /// the database for a store that nodes share.
+    var limitCounters: any LimitCounters { get }
     /// Finishes queued writes and closes every connection. Call exactly once, last.
     func close()
 }

@@ -36,15 +36,20 @@ public final class ShareService: Sendable {
     let store: any ShareStore
     let directory: any DirectoryStore
     public let policy: Policy
-    let failedLookups: RateLimiter
+    let limits: any LimitCounters
+    let failedLookups: WindowLimit
     let sink: (any ShareLinkSink)?
 
-    public init(store: any ShareStore, directory: any DirectoryStore, policy: Policy = Policy(), sink: (any ShareLinkSink)? = nil) {
+    /// - Parameter limits: where failed token lookups are counted (the store's counters).
+    public init(store: any ShareStore, directory: any DirectoryStore, policy: Policy = Policy(), sink: (any ShareLinkSink)? = nil,
+                limits: any LimitCounters = LocalLimitCounters()) {
         self.store = store
         self.directory = directory
         self.policy = policy
         self.sink = sink
-        self.failedLookups = RateLimiter(limit: policy.failedLookupsPerAddress, windowMilliseconds: policy.failedLookupWindowMilliseconds)
+        self.limits = limits
+        self.failedLookups = WindowLimit(scope: "failed-share-lookups", limit: policy.failedLookupsPerAddress,
+                                         windowMilliseconds: policy.failedLookupWindowMilliseconds)
     }
 
     // MARK: The owner's side
@@ -120,12 +125,12 @@ public final class ShareService: Sendable {
     /// - Throws: 429 when `clientAddress` failed too many lookups lately; 404 `not_found`, the
     ///   same for an unknown, expired or revoked token (each counts as a failed lookup).
     public func link(forToken token: String, clientAddress: String, now: Int64 = Timestamp.nowMilliseconds()) throws -> ShareLink {
-        if let wait = failedLookups.waitTime(clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
+        if let wait = try limits.waitTime(failedLookups, key: clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         if Self.looksLikeToken(token), let share = try store.readShares({ try $0.share(tokenHash: Secrets.tokenHash(token)) }),
            share.isActive(at: Timestamp(millisecondsSince1970: now)) {
             return share
         }
-        _ = failedLookups.attempt(clientAddress, now: now)
+        _ = try limits.attempt(failedLookups, key: clientAddress, now: now)
         throw Self.unknownLink
     }
 
