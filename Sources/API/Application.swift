@@ -48,9 +48,10 @@ public struct Services: Sendable {
     public let places: PlaceService
     public let logger: Logger
 
-    /// Everything wired to one store; every service publishes its group events to `live` —
-    /// unless `publishesCommits` is false: then something else feeds `live` from the store's
-    /// log (with several nodes on one database, a relay of every node's commits).
+    /// Everything wired to one store; every service publishes its group events to `live` and
+    /// its stored fixes to `shareFeed` — unless `publishesCommits` is false: then something else
+    /// feeds both from the store (with several nodes on one database, relays of every node's
+    /// commits).
     /// - Parameters:
     ///   - towns: the nearest-town index that names timeline stays (`Data/places-cities1000.bin`); nil names none.
     ///   - stayPlaces: group places that name stays first (default: the store's group places).
@@ -71,7 +72,7 @@ public struct Services: Sendable {
         self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups, limits: limits)
         self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,
                                          events: configuration.locationEvents, requestLimit: configuration.deviceRequests,
-                                         fixSink: shareFeed, limits: limits)
+                                         fixSink: publishesCommits ? shareFeed : nil, limits: limits)
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
         self.exports = ExportService(store: backend, directory: backend, visibility: backend)

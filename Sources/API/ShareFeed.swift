@@ -10,7 +10,9 @@ import Tracking
 /// `since`, in commit order.
 ///
 /// - No gaps: a stream is registered before its snapshot is read; fixes committed meanwhile are
-///   collected and those newer than the snapshot (by arrival sequence) follow it.
+///   collected and those the snapshot does not hold follow it.
+/// - One node or many: the node's ingests reach it directly, or (several nodes on one
+///   database) a relay of every node's commits feeds it as `RelayedShareStreams`.
 /// - Ends at once: revoking the link, removing its device, and its expiry each end its streams
 ///   with an `end` event (`{"reason": "revoked" | "expired"}`); expiry is a timer per link,
 ///   moved when the link is renewed.
@@ -18,7 +20,7 @@ import Tracking
 ///   closed and reconnects to a fresh snapshot); one ingest sends at most `eventsPerIngest`
 ///   events (the newest fixes of a backfill); a link has at most `ShareService.Policy.streamsPerLink`
 ///   streams open.
-public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
+public final class ShareFeed: RelayedShareStreams, Sendable {
     public struct Configuration: Sendable {
         public var streamCapacity = 64 * 1024
         public var heartbeatSeconds = 15.0
@@ -92,7 +94,8 @@ public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
             guard let subscriber = all[share.deviceID]?[id], case .collecting(let collected) = subscriber.mode else { return }
             subscriber.expiresAt = view.expiresAt.millisecondsSince1970
             var bytes = opening
-            for fix in collected where fix.sequence > view.lastSequence && fix.fix.timestamp >= subscriber.since {
+            let shown = view.sequences
+            for fix in collected where !shown.contains(fix.sequence) && fix.fix.timestamp >= subscriber.since {
                 bytes += Self.event(fix, latest: false)
             }
             if subscriber.stream.write(bytes) {
@@ -109,7 +112,7 @@ public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
 
     public func fixesStored(_ outcome: IngestOutcome) {
         guard let deviceID = outcome.stored.first?.deviceID else { return }
-        guard devices.withLock({ $0[deviceID] != nil }) else { return }
+        guard isWatching(deviceID) else { return }
         let newest = outcome.stored.sorted { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
             .suffix(configuration.eventsPerIngest)
         queue.async { [self] in deliver(Array(newest), deviceID: deviceID, latest: outcome.newLatestSequence) }
@@ -164,6 +167,21 @@ public final class ShareFeed: DeviceFixSink, ShareLinkSink, Sendable {
             }
         }
         if let deviceID { scheduleExpiry(id, deviceID: deviceID, at: expiresAt) }
+    }
+
+    // MARK: RelayedShareStreams
+
+    public func isWatching(_ deviceID: DeviceID) -> Bool {
+        devices.withLock { $0[deviceID] != nil }
+    }
+
+    public func restart(deviceID: DeviceID?) {
+        devices.withLock { all in
+            for (device, subscribers) in all where deviceID == nil || device == deviceID {
+                for subscriber in subscribers.values { subscriber.stream.finish() }
+                all[device] = nil
+            }
+        }
     }
 
     /// Ends the streams `reason` names a reason for, with an `end` event.

@@ -1,6 +1,5 @@
 import Foundation
 import PostgresClient
-import Synchronization
 import Tracking
 
 /// What a `NOTIFY` on `PostgresStore.eventChannel` says: group `groupID` logged events
@@ -42,24 +41,16 @@ public struct EventNotice: Sendable, Equatable {
 ///
 /// Lifetime: `start()` once; `stop()` once, before the hub goes. Runs on its own thread.
 public final class EventRelay: @unchecked Sendable {
-    // @unchecked: `published`, `listener` and `dirty` are touched only by the relay thread;
-    // `stopping` and `running` are guarded by `condition`.
+    // @unchecked: `published` and `dirty` are touched only by the loop's thread.
     private let store: PostgresStore
     private let downstream: any GroupEventSink
     /// The groups with open streams on this node and the newest id each has applied.
     private let openGroups: @Sendable () -> [GroupID: EventID]
     private let log: @Sendable (String) -> Void
-    private let condition = NSCondition()
-    private var stopping = false
-    private var running = false
+    private let loop: ListeningLoop
     private var published: [GroupID: EventID] = [:]
     /// Groups whose last read failed: read again before the next wait.
     private var dirty: Set<GroupID> = []
-    private var listener: NotificationListener?
-    /// Times the listening session was (re)established, for tests and metrics.
-    private let connections = Atomic<Int>(0)
-    /// How long to wait before trying to listen again after a failure.
-    static let retryInterval = Duration.milliseconds(500)
 
     public init(store: PostgresStore, downstream: any GroupEventSink,
                 openGroups: @escaping @Sendable () -> [GroupID: EventID], log: @escaping @Sendable (String) -> Void = { _ in }) {
@@ -67,73 +58,26 @@ public final class EventRelay: @unchecked Sendable {
         self.downstream = downstream
         self.openGroups = openGroups
         self.log = log
+        loop = ListeningLoop(connectionString: store.connectionString, channels: [PostgresStore.eventChannel],
+                             name: "fod-pg-relay", log: log)
     }
-
-    /// How many times the relay has connected its listening session.
-    public var connectionCount: Int { connections.load(ordering: .relaxed) }
 
     /// Listens once (so nothing committed after `start` returns is missed), then relays on a
     /// thread of its own. Throws `StoreFailure(.unavailable)` when the database cannot be reached.
     public func start() throws {
-        do { try connect() } catch { throw PostgresStore.translate(error) }
-        condition.lock()
-        running = true
-        condition.unlock()
-        let thread = Thread { [self] in run() }
-        thread.name = "fod-pg-relay"
-        thread.start()
-    }
-
-    /// Stops the thread (within one wait) and closes the listening session.
-    public func stop() {
-        condition.lock()
-        stopping = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
-    }
-
-    private var isStopping: Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        return stopping
-    }
-
-    private func connect() throws {
-        let session = try NotificationListener(store.connectionString)
-        try session.listen(PostgresStore.eventChannel)
-        listener = session
-        connections.add(1, ordering: .relaxed)
-    }
-
-    private func run() {
-        while !isStopping {
-            do {
-                guard let listener else {
-                    try connect()
-                    resynchronize()
-                    continue
-                }
-                for group in dirty { relay(group, through: nil) }
-                let notices = try listener.waitForNotifications(timeout: .milliseconds(250))
-                for notification in notices {
+        try loop.start(ListeningLoop.Callbacks(
+            received: { [self] notifications in
+                for notification in notifications {
                     guard let notice = EventNotice(payload: notification.payload) else { continue }
                     relay(notice.groupID, from: notice.first, through: notice.last)
                 }
-            } catch {
-                if listener != nil { log("live relay: lost its database session (\(error)); reconnecting") }
-                listener = nil
-                condition.lock()
-                if !stopping { _ = condition.wait(until: Date().addingTimeInterval(0.5)) }
-                condition.unlock()
-            }
-        }
-        listener = nil
-        condition.lock()
-        running = false
-        condition.broadcast()
-        condition.unlock()
+            },
+            beforeWait: { [self] in for group in dirty { relay(group, through: nil) } },
+            reconnected: { [self] in resynchronize() }))
     }
+
+    /// Stops the thread (within one wait) and closes the listening session.
+    public func stop() { loop.stop() }
 
     /// After a new session: every known group and every group with open streams, from the last
     /// id passed on (or applied there).

@@ -292,6 +292,21 @@ enum PostgresSchema {
                 RETURN wait;
             END $$;
             """),
+        Migration(version: 5, name: "share-link changes announced to every node", sql: """
+            -- Every node's share streams hear of a link deleted (revoked, or with its device or
+            -- account) or given a new expiry, in the transaction of the change (ShareChangeNotice).
+            CREATE FUNCTION fod_announce_share_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP = 'DELETE' THEN
+                    PERFORM pg_notify('fod_share_changes', 'revoked ' || OLD.id);
+                ELSIF NEW.expires_at IS DISTINCT FROM OLD.expires_at THEN
+                    PERFORM pg_notify('fod_share_changes', 'renewed ' || NEW.id || ' ' || NEW.expires_at);
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER shares_announce_changes AFTER DELETE OR UPDATE OF expires_at ON shares
+                FOR EACH ROW EXECUTE FUNCTION fod_announce_share_change();
+            """),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

@@ -1,6 +1,7 @@
 import GeoKit
 import LocationFormats
 import PostgresClient
+import Timestamps
 import Tracking
 
 extension PostgresStore: LocationStore {
@@ -20,8 +21,13 @@ extension PostgresStore: LocationStore {
     /// the place arrivals.
     static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PlaceShapeCache,
                        on c: Connection) throws -> IngestOutcome {
-        guard let device = try c.firstRow("SELECT key, last_ts FROM devices WHERE id = $1", [.id(deviceID)], {
-            (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1))
+        // Whether a share link shows the device now: then other nodes' share streams hear of
+        // the fixes (`ShareFixNotice`).
+        guard let device = try c.firstRow("""
+            SELECT key, last_ts, EXISTS (SELECT 1 FROM shares s WHERE s.device_id = devices.id AND s.expires_at > $2)
+            FROM devices WHERE id = $1
+            """, [.id(deviceID), .int64(Timestamp.nowMilliseconds())], {
+            (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1), isShared: try $0.bool(2))
         }) else {
             throw TrackingError.notFound("device")
         }
@@ -55,6 +61,9 @@ extension PostgresStore: LocationStore {
                 """, [.int64(deviceKey), .double(newest.fix.longitude), .double(newest.fix.latitude), .int64(newest.fix.timestamp),
                       .int64(newest.sequence), .int64(cell)])
             if moved > 0 { outcome.newLatestSequence = newest.sequence }
+        }
+        if device.isShared {
+            try c.run("SELECT pg_notify($1, $2)", [.text(shareFixChannel), .text(ShareFixNotice(outcome, deviceID: deviceID).payload)])
         }
         let sharing = try sharingPeriods(deviceID: deviceID, on: c)
         outcome.events = try locationEvents(deviceID: deviceID, deviceKey: deviceKey, outcome: outcome, rule: rule, sharing: sharing, on: c)
@@ -128,20 +137,26 @@ extension PostgresStore: LocationStore {
             }
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
             var fixes = try c.rows("""
-                SELECT ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id FROM fixes
+                SELECT \(Self.storedFixColumns) FROM fixes
                 WHERE device_key = $1 AND ts >= $2 AND ts <= $3 AND (ts, seq) > ($4, $5)
                 ORDER BY ts, seq LIMIT $6
                 """, [.int64(key), .int64(max(start.timestamp, from ?? Int64.min)), .int64(to ?? Int64.max),
-                      .int64(start.timestamp), .int64(start.sequence), .int(max(0, limit) + 1)]) { row in
-                StoredFix(deviceID: deviceID, sequence: try row.int64(1), fix: Fix(
-                    longitude: try row.double(2), latitude: try row.double(3), timestamp: try row.int64(0),
-                    accuracy: try row.optionalDouble(4), altitude: try row.optionalDouble(5), speed: try row.optionalDouble(6),
-                    heading: try row.optionalDouble(7), battery: try row.optionalDouble(8), clientID: try row.optionalText(9)))
-            }
+                      .int64(start.timestamp), .int64(start.sequence), .int(max(0, limit) + 1)]) { try Self.storedFix($0, deviceID: deviceID) }
             guard fixes.count > limit, let last = fixes.dropLast().last else { return HistoryPage(fixes: fixes, next: nil) }
             fixes.removeLast()
             return HistoryPage(fixes: fixes, next: HistoryCursor(timestamp: last.fix.timestamp, sequence: last.sequence))
         }
+    }
+
+    /// The columns `storedFix` decodes, in its order.
+    static let storedFixColumns = "ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id"
+
+    /// A row of `storedFixColumns` as the fix of `deviceID`.
+    static func storedFix(_ row: Row, deviceID: DeviceID) throws -> StoredFix {
+        StoredFix(deviceID: deviceID, sequence: try row.int64(1), fix: Fix(
+            longitude: try row.double(2), latitude: try row.double(3), timestamp: try row.int64(0),
+            accuracy: try row.optionalDouble(4), altitude: try row.optionalDouble(5), speed: try row.optionalDouble(6),
+            heading: try row.optionalDouble(7), battery: try row.optionalDouble(8), clientID: try row.optionalText(9)))
     }
 
     public func deleteHistory(deviceID: DeviceID, before: Int64) async throws -> Int {

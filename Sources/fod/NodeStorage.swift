@@ -26,13 +26,23 @@ struct NodeStorage {
         return NodeStorage(store: backend, postgres: nil)
     }
 
-    /// On PostgreSQL: starts the relay that feeds `hub` from every node's commits (nil on SQLite,
-    /// where the services publish their commits to the hub themselves).
-    func startRelay(to hub: LiveHub, logger: Logger) throws -> EventRelay? {
+    /// On PostgreSQL: starts the relays that feed the live hub and the share-link streams from
+    /// every node's commits; returns what stops them (nil on SQLite, where the services publish
+    /// their commits themselves).
+    func startRelays(to services: Services, logger: Logger) throws -> (@Sendable () -> Void)? {
         guard let postgres else { return nil }
-        let relay = EventRelay(store: postgres, downstream: hub, openGroups: { hub.openGroups }, log: { logger.warning($0) })
-        try relay.start()
-        return relay
+        let hub = services.live
+        let events = EventRelay(store: postgres, downstream: hub, openGroups: { hub.openGroups }, log: { logger.warning($0) })
+        try events.start()
+        let shares = ShareRelay(store: postgres, streams: services.shareFeed, log: { logger.warning($0) })
+        do { try shares.start() } catch {
+            events.stop()
+            throw error
+        }
+        return {
+            shares.stop()
+            events.stop()
+        }
     }
 
     /// Background jobs run on one node at a time: on PostgreSQL under an advisory lock; on

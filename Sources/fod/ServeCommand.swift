@@ -48,7 +48,7 @@ enum ServeCommand {
     private static func startServices(_ configuration: ServerConfiguration, storage: NodeStorage, lifecycle: ServiceGroup,
                                       logger: Logger, afterStart: (@Sendable (Services, Logger) -> Task<Void, Never>)?) throws {
         let backend = storage.store
-        // On PostgreSQL the relay feeds the live hub from every node's commits, this node's too.
+        // On PostgreSQL relays feed the live hub and share streams from every node's commits, this node's too.
         let services = try Services(store: backend, configuration: configuration.services, logger: logger,
                                     towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger),
                                     publishesCommits: storage.postgres == nil)
@@ -59,8 +59,8 @@ enum ServeCommand {
             lifecycle.add(BackgroundJob(name: "retention", task: startRetention(RetentionJob(store: backend, retainDays: days),
                                                                                 exclusive: storage.exclusive, logger: logger)))
         }
-        if let relay = try storage.startRelay(to: services.live, logger: logger) {
-            lifecycle.add(StopAction(name: "live relay") { relay.stop() })
+        if let stopRelays = try storage.startRelays(to: services, logger: logger) {
+            lifecycle.add(StopAction(name: "live and share relays", action: stopRelays))
         }
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()

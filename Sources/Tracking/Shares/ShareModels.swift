@@ -79,8 +79,13 @@ public struct SharedView: Sendable, Equatable {
         self.track = track
     }
 
-    /// The highest arrival sequence the view reflects (0 when it holds no fix).
-    public var lastSequence: Int64 { max(location?.sequence ?? 0, track.map(\.sequence).max() ?? 0) }
+    /// The arrival sequences of the fixes the view holds. A live stream skips a fix it holds:
+    /// a set, not the highest, because with several nodes sequences are not in commit order.
+    public var sequences: Set<Int64> {
+        var all = Set(track.map(\.sequence))
+        if let location { all.insert(location.sequence) }
+        return all
+    }
 }
 
 /// Primitive reads and writes of share links, inside one transaction.
@@ -123,4 +128,15 @@ public protocol ShareLinkSink: Sendable {
 /// Receives every committed ingest, in commit order (the share links' live streams).
 public protocol DeviceFixSink: Sendable {
     func fixesStored(_ outcome: IngestOutcome)
+}
+
+/// The share links' live streams of one node as a relay of every node's commits feeds them
+/// (several nodes on one database): told of fixes and link changes, it can also say which
+/// devices are watched here and start streams afresh when something may have been missed.
+public protocol RelayedShareStreams: DeviceFixSink, ShareLinkSink {
+    /// Whether a stream on this node shows `deviceID` (other devices' fixes need not be read).
+    func isWatching(_ deviceID: DeviceID) -> Bool
+    /// Ends the streams of `deviceID` (of every device when nil) without an `end` event, so
+    /// their clients reconnect to a fresh snapshot: for when fixes may have been missed.
+    func restart(deviceID: DeviceID?)
 }

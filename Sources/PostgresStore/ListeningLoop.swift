@@ -1,0 +1,101 @@
+import Foundation
+import PostgresClient
+
+/// A thread that keeps one `LISTEN` session on `channels` and hands what arrives to its
+/// owner; when the session is lost it connects again (every `retryInterval` until it can) and
+/// tells the owner first, so the owner can read from the tables what was committed meanwhile —
+/// PostgreSQL delivers nothing to a session that was not connected.
+///
+/// The callbacks all run on the loop's thread, one at a time, so an owner may keep state that
+/// only they touch without a lock.
+///
+/// Lifetime: `start` once (it listens before it returns, so nothing committed after it is
+/// missed); `stop` once, before what the callbacks use goes away.
+final class ListeningLoop: @unchecked Sendable {
+    // @unchecked: `listener` is touched only by the loop's thread after `start`; `stopping`
+    // and `running` are guarded by `condition`.
+    struct Callbacks: Sendable {
+        /// Notifications that arrived, in commit order.
+        var received: @Sendable ([PostgresNotification]) -> Void
+        /// Runs before every wait (to retry reads that failed).
+        var beforeWait: @Sendable () -> Void = {}
+        /// Runs after a lost session was connected again, before anything more is received.
+        var reconnected: @Sendable () -> Void
+    }
+
+    static let retryInterval = 0.5
+    private let connectionString: String
+    private let channels: [String]
+    private let name: String
+    private let log: @Sendable (String) -> Void
+    private let condition = NSCondition()
+    private var stopping = false
+    private var running = false
+    private var listener: NotificationListener?
+
+    init(connectionString: String, channels: [String], name: String, log: @escaping @Sendable (String) -> Void) {
+        self.connectionString = connectionString
+        self.channels = channels
+        self.name = name
+        self.log = log
+    }
+
+    /// Listens, then runs `callbacks` on a thread of its own until `stop`. Throws
+    /// `StoreFailure(.unavailable)` when the database cannot be reached.
+    func start(_ callbacks: Callbacks) throws {
+        do { try connect() } catch { throw PostgresStore.translate(error) }
+        condition.lock()
+        running = true
+        condition.unlock()
+        let thread = Thread { [self] in run(callbacks) }
+        thread.name = name
+        thread.start()
+    }
+
+    /// Stops the thread (within one wait) and closes the listening session.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
+    }
+
+    private var isStopping: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return stopping
+    }
+
+    private func connect() throws {
+        let session = try NotificationListener(connectionString)
+        for channel in channels { try session.listen(channel) }
+        listener = session
+    }
+
+    private func run(_ callbacks: Callbacks) {
+        while !isStopping {
+            do {
+                guard let listener else {
+                    try connect()
+                    callbacks.reconnected()
+                    continue
+                }
+                callbacks.beforeWait()
+                let notifications = try listener.waitForNotifications(timeout: .milliseconds(250))
+                if !notifications.isEmpty { callbacks.received(notifications) }
+            } catch {
+                if listener != nil { log("\(name): lost its database session (\(error)); reconnecting") }
+                listener = nil
+                condition.lock()
+                if !stopping { _ = condition.wait(until: Date().addingTimeInterval(Self.retryInterval)) }
+                condition.unlock()
+            }
+        }
+        listener = nil
+        condition.lock()
+        running = false
+        condition.broadcast()
+        condition.unlock()
+    }
+}
