@@ -52,9 +52,9 @@ bench-quick: release
 	./Benchmarks/healthz/run.sh --quick
 
 # kill -9 the server at random moments under concurrent ingest and check every acknowledged fix
-# (CYCLES=20 by default; SEED=n repeats a run).
+# (CYCLES=20 by default; SEED=n repeats a run; POSTGRES=1 runs the node on a throwaway PostgreSQL).
 crash-test: release
-	python3 ./scripts/crash-test.py --fod ./.build/release/fod $(if $(CYCLES),--cycles $(CYCLES)) $(if $(SEED),--seed $(SEED))
+	python3 ./scripts/crash-test.py --fod ./.build/release/fod $(if $(CYCLES),--cycles $(CYCLES)) $(if $(SEED),--seed $(SEED)) $(if $(POSTGRES),--postgres)
 
 fuzz: deps
 	./Fuzz/fuzz.py run --seconds $(FUZZ_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)

@@ -31,6 +31,8 @@ echo "== web map in headless Chromium against fod demo (sign in, live pins, a po
 
 echo "== crash test smoke (3 kill -9 cycles under concurrent ingest; make crash-test runs 20)"
 python3 ./scripts/crash-test.py --fod "$fod" --cycles 3
+echo "== crash test smoke on PostgreSQL (3 kill -9 cycles of a node under ingest; fod db check --database after each)"
+python3 ./scripts/crash-test.py --fod "$fod" --cycles 3 --postgres
 
 echo "== live feed benchmark smoke (--quick: 100 subscribers, no missed events)"
 ./Benchmarks/live/run.sh --quick

@@ -18,7 +18,12 @@ with the clients held:
   - `fod db check` passes.
 Exit status 0 when every check of every cycle passed.
 
-    scripts/crash-test.py [--fod .build/release/fod] [--cycles 20] [--seed N] [--clients 7]
+With --postgres the node runs on a throwaway PostgreSQL server (scripts/pg-test-server.sh, in a
+temporary directory, stopped at the end) and `fod db check --database` checks the database: a
+node killed under load loses no acknowledged fix there either (--database URL uses a server of
+your own, on an empty database).
+
+    scripts/crash-test.py [--fod .build/release/fod] [--cycles 20] [--seed N] [--clients 7] [--postgres]
     make crash-test CYCLES=50 SEED=123
 """
 import argparse
@@ -43,8 +48,8 @@ ACKED, UNKNOWN = "acked", "unknown"
 class Server:
     """One `fod serve` process on a data directory, on a free port."""
 
-    def __init__(self, fod, data, log, index_buffer):
-        self.fod, self.data, self.log, self.index_buffer = fod, data, log, index_buffer
+    def __init__(self, fod, data, log, index_buffer, database=None):
+        self.fod, self.data, self.log, self.index_buffer, self.database = fod, data, log, index_buffer, database
         self.process, self.port = None, None
 
     def start(self):
@@ -54,7 +59,7 @@ class Server:
             [self.fod, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", self.data,
              "--password-cost", "minimal", "--sign-in-limit", "100000", "--log-level", "warning",
              "--device-request-rate", "0", "--sign-up-limit", "100000",
-             "--index-buffer", str(self.index_buffer)],
+             "--index-buffer", str(self.index_buffer)] + (["--database", self.database] if self.database else []),
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
         if not line.startswith("fod listening on port "):
@@ -236,6 +241,13 @@ class Run:
         self.finished = False
 
 
+def db_check(fod, data, database):
+    """`fod db check` of the node's store; returns the output when it failed, else None."""
+    where = ["--database", database] if database else ["--data", data]
+    result = subprocess.run([fod, "db", "check"] + where, capture_output=True, text=True)
+    return None if result.returncode == 0 else f"{result.stdout.strip()} {result.stderr.strip()}"
+
+
 def check(server, user_token, clients, fod, data):
     """Checks every ledger against the restarted server; returns (problems, counters)."""
     problems, counts = [], {"acked": 0, "unknown present": 0, "unknown absent": 0}
@@ -286,9 +298,9 @@ def check(server, user_token, clients, fod, data):
                 problems.append(f"{client.style}: latest location at {last_ts}, newest stored {newest}, newest acknowledged {newest_acked}")
             elif [round(v, 6) for v in last["location"]] != [round(v, 6) for v in stored[newest][0]["location"]]:
                 problems.append(f"{client.style}: latest location {last['location']} is not the newest fix's")
-    result = subprocess.run([fod, "db", "check", "--data", data], capture_output=True, text=True)
-    if result.returncode != 0:
-        problems.append(f"fod db check failed: {result.stdout.strip()} {result.stderr.strip()}")
+    failed = db_check(fod, data, server.database)
+    if failed:
+        problems.append(f"fod db check failed: {failed}")
     return problems, counts
 
 
@@ -301,13 +313,22 @@ def main():
     parser.add_argument("--clients", type=int, default=len(Client.STYLES))
     parser.add_argument("--index-buffer", type=int, default=10_000, help="small: merges run during ingest, so kills land in them")
     parser.add_argument("--keep", action="store_true", help="keep the data directory")
+    parser.add_argument("--postgres", action="store_true", help="run the node on a throwaway PostgreSQL server")
+    parser.add_argument("--database", help="run the node on this (empty) PostgreSQL database")
     args = parser.parse_args()
     print(f"crash-test: seed {args.seed}, {args.cycles} cycles, {args.clients} clients, {args.fod} (rerun: --seed {args.seed})", flush=True)
     rng = random.Random(args.seed)
     work = tempfile.mkdtemp(prefix="fod-crash-")
     data = os.path.join(work, "data")
     log = open(os.path.join(work, "server.log"), "w")
-    server = Server(args.fod, data, log, args.index_buffer)
+    pg_dir = os.path.join(work, "postgres") if args.postgres else None
+    database = args.database
+    if pg_dir:
+        os.chmod(work, 0o755)  # the server runs as the postgres user when we are root
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "pg-test-server.sh")
+        database = subprocess.run([script, "start", pg_dir], check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+        print(f"crash-test: PostgreSQL at {database}", flush=True)
+    server = Server(args.fod, data, log, args.index_buffer, database)
     run = Run(args.seed)
     clients, problems, restarts = [], [], []
     kills_in_merge = 0
@@ -359,9 +380,9 @@ def main():
         exit_status = server.stop()
         if exit_status != 0:
             problems.append(f"clean stop exited with {exit_status}")
-        result = subprocess.run([args.fod, "db", "check", "--data", data], capture_output=True, text=True)
-        if result.returncode != 0:
-            problems.append(f"final fod db check failed: {result.stdout.strip()}")
+        failed = db_check(args.fod, data, database)
+        if failed:
+            problems.append(f"final fod db check failed: {failed}")
     finally:
         run.finished = True
         run.go.set()
@@ -369,6 +390,8 @@ def main():
             server.process.kill()
             server.process.wait()
         log.close()
+        if pg_dir:
+            subprocess.run([script, "stop", pg_dir], capture_output=True)
     duplicated = sum("duplicated" in p for p in problems)
     lost = sum(" lost" in p for p in problems)
     acked = sum(1 for c in clients for e in c.fixes.values() if e[2] == ACKED)

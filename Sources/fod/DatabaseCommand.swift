@@ -1,12 +1,17 @@
 import Foundation
+import PostgresStore
 import Storage
 import SQLiteStore
 import Tracking
 
-/// `fod db check` and `fod db backup <file>`.
+/// `fod db check` and `fod db backup <file>` (the embedded database), and `fod db check
+/// --database <url>` (PostgreSQL; back it up with PostgreSQL's own tools).
 enum DatabaseCommand {
     static func run(_ arguments: Arguments, environment: [String: String]) throws -> Int32 {
-        try arguments.rejectUnknown(["data"])
+        try arguments.rejectUnknown(["data", "database"])
+        if let url = arguments.options["database"] ?? environment["FOD_DATABASE_URL"] {
+            return try runOnPostgres(url, subcommand: Array(arguments.positionals.dropFirst()))
+        }
         let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
         let path = directory + "/fod.sqlite"
         guard FileManager.default.fileExists(atPath: path) else {
@@ -39,5 +44,23 @@ enum DatabaseCommand {
         default:
             throw UsageError("usage: fod db check | fod db backup <file>")
         }
+    }
+
+    /// `check` on a PostgreSQL database: `PostgresStore.consistency()`.
+    static func runOnPostgres(_ url: String, subcommand: [String]) throws -> Int32 {
+        guard subcommand == ["check"] else {
+            throw UsageError("on PostgreSQL only `fod db check --database <url>`; back up with pg_dump or pg_basebackup")
+        }
+        let store = try PostgresStore.open(url, readerCount: 1)
+        defer { store.close() }
+        let report = try store.consistency()
+        let summary = "schema version \(report.schemaVersion), \(report.fixes) fixes of \(report.devices) devices, \(report.groups) groups with events"
+        guard report.isConsistent else {
+            report.problems.forEach { print($0) }
+            print("problems: \(summary)")
+            return 1
+        }
+        print("ok: PostgreSQL database consistent (\(summary)): latest locations, event ids and fix cells")
+        return 0
     }
 }

@@ -20,6 +20,8 @@ let usage = """
       fod geo cover '<GeoJSON>' [--max-cells N] [--max-level N]
                                    the covering the index scans for a shape (or a geo operator)
       fod db check [--data <dir>]  verify the database (PRAGMA integrity_check)
+      fod db check --database <url>
+                                   verify a PostgreSQL database (latest locations, event ids, cells)
       fod db backup <file> [--data <dir>]
                                    copy the database with SQLite's online backup
       fod --help                   this text
