@@ -44,7 +44,7 @@ let package = Package(
 
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking", "SQLiteStore"], path: "Benchmarks/ingest/Baseline"),
         .executableTarget(name: "fod-geo-bench", dependencies: ["Storage", "GeoKit", "GeoQuery", "JSONCore", "Tracking", "SQLiteStore"], path: "Benchmarks/geo/Bench"),
-        .executableTarget(name: "fod-engine-bench", dependencies: ["GeoQuery", "JSONCore", "Tracking", "SQLiteStore"], path: "Benchmarks/report/Engine"),
+        .executableTarget(name: "fod-engine-bench", dependencies: ["GeoQuery", "JSONCore", "Tracking", "SQLiteStore", "PostgresStore"], path: "Benchmarks/report/Engine"),
         .executableTarget(name: "fod-timeline-bench", dependencies: ["Timeline", "Timestamps"], path: "Benchmarks/timeline/Bench"),
         .executableTarget(name: "fod-postgres-bench", dependencies: ["PostgresClient"], path: "Benchmarks/postgres/Bench"),
         .executableTarget(name: "fod-import-bench", dependencies: ["LocationFormats", "Timestamps", "Tracking", "SQLiteStore"], path: "Benchmarks/import/Bench"),

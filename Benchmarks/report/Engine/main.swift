@@ -2,12 +2,14 @@
 // bodies the report POSTs over HTTP, answered by GeoQueryService straight on the server's
 // stopped data directory (no HTTP, no authentication, readable devices loaded once), so the
 // difference to the HTTP figures is what the request path costs.
-// Usage: fod-engine-bench <data dir> <group id> <bodies file> <latencies out> <ids out> <t0 ms> <timed passes>
+// Usage: fod-engine-bench <data dir | postgresql:// URL> <group id> <bodies file> <latencies out> <ids out> <t0 ms> <timed passes>
+//   (a postgresql:// URL: the same on the PostgreSQL store, Benchmarks/postgres/geo.py)
 //   latencies: one line per timed query "latency_us hits 0"; ids: one line per query (first,
 //   untimed pass) of the fix ids found (timestamp − t0), in answer order.
 import Foundation
 import GeoQuery
 import JSONCore
+import PostgresStore
 import SQLiteStore
 import Tracking
 
@@ -17,7 +19,9 @@ func runEngine() throws {
         print("usage: fod-engine-bench <data dir> <group id> <bodies> <latencies out> <ids out> <t0 ms> <timed passes>")
         exit(2)
     }
-    let backend = try SQLiteBackend.open(directory: argv[1], synchronous: .normal)
+    let backend: any TrackingStore = argv[1].hasPrefix("postgresql://")
+        ? try PostgresStore.open(argv[1], readerCount: 1)
+        : try SQLiteBackend.open(directory: argv[1], synchronous: .normal)
     defer { backend.close() }
     let service = GeoQueryService(index: backend, directory: backend)
     let readable = Dictionary(uniqueKeysWithValues: try backend.sharedDevices(groupID: GroupID(argv[2])).map { ($0.key, $0) })
