@@ -247,3 +247,32 @@ private final class PostgresClosureJob<T: Sendable>: PostgresWriteJob {
         }
     }
 }
+
+/// A node's writers: `count` group-committing connections, so that the database can work on
+/// several transactions at once (one writer keeps one backend busy at most). A job that names a
+/// `lockOrder` (an append names its device) always goes to the same writer, so one device's
+/// appends commit in submission order; jobs that name none go to the first.
+///
+/// Writers of one node meet each other's locks exactly as other nodes' writers do: duplicates,
+/// the latest location and event ids are decided by the database, and a deadlock between two
+/// writers is retried (`GroupCommitWriter.maxAttempts`).
+final class GroupCommitWriters: Sendable {
+    private let writers: [GroupCommitWriter]
+
+    /// - Parameter count: connections, at least 1.
+    init(connectionString: String, count: Int) {
+        writers = (0..<max(1, count)).map { _ in GroupCommitWriter(connectionString: connectionString) }
+    }
+
+    /// The writer of jobs with `lockOrder` (FNV-1a of its bytes, the same in every run).
+    func writer(for lockOrder: String?) -> GroupCommitWriter {
+        guard let lockOrder, writers.count > 1 else { return writers[0] }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in lockOrder.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return writers[Int(hash % UInt64(writers.count))]
+    }
+
+    var count: Int { writers.count }
+    var commitCount: UInt64 { writers.reduce(0) { $0 + $1.commitCount } }
+    func close() { for writer in writers { writer.close() } }
+}

@@ -82,15 +82,32 @@ extension PostgresStore: LocationStore {
     }
 
     /// The positions in `fixes` that are not duplicates of what this transaction sees stored.
+    ///
+    /// A batch whose fixes all carry client ids reads nothing: `DuplicateRule` drops the batch's
+    /// own repeats, and the insert's `ON CONFLICT DO NOTHING` on the unique client-id index skips
+    /// what is stored, exactly as the rule would. A batch with fixes without id reads the
+    /// stored ids and timestamps it names (a fix without id is a duplicate of any stored fix at
+    /// its timestamp, which no index decides), in one unprepared statement planned with the
+    /// batch's values and the table's size as it is now: a prepared statement's generic plan,
+    /// fixed while a new database's `fixes` was still empty, filtered every stored fix of the
+    /// device at every append.
     static func deduplicate(_ fixes: [Fix], deviceKey: Int64, on c: Connection) throws -> [Int] {
-        let ids = Array(Set(fixes.compactMap(\.clientID)))
-        let storedIDs: Set<String> = ids.isEmpty ? [] : Set(try c.rows(
-            "SELECT client_id FROM fixes WHERE device_key = $1 AND client_id = ANY($2::text[])",
-            [.int64(deviceKey), .textArray(ids)]) { try $0.text(0) })
         let times = Array(Set(fixes.filter { $0.clientID == nil }.map(\.timestamp)))
-        let storedTimes: Set<Int64> = times.isEmpty ? [] : Set(try c.rows(
-            "SELECT DISTINCT ts FROM fixes WHERE device_key = $1 AND ts = ANY($2::bigint[])",
-            [.int64(deviceKey), .int64Array(times)]) { try $0.int64(0) })
+        guard !times.isEmpty else {
+            return DuplicateRule.survivors(of: fixes, storedID: { _, _ in false }, storedTimestamp: { _ in false })
+        }
+        let ids = Array(Set(fixes.compactMap(\.clientID)))
+        var storedIDs: Set<String> = []
+        var storedTimes: Set<Int64> = []
+        let found = try c.query("""
+            SELECT client_id, NULL::bigint FROM fixes WHERE device_key = $1 AND client_id IS NOT NULL AND client_id = ANY($2::text[])
+            UNION ALL
+            SELECT DISTINCT NULL, ts FROM fixes WHERE device_key = $1 AND ts = ANY($3::bigint[])
+            """, [.int64(deviceKey), .textArray(ids), .int64Array(times)])
+        for row in found.rows {
+            if let id = try row.optionalText(0) { storedIDs.insert(id) }
+            if let time = try row.optionalInt64(1) { storedTimes.insert(time) }
+        }
         return DuplicateRule.survivors(of: fixes, storedID: { _, id in storedIDs.contains(id) },
                                        storedTimestamp: { storedTimes.contains($0) })
     }

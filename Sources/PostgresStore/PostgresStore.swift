@@ -3,8 +3,8 @@ import Tracking
 
 /// The server-database store: any number of `fod` nodes on one PostgreSQL database.
 ///
-/// Each node has one group-committing writer connection (`GroupCommitWriter`) and a pool of
-/// reader connections; everything that must hold across nodes is decided by the database —
+/// Each node has a few group-committing writer connections (`GroupCommitWriters`) and a pool
+/// of reader connections; everything that must hold across nodes is decided by the database —
 /// duplicates by unique indexes, the latest location by a conditional UPDATE, per-group event
 /// ids by the row lock of `event_heads`, a `NOTIFY` on `PostgresStore.eventChannel` in the
 /// transaction of every event (an `EventNotice`) for other nodes' live feeds.
@@ -16,7 +16,7 @@ public final class PostgresStore: Sendable {
     public static let eventChannel = "fod_events"
 
     let connectionString: String
-    let writer: GroupCommitWriter
+    let writers: GroupCommitWriters
     let readers: ConnectionPool
     /// Parsed place shapes for arrivals on ingest.
     let placeShapes = PlaceShapeCache()
@@ -24,19 +24,26 @@ public final class PostgresStore: Sendable {
     /// Connects to `connectionString` (libpq's: a `postgresql://` URI, multi-host allowed) and
     /// applies pending migrations. Throws `StoreFailure(.unavailable)` when the database
     /// cannot be reached.
-    public static func open(_ connectionString: String, readerCount: Int = 8) throws -> PostgresStore {
+    /// - Parameters:
+    ///   - readerCount: reader connections in the pool.
+    ///   - writerCount: group-committing writer connections (`GroupCommitWriters`), at least 1.
+    public static func open(_ connectionString: String, readerCount: Int = 8, writerCount: Int = defaultWriterCount) throws -> PostgresStore {
         do {
             let connection = try Connection(connectionString)
             try PostgresSchema.migrate(connection)
         } catch {
             throw translate(error)
         }
-        return PostgresStore(connectionString: connectionString, readerCount: readerCount)
+        return PostgresStore(connectionString: connectionString, readerCount: readerCount, writerCount: writerCount)
     }
 
-    init(connectionString: String, readerCount: Int) {
+    /// Writers a node opens unless told otherwise: two keep two backends busy, which measured
+    /// best on two cores (`Benchmarks/postgres/ingest.sh`).
+    public static let defaultWriterCount = 2
+
+    init(connectionString: String, readerCount: Int, writerCount: Int) {
         self.connectionString = connectionString
-        writer = GroupCommitWriter(connectionString: connectionString)
+        writers = GroupCommitWriters(connectionString: connectionString, count: writerCount)
         readers = ConnectionPool(connectionString, size: readerCount, checkoutTimeout: .seconds(10))
     }
 
@@ -63,7 +70,11 @@ public final class PostgresStore: Sendable {
     @discardableResult
     func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T, lockOrder: String? = nil,
                             onCommit: (@Sendable (T) -> Void)? = nil) async throws -> T {
-        do { return try await writer.write(body, lockOrder: lockOrder, onCommit: onCommit) } catch { throw Self.translate(error) }
+        do {
+            return try await writers.writer(for: lockOrder).write(body, lockOrder: lockOrder, onCommit: onCommit)
+        } catch {
+            throw Self.translate(error)
+        }
     }
 
     /// A fault of the database as the domain's `StoreFailure`; any other error as it is.
@@ -81,13 +92,14 @@ public final class PostgresStore: Sendable {
     public var gauges: [StoreGauge] {
         let pool = readers.statistics
         return [
-            StoreGauge("fod_database_commits_total", "Group commits done by this node's writer.", Double(writer.commitCount)),
+            StoreGauge("fod_database_commits_total", "Group commits done by this node's writers.", Double(writers.commitCount)),
+            StoreGauge("fod_database_writer_connections", "Group-committing writer connections of this node.", Double(writers.count)),
             StoreGauge("fod_database_reader_connections", "Reader connections this node holds open.", Double(pool.open)),
         ]
     }
 
     public func close() {
-        writer.close()
+        writers.close()
         readers.close()
     }
 }

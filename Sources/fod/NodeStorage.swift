@@ -16,7 +16,7 @@ struct NodeStorage {
 
     static func open(_ configuration: ServerConfiguration, logger: Logger) throws -> NodeStorage {
         if let url = configuration.databaseURL {
-            let store = try PostgresStore.open(url)
+            let store = try PostgresStore.open(url, writerCount: configuration.databaseWriters)
             logger.info("database: PostgreSQL, schema version \((try? store.schemaVersion()) ?? 0)")
             return NodeStorage(store: store, postgres: store)
         }

@@ -2,6 +2,7 @@ import API
 import Crypto
 import Foundation
 import HTTPServer
+import PostgresStore
 import Storage
 import SQLiteStore
 import Tracking
@@ -15,6 +16,8 @@ struct ServerConfiguration {
     /// A PostgreSQL connection URI (`--database`, `$FOD_DATABASE_URL`): the node then stores
     /// everything there, shared with any other node on it, instead of SQLite in `dataDirectory`.
     var databaseURL: String?
+    /// Group-committing connections of this node to that database (`--database-writers`).
+    var databaseWriters = PostgresStore.defaultWriterCount
     var http = HTTPServer.Configuration()
     var logLevel = Logger.Level.info
     var synchronous = Database.Synchronous.full
@@ -36,7 +39,7 @@ struct ServerConfiguration {
     /// How large the write-ahead log may grow (`--wal-limit-mib`).
     var wal = WALLimits.standard
 
-    static let optionNames: Set<String> = Set(["port", "data", "database", "log-level", "bind", "threads", "sync", "password-cost",
+    static let optionNames: Set<String> = Set(["port", "data", "database", "database-writers", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
                                            "wal-limit-mib", "import-max-bytes"])
@@ -49,6 +52,7 @@ struct ServerConfiguration {
           --database <uri>           store everything in PostgreSQL instead, shared by every node on it:
                                      postgresql://user:password@host:port/dbname, libpq's multi-host form
                                      with target_session_attrs=read-write follows a failover [FOD_DATABASE_URL]
+          --database-writers <n>     group-committing connections of this node to it, 1–16 (default \(PostgresStore.defaultWriterCount))
           --log-level <level>        debug | info | warning | error (default info) [FOD_LOG_LEVEL]
           --bind <address>           IPv4 address to listen on (default 0.0.0.0) [FOD_BIND]
           --threads <n>              HTTP polling threads (default: number of cores)
@@ -83,6 +87,10 @@ struct ServerConfiguration {
                 throw UsageError("--database must be a postgresql:// connection URI")
             }
             databaseURL = url
+        }
+        if let writers = try arguments.int("database-writers") {
+            guard (1...16).contains(writers) else { throw UsageError("--database-writers must be 1–16") }
+            databaseWriters = writers
         }
         if let port = try arguments.int("port") ?? environment["FOD_PORT"].flatMap({ Int($0) }) {
             guard (0...65_535).contains(port) else { throw UsageError("--port must be 0–65535") }
