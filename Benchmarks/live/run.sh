@@ -23,45 +23,14 @@ pid=$!
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 rss() { awk '/VmRSS/ {print $2}' /proc/$pid/status; }
 
-# setup.py <port> <groups> <devices per group> <subscribers per group> <outside devices> <out prefix>
-cat > "$work/setup.py" <<'PY'
-import json, sys, urllib.request
-port, groups, per, subs, outside, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]), sys.argv[6]
-base = f"http://127.0.0.1:{port}"
-def call(method, path, body=None, token=None):
-    req = urllib.request.Request(base + path, method=method, data=json.dumps(body).encode() if body is not None else None,
-                                 headers={"Content-Type": "application/json", **({"Authorization": "Bearer " + token} if token else {})})
-    return json.load(urllib.request.urlopen(req))
-n = [0]
-def user():
-    n[0] += 1
-    return call("POST", "/v1/users", {"email": f"{out.split('/')[-1]}-{n[0]}@bench.org", "password": "bench-password", "displayName": f"U{n[0]}"})["token"]
-devices, subscribers = [], []
-for g in range(groups):
-    tokens, gid = [], None
-    for k in range(per):
-        t = user(); d = call("POST", "/v1/devices", {"name": f"d{g}-{k}"}, t)
-        if gid is None:
-            gid = call("POST", "/v1/groups", {"name": f"g{g}", "deviceId": d["device"]["id"]}, t)["id"]; owner = t
-        else:
-            me = call("GET", "/v1/me", token=t)
-            call("POST", f"/v1/groups/{gid}/invitations", {"email": me["email"]}, owner)
-            call("POST", f"/v1/invitations/{gid}/accept", {"deviceId": d["device"]["id"]}, t)
-        tokens.append(t); devices.append((d["device"]["id"], d["deviceToken"]))
-    subscribers += [(gid, tokens[i % len(tokens)]) for i in range(subs)]
-for k in range(outside):  # each outside device has its own owner (at most 100 devices a user)
-    d = call("POST", "/v1/devices", {"name": f"o{k}"}, user()); devices.append((d["device"]["id"], d["deviceToken"]))
-open(out + ".subs", "w").write("".join(f"{g} {t}\n" for g, t in subscribers))
-open(out + ".devices", "w").write("".join(f"{d} {t}\n" for d, t in devices))
-PY
 echo "== (A) 1,000 subscribers on one group; 2,000 fixes/s in all, 100/s from the group"
-python3 "$work/setup.py" "$port" 1 10 $((${FOD_LIVE_SUBSCRIBERS:-1000} / scale)) 190 "$work/a"
+python3 "$here/setup.py" "$port" 1 10 $((${FOD_LIVE_SUBSCRIBERS:-1000} / scale)) 190 "$work/a"
 "$work/sselab" --port "$port" --subscribers "$work/a.subs" --devices "$work/a.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
 echo "== (B) 100 groups x 10 subscribers; 2,000 fixes/s from the groups' 200 devices"
-python3 "$work/setup.py" "$port" $((100 / scale)) 2 10 0 "$work/b"
+python3 "$here/setup.py" "$port" $((100 / scale)) 2 10 0 "$work/b"
 "$work/sselab" --port "$port" --subscribers "$work/b.subs" --devices "$work/b.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
 echo "== (C) memory per idle stream: $((10000 / scale)) idle streams"
-python3 "$work/setup.py" "$port" 1 10 $((10000 / scale)) 0 "$work/c"
+python3 "$here/setup.py" "$port" 1 10 $((10000 / scale)) 0 "$work/c"
 before=$(rss)
 "$work/sselab" --port "$port" --subscribers "$work/c.subs" --duration 30 --warmup 0 > "$work/c.out" 2> "$work/c.err" &
 lab=$!

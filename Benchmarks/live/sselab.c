@@ -4,7 +4,8 @@
  * event every subscriber receives, latency = receipt time - the fix's timestamp (the poster
  * stamps each fix with its send time, milliseconds). Checks that each stream's event ids are
  * contiguous (no event missed). With --rate 0 it only holds the streams (idle-memory runs).
- * Usage: sselab --port P --subscribers F [--devices F --rate R] --duration S [--warmup S] */
+ * Usage: sselab --port P --subscribers F [--devices F --rate R] [--post-port P2] --duration S [--warmup S]
+ * --post-port: post to another node than the streams' (a cluster on one database). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -119,13 +120,15 @@ static void send_all(int fd, const char *s, size_t n) { while (n) { ssize_t w = 
 static int cmp(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return x < y ? -1 : x > y; }
 
 int main(int argc, char **argv) {
-    int port = 0; const char *subs = 0, *devs = 0; double rate = 0, duration = 10, warmup = 2; int posters = 8;
+    int port = 0, post_port = 0; const char *subs = 0, *devs = 0; double rate = 0, duration = 10, warmup = 2; int posters = 8;
     for (int i = 1; i < argc - 1; i++) {
         if (!strcmp(argv[i], "--port")) port = atoi(argv[++i]); else if (!strcmp(argv[i], "--subscribers")) subs = argv[++i];
         else if (!strcmp(argv[i], "--devices")) devs = argv[++i]; else if (!strcmp(argv[i], "--rate")) rate = atof(argv[++i]);
         else if (!strcmp(argv[i], "--duration")) duration = atof(argv[++i]); else if (!strcmp(argv[i], "--warmup")) warmup = atof(argv[++i]);
         else if (!strcmp(argv[i], "--posters")) posters = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--post-port")) post_port = atoi(argv[++i]);
     }
+    if (!post_port) post_port = port;
     struct rlimit rl = { 65536, 65536 }; setrlimit(RLIMIT_NOFILE, &rl);
     int ep = epoll_create1(0); conn_t **conns = calloc(70000, sizeof *conns); int nconn = 0;
     char line[512], g[200], t[200]; FILE *f = fopen(subs, "r"); int nsub = 0;
@@ -140,7 +143,7 @@ int main(int argc, char **argv) {
         dev_id = malloc(100000 * 200); dev_tok = malloc(100000 * 200); f = fopen(devs, "r");
         while (fgets(line, sizeof line, f) && ndev < 100000) if (sscanf(line, "%199s %199s", dev_id[ndev], dev_tok[ndev]) == 2) ndev++;
         fclose(f); pc = calloc(posters, sizeof *pc);
-        for (int i = 0; i < posters; i++) { conn_t *c = calloc(1, sizeof *c); c->kind = POST; c->fd = dial(port); pc[i] = c;
+        for (int i = 0; i < posters; i++) { conn_t *c = calloc(1, sizeof *c); c->kind = POST; c->fd = dial(post_port); pc[i] = c;
             struct epoll_event e = { .events = EPOLLIN, .data.ptr = c }; epoll_ctl(ep, EPOLL_CTL_ADD, c->fd, &e); }
     }
     double t0 = mono_s(), end = t0 + warmup + duration; long long sent = 0, sent_measured = 0; int next_dev = 0, next_poster = 0;
