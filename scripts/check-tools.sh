@@ -37,8 +37,9 @@ python3 ./scripts/crash-test.py --fod "$fod" --cycles 3 --postgres
 echo "== live feed benchmark smoke (--quick: 100 subscribers, no missed events)"
 ./Benchmarks/live/run.sh --quick
 
-echo "== PostgreSQL cluster benchmark smokes (--quick: live delivery across three nodes; geo queries vs PostGIS)"
+echo "== PostgreSQL cluster benchmark smokes (--quick: live delivery across three nodes; ingest on 1 and 3 nodes vs COPY; geo queries vs PostGIS)"
 ./Benchmarks/postgres/live.sh --quick
+./Benchmarks/postgres/ingest.sh --quick
 python3 ./Benchmarks/postgres/geo.py --quick
 
 echo "== ingest benchmark smoke (--quick)"
