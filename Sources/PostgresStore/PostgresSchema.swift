@@ -307,6 +307,31 @@ enum PostgresSchema {
             CREATE TRIGGER shares_announce_changes AFTER DELETE OR UPDATE OF expires_at ON shares
                 FOR EACH ROW EXECUTE FUNCTION fod_announce_share_change();
             """),
+        Migration(version: 6, name: "a visibility version per group, for the nodes' caches of sharing devices", sql: """
+            -- Moves forward in the transaction of every change of a group's memberships or
+            -- sharing periods, on any node: a node may answer from its cache of the group's
+            -- sharing devices only while the version is the one it read them at.
+            CREATE TABLE group_visibility (
+                group_id text PRIMARY KEY,
+                version bigint NOT NULL
+            );
+            CREATE FUNCTION fod_bump_group_visibility() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    INSERT INTO group_visibility AS v (group_id, version) VALUES (OLD.group_id, 1)
+                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
+                END IF;
+                IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW.group_id IS DISTINCT FROM OLD.group_id) THEN
+                    INSERT INTO group_visibility AS v (group_id, version) VALUES (NEW.group_id, 1)
+                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER memberships_move_visibility AFTER INSERT OR UPDATE OR DELETE ON memberships
+                FOR EACH ROW EXECUTE FUNCTION fod_bump_group_visibility();
+            CREATE TRIGGER sharing_periods_move_visibility AFTER INSERT OR UPDATE OR DELETE ON sharing_periods
+                FOR EACH ROW EXECUTE FUNCTION fod_bump_group_visibility();
+            """),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

@@ -3,16 +3,37 @@ import Tracking
 
 extension PostgresStore: GeoIndex {
     public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
-        try readSnapshot { c in
-            let windows = try Self.sharingWindows(groupID: groupID, on: c)
-            return try c.rows("""
-                SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
-                JOIN devices d ON d.id = m.device_id WHERE m.group_id = $1 AND m.share_location ORDER BY m.joined_at, m.user_id
-                """, [.id(groupID)]) { row in
-                let userID: UserID = try row.id(2)
-                return SharedDevice(key: DeviceKey(storeValue: try row.int64(0)), deviceID: try row.id(1), userID: userID, last: try row.lastLocation(at: 3),
-                                    windows: windows[userID] ?? .none)
-            }
+        try readSnapshot { c in try Self.sharedDevices(groupID: groupID, on: c) }
+    }
+
+    /// From the node's cache while the group's `group_visibility` version is the one they were
+    /// read at (migration 6: triggers move it with every change of the group's memberships and
+    /// sharing periods, on any node); else read again with the version, in one snapshot.
+    /// A hit costs one primary-key read instead of every member's membership and periods.
+    public func sharingDevices(groupID: GroupID) throws -> SharingDevices {
+        let version = try read { c in try Self.visibilityVersion(groupID: groupID, on: c) }
+        if let cached = visibility.cached(groupID: groupID, version: version) { return cached }
+        return try readSnapshot { c in
+            let version = try Self.visibilityVersion(groupID: groupID, on: c)
+            let devices = SharingDevices(try Self.sharedDevices(groupID: groupID, on: c))
+            visibility.remember(devices, groupID: groupID, version: version)
+            return devices
+        }
+    }
+
+    static func visibilityVersion(groupID: GroupID, on c: Connection) throws -> Int64 {
+        try c.firstRow("SELECT version FROM group_visibility WHERE group_id = $1", [.id(groupID)]) { try $0.int64(0) } ?? 0
+    }
+
+    static func sharedDevices(groupID: GroupID, on c: Connection) throws -> [SharedDevice] {
+        let windows = try sharingWindows(groupID: groupID, on: c)
+        return try c.rows("""
+            SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
+            JOIN devices d ON d.id = m.device_id WHERE m.group_id = $1 AND m.share_location ORDER BY m.joined_at, m.user_id
+            """, [.id(groupID)]) { row in
+            let userID: UserID = try row.id(2)
+            return SharedDevice(key: DeviceKey(storeValue: try row.int64(0)), deviceID: try row.id(1), userID: userID, last: try row.lastLocation(at: 3),
+                                windows: windows[userID] ?? .none)
         }
     }
 

@@ -20,6 +20,8 @@ public final class PostgresStore: Sendable {
     let readers: ConnectionPool
     /// Parsed place shapes for arrivals on ingest.
     let placeShapes = PlaceShapeCache()
+    /// Sharing devices of recently queried groups, checked against `group_visibility`.
+    let visibility = SharingDevicesCache()
 
     /// Connects to `connectionString` (libpq's: a `postgresql://` URI, multi-host allowed) and
     /// applies pending migrations. Throws `StoreFailure(.unavailable)` when the database

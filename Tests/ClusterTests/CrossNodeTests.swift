@@ -99,7 +99,7 @@ struct CrossNodeTests {
         let cluster = try Cluster(nodes: 3)
         defer { cluster.stop() }
         let family = try Family(cluster)
-        let reply = try cluster.post([(lon: 5, lat: 5, ts: Timestamp.nowMilliseconds() - 1_000, id: nil)], device: family.annDevice, on: 2)
+        let reply = try cluster.post([(lon: 5, lat: 5, ts: Timestamp.nowMilliseconds(), id: nil)], device: family.annDevice, on: 2)
         #expect(reply.status == 200)
         func annLocation(on node: Int) throws -> Bool {
             let group = try cluster.client(node).get("/v1/groups/\(family.group)", token: family.bob.token).json
@@ -109,10 +109,22 @@ struct CrossNodeTests {
             }
         }
         #expect(try annLocation(on: 1))
+        // A history query on node 2 (its cache of the group's sharing devices now warm) finds
+        // Ann's fix until she stops sharing on node 1, and not a moment after.
+        func annInHistory(on node: Int) throws -> Bool {
+            let reply = try cluster.client(node).request("POST", "/v1/groups/\(family.group)/query", token: family.bob.token, json: """
+                {"filter":{"location":{"$near":{"$geometry":{"type":"Point","coordinates":[5,5]},"$maxDistance":1000}}},"scope":"history","limit":10}
+                """)
+            guard reply.status == 200 else { throw TestFailure("query on node \(node): \(reply.status) \(reply.text)") }
+            return reply.json["results"].count > 0
+        }
+        #expect(try annInHistory(on: 1))
+        #expect(try annInHistory(on: 1))
         let off = try cluster.client(0).request("PUT", "/v1/groups/\(family.group)/sharing", token: family.ann.token,
                                                 json: #"{"shareLocation":false}"#)
         #expect(off.status == 200)
         #expect(try !annLocation(on: 1))
+        #expect(try !annInHistory(on: 1))
         #expect(try cluster.client(2).get("/v1/devices/\(family.annDevice.id)/locations", token: family.bob.token).status == 404)
         // A session signed out on one node is refused on every node.
         #expect(try cluster.client(1).request("DELETE", "/v1/sessions/current", headers: ["Authorization": "Bearer \(family.bob.token)"]).status == 204)

@@ -101,3 +101,24 @@ struct GeoIndexConformance {
         }
     }
 }
+
+/// `sharingDevices` may answer from a cache, but never misses a committed change of
+/// memberships or sharing periods.
+@Suite("Store conformance: the sharing devices of the history path")
+struct SharingDevicesConformance {
+    @Test(arguments: StoreFactory.all)
+    func everyCommittedChangeIsSeenAtOnce(_ factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any TrackingStore) async throws in
+            let world = try await SharingWorld.make(store, viewerShares: true)
+            func sharing() throws -> Set<DeviceID> { Set(try store.sharingDevices(groupID: world.group).byKey.values.map(\.deviceID)) }
+            #expect(try sharing() == [world.device.id, world.viewerDevice.id])
+            #expect(try sharing() == [world.device.id, world.viewerDevice.id])  // from the cache, where there is one
+            try await store.writeDirectory { tx in try tx.setSharing(groupID: world.group, userID: world.viewer.id, share: false) }
+            #expect(try sharing() == [world.device.id])
+            try await store.writeDirectory { tx in try tx.deleteMembership(groupID: world.group, userID: world.owner.id) }
+            #expect(try sharing() == [])
+            try await store.writeDirectory { tx in try tx.setSharing(groupID: world.group, userID: world.viewer.id, share: true) }
+            #expect(try sharing() == [world.viewerDevice.id])
+        }
+    }
+}
