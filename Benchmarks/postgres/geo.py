@@ -60,7 +60,7 @@ class PostgresStorePhase(QueryPhase):
         name = f"fod_n{self.n}"
         self.cluster.sql(f"CREATE DATABASE {name}")
         self.url = f"postgresql://postgres@127.0.0.1:{self.cluster.port}/{name}"
-        self.fod = services.Fod(self.o.fod, self.path("fod-data"), extra=("--database", self.url))
+        self.fod = services.Fod(self.o.fod, self.path("fod-data"), extra=("--database", self.url, *self.o.fod_args.split()))
         progress(f"N={self.n:,}: fod on PostgreSQL: a group of {self.o.members} sharing members")
         self.group, self.owner = self.fod.group_of(self.o.members, self.work)
         self.t0 = int(time.time() * 1000) + 60_000
@@ -111,6 +111,7 @@ def main():
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--places", default=os.path.join(ROOT, "Data/places-cities1000.bin"))
     p.add_argument("--countries", default=os.path.join(ROOT, "Data/countries-110m.geojson"))
+    p.add_argument("--fod-args", default="", help="more flags for fod serve (e.g. --near-scan-level 9)")
     p.add_argument("--out", help="write the results (JSON) here")
     p.add_argument("--keep", action="store_true")
     p.add_argument("--quick", action="store_true")

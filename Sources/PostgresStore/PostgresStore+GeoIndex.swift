@@ -44,17 +44,20 @@ extension PostgresStore: GeoIndex {
     }
 }
 
-/// Range scans of `fixes_by_cell` on one connection inside its snapshot, in keyset pages of
-/// `pageSize` rows (so a scan the caller stops early reads little, and a huge one is never
-/// held in memory at once).
+/// Range scans of `fixes_by_cell` on one connection inside its snapshot, in keyset pages that
+/// start at `firstPageSize` rows and double up to `pageSize` (so a scan the caller stops early —
+/// `$near`'s probe of a coarse cell for one readable position — reads a few rows, not
+/// thousands, and a huge one is never held in memory at once).
 struct PostgresGeoIndexReader: GeoIndexReader {
     let c: Connection
+    static let firstPageSize = 32
     static let pageSize = 4_096
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let from = from ?? Int64.min, to = to ?? Int64.max
         // The position after the last entry read: (cell, device_key, ts, seq).
         var after: (Int64, Int64, Int64, Int64)?
+        var limit = Self.firstPageSize
         while true {
             let result: QueryResult
             if let after {
@@ -63,12 +66,12 @@ struct PostgresGeoIndexReader: GeoIndexReader {
                     WHERE cell BETWEEN $1 AND $2 AND ts BETWEEN $3 AND $4 AND (cell, device_key, ts, seq) > ($5, $6, $7, $8)
                     ORDER BY cell, device_key, ts, seq LIMIT $9
                     """, [.int64(range.lowerBound), .int64(range.upperBound), .int64(from), .int64(to),
-                          .int64(after.0), .int64(after.1), .int64(after.2), .int64(after.3), .int(Self.pageSize)], format: .binary)
+                          .int64(after.0), .int64(after.1), .int64(after.2), .int64(after.3), .int(limit)], format: .binary)
             } else {
                 result = try c.queryPrepared("""
                     SELECT cell, device_key, ts, seq, lon, lat FROM fixes
                     WHERE cell BETWEEN $1 AND $2 AND ts BETWEEN $3 AND $4 ORDER BY cell, device_key, ts, seq LIMIT $5
-                    """, [.int64(range.lowerBound), .int64(range.upperBound), .int64(from), .int64(to), .int(Self.pageSize)],
+                    """, [.int64(range.lowerBound), .int64(range.upperBound), .int64(from), .int64(to), .int(limit)],
                     format: .binary)
             }
             for row in result.rows {
@@ -77,7 +80,8 @@ struct PostgresGeoIndexReader: GeoIndexReader {
                 if try !body(entry) { return false }
                 after = (entry.cell, entry.deviceKey.storeValue, entry.timestamp, entry.sequence)
             }
-            if result.rowCount < Self.pageSize { return true }
+            if result.rowCount < limit { return true }
+            limit = min(limit * 2, Self.pageSize)
         }
     }
 
