@@ -90,7 +90,7 @@ measure "1 node, PostgreSQL" "$p"; stop_nodes
 psql_admin -c "CREATE DATABASE bench_three" >/dev/null
 servers=""
 for n in 1 2 3; do
-  p=$(free_port); start_node "$p" --database "${pgurl%/postgres}/bench_three"
+  p=$(free_port); start_node "$p" --database "${pgurl%/postgres}/bench_three" ${FOD_CLUSTER_NODE_ARGS:-}
   servers+="    server node$n 127.0.0.1:$p check"$'\n'
 done
 front=$(free_port)
