@@ -5,7 +5,9 @@
 # outside it). Delivery latency: the fix's send time, stamped by the poster, to the subscriber's
 # receipt of its event (Benchmarks/live/sselab.c, which also checks every stream's event ids are
 # contiguous). For comparison in the same run: posts and streams on the same node.
-#   Benchmarks/postgres/live.sh [--duration S] [--subscribers N] [--quick]
+#   Benchmarks/postgres/live.sh [--duration S] [--subscribers N] [--rate FIXES_PER_S] [--quick]
+# (--rate: single-fix posts a second in all; one node on PostgreSQL takes about 500 a second
+# here, so 2,000 measures its queue more than the relay)
 # --quick: 2 s on the debug build, 100 subscribers (a smoke; figures meaningless).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
@@ -15,6 +17,7 @@ while [ $# -gt 0 ]; do
     --quick) duration=2; config=debug; subscribers=100; rate=200 ;;
     --duration) duration="$2"; shift ;;
     --subscribers) subscribers="$2"; shift ;;
+    --rate) rate="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac; shift
 done
@@ -44,9 +47,10 @@ for n in 1 2 3; do
   ports+=("$p")
 done
 echo "cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg); $subscribers subscribers of one group, $rate fixes/s, ${duration} s"
+# The group's share of the posts is 1/20 (100 of 2,000 a second in Benchmarks/live/run.sh).
 python3 "$root/Benchmarks/live/setup.py" "${ports[0]}" 1 10 "$subscribers" 190 "$work/a"
 echo "== streams on node 3, posts to node 1"
 "$work/sselab" --port "${ports[2]}" --post-port "${ports[0]}" --subscribers "$work/a.subs" --devices "$work/a.devices" \
-  --rate "$rate" --duration "$duration" --warmup 3
+  --rate "$rate" --posters 48 --duration "$duration" --warmup 3
 echo "== streams and posts on node 1 (the same group and devices)"
-"$work/sselab" --port "${ports[0]}" --subscribers "$work/a.subs" --devices "$work/a.devices" --rate "$rate" --duration "$duration" --warmup 3
+"$work/sselab" --port "${ports[0]}" --subscribers "$work/a.subs" --devices "$work/a.devices" --rate "$rate" --posters 48 --duration "$duration" --warmup 3
