@@ -71,7 +71,7 @@ let package = Package(
         .testTarget(name: "TrackingTests", dependencies: ["Timestamps", "Tracking", "TrackingTestSupport", "GeoKit", "JSONCore", "LocationFormats", "Timeline", "TestRandom"]),
         .testTarget(name: "StoreConformanceTests", dependencies: ["Timestamps", "Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats"]),
         .testTarget(name: "ClusterTests", dependencies: ["HTTPTestSupport", "PostgresClient", "PostgresTestSupport", "Timestamps"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),
+        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),
     ],
     swiftLanguageModes: [.v6]
 )

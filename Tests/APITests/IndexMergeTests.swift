@@ -17,7 +17,8 @@ import HTTPServer
 /// restarts, deletions and duplicates — geo queries, history and dedupe must answer exactly as
 /// if every fix were in one table. A seeded random sequence of operations is checked against a
 /// plain in-memory model after every step.
-@Suite struct IndexMergeTests {
+@Suite(.enabled(if: TestStoreKind.isSQLite, "the SQLite store's two-stage index (index_queue merged into cell_index later); PostgreSQL indexes each fix in its append's transaction"))
+struct IndexMergeTests {
     /// One stored fix in the model.
     struct ModelFix: Hashable {
         let deviceKey: DeviceKey
@@ -342,7 +343,8 @@ import HTTPServer
     }
 }
 
-@Suite struct IndexConsistencyTests {
+@Suite(.enabled(if: TestStoreKind.isSQLite, "`fod db check`'s consistency check of the SQLite store's cell index against its history"))
+struct IndexConsistencyTests {
     @Test func findsIndexedFixesMissingFromHistoryAndMergedFixesMissingFromTheIndex() async throws {
         let world = try await IndexMergeTests.World(devices: 1)
         defer { world.close() }
@@ -362,7 +364,8 @@ import HTTPServer
 }
 
 /// A database written by the one-table layout (schema 4) moves to history + merged cell index.
-@Suite struct LocationLayoutMigrationTests {
+@Suite(.enabled(if: TestStoreKind.isSQLite, "a migration of the SQLite schema (schema 4's one table to history + cell index), which PostgreSQL never had"))
+struct LocationLayoutMigrationTests {
     @Test func fixesOfSchemaFourBecomeMergedHistory() async throws {
         let directory = NSTemporaryDirectory() + "fod-migrate-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -206,10 +206,10 @@ struct DeviceFixture {
         let device = try DeviceFixture(app: app)
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         try device.post(app, #"{"locations":[{"location":[1,1],"timestamp":\#(now - 40 * 86_400_000)},{"location":[2,2],"timestamp":\#(now - 20 * 86_400_000)},{"location":[3,3],"timestamp":\#(now - 86_400_000)}]}"#)
-        let job = RetentionJob(store: app.backend, retainDays: 30, batch: 1)
+        let job = RetentionJob(store: app.store, retainDays: 30, batch: 1)
         #expect(try await job.runOnce(now: now) == 1)
         #expect(try device.history(app).json["locations"].count == 2)
-        let all = RetentionJob(store: app.backend, retainDays: 0)
+        let all = RetentionJob(store: app.store, retainDays: 0)
         #expect(try await all.runOnce(now: now) == 2)
         let devices = try app.client().get("/v1/devices", token: device.user.token).json["devices"]
         #expect(devices[0]["lastLocation"].isNull)

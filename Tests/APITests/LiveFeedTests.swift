@@ -83,7 +83,7 @@ import API
         let w = try PermissionWorld(app: app)
         let start = w.sharedSince
         try Self.post(app, w, device: "B1", (0..<5).map { (Double($0), 0) }, from: start)
-        _ = try await app.backend.pruneEvents(before: Int64(Date().timeIntervalSince1970 * 1000) + 1000)
+        _ = try await app.store.pruneEvents(before: Int64(Date().timeIntervalSince1970 * 1000) + 1000)
         let (_, events) = try Self.open(app, w, lastEventID: "1")
         let e = try #require(try events.nextEvent())
         #expect(e.name == "snapshot")

@@ -44,13 +44,13 @@ import TrackingTestSupport
         // A use after 70 s is recorded (uses are written at most once a minute)…
         #expect(try accounts.session(forUserToken: user.token, now: now + 70_000) != nil)
         await accounts.waitForRecordedUses()
-        #expect(try app.backend.sessions(userID: UserID(user.id)).first.map { $0.lastUsedAt.millisecondsSince1970 >= now + 70_000 } == true)
+        #expect(try app.store.sessions(userID: UserID(user.id)).first.map { $0.lastUsedAt.millisecondsSince1970 >= now + 70_000 } == true)
         // …so it lives until two idle minutes after that use, not after sign-in.
         #expect(try accounts.session(forUserToken: user.token, now: now + 70_000 + 121_000) == nil)
         #expect(try accounts.session(forUserToken: user.token, now: now + 70_000 + 110_000) != nil)
         // Past the absolute lifetime, however recently used.
         #expect(try accounts.session(forUserToken: user.token, now: now + 3_600_001) == nil)
         #expect(try await accounts.purgeExpiredSessions(now: now + 3_600_001) == 1)
-        #expect(try app.backend.sessions(userID: UserID(user.id)).isEmpty)
+        #expect(try app.store.sessions(userID: UserID(user.id)).isEmpty)
     }
 }

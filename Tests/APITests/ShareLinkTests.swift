@@ -2,8 +2,6 @@ import Foundation
 import Testing
 import HTTPTestSupport
 import API
-import Storage
-import SQLiteStore
 
 /// Share links through the real server (API.md, "Share links").
 @Suite struct ShareLinkTests {
@@ -52,7 +50,7 @@ import SQLiteStore
             #expect(list.json["shares"][0]["views"].int == 2 && list.json["shares"][0]["active"].bool == true)
             #expect(!list.text.contains(token) && !list.text.contains("token"))
             // Stored hashed: no row holds the token itself.
-            let stored = try app.backend.read { try $0.rows("SELECT token_hash FROM shares", []) { $0.string(0) } }
+            let stored = try app.storage.strings("SELECT token_hash FROM shares")
             #expect(stored.count == 1 && stored[0].utf8.count == 64 && stored[0] != token && !stored[0].contains(String(token.dropFirst(5))))
         }
     }

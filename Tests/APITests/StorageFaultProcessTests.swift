@@ -6,7 +6,8 @@ import HTTPTestSupport
 /// error (never a 500, never a crash), reads keep working, nothing is stored twice or lost,
 /// nothing is corrupt, and service resumes by itself when space returns or the database is
 /// writable again — the writer, the index merger and the checkpointer included.
-@Suite(.serialized) struct StorageFaultProcessTests {
+@Suite(.serialized, .enabled(if: TestStoreKind.isSQLite, "faults of the SQLite file and its directory (full disk, file-size limit, read-only) under `fod serve --data`; a PostgreSQL node's storage is the database server's"))
+struct StorageFaultProcessTests {
     static func temporaryDirectory() -> String { NSTemporaryDirectory() + "fod-fault-" + UUID().uuidString }
 
     @Test(.enabled(if: ScratchMount.isAvailable, "needs root to mount a size-limited tmpfs (the RLIMIT_FSIZE test covers a full disk without it)"))

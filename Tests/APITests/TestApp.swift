@@ -1,4 +1,3 @@
-import SQLiteStore
 import Foundation
 import HTTPTestSupport
 import API
@@ -6,10 +5,14 @@ import HTTPServer
 import Timeline
 import Tracking
 
-/// An in-process server with the real API on a free port and a fresh data directory.
+/// An in-process server with the real API on a free port and a fresh, empty store: SQLite in a
+/// new data directory, or a new PostgreSQL database wired as a node is (`FOD_TEST_STORE`, see
+/// `TestStoreKind`).
 final class TestApp: @unchecked Sendable {
-    let directory: String
-    let backend: SQLiteBackend
+    /// The store under test, with its kind-specific handles (`storage.sqlite`, `storage.postgres`).
+    let storage: TestStore
+    /// The store, through the ports every store offers.
+    var store: any TrackingStore { storage.store }
     let server: HTTPServer
     var port: UInt16 { server.port }
 
@@ -21,12 +24,19 @@ final class TestApp: @unchecked Sendable {
     /// - Parameter web: the web pages to serve (none by default).
     init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(), towns: NearestPlace? = nil, web: WebAssets? = nil,
          configure: (inout Services.Configuration) -> Void = { _ in }) throws {
-        directory = NSTemporaryDirectory() + "fod-test-" + UUID().uuidString
-        backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
+        let storage = try TestStore.open()
+        self.storage = storage
         let logger = Logger(level: .error)
         var settings = Self.configuration(signInLimit: signInLimit, live: live)
         configure(&settings)
-        services = try Services(store: backend, configuration: settings, logger: logger, towns: towns)
+        do {
+            services = try Services(store: storage.store, configuration: settings, logger: logger, towns: towns,
+                                    publishesCommits: storage.servicesPublishCommits)
+            try storage.start(services: services)
+        } catch {
+            storage.close()
+            throw error
+        }
         let errors = ErrorMapper(logger: logger)
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"
@@ -36,7 +46,12 @@ final class TestApp: @unchecked Sendable {
             errors.response(for: $0, request: $1)
         }
         inProcess = InProcessResponder(router: router) { errors.response(for: $0, request: $1) }
-        try server.start()
+        do {
+            try server.start()
+        } catch {
+            storage.close()
+            throw error
+        }
     }
 
     /// Test settings: cheap hashes, and limits high enough for suites that sign up and post a
@@ -67,10 +82,10 @@ final class TestApp: @unchecked Sendable {
         return (id, token)
     }
 
+    /// Stops the server, then the store (the relay, the connections) and deletes what it stored.
     func close() {
         server.shutdown()
-        backend.close()
-        try? FileManager.default.removeItem(atPath: directory)
+        storage.close()
     }
 
     static func with(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(),

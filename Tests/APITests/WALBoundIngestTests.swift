@@ -14,7 +14,8 @@ import API
 /// With a bound of a few MiB, the write-ahead log stays within it (plus at most one commit)
 /// while appends, merges and geo queries all run at once; once they stop the file is truncated,
 /// and every fix is in history and in the cell index (`fod db check` agrees).
-@Suite struct WALBoundIngestTests {
+@Suite(.enabled(if: TestStoreKind.isSQLite, "the bound on the SQLite file's write-ahead log (--wal-limit-mib) and its gauges; PostgreSQL's WAL is the server's"))
+struct WALBoundIngestTests {
     static func walBytes(_ directory: String) -> Int64 {
         (try? FileManager.default.attributesOfItem(atPath: directory + "/fod.sqlite-wal")[.size] as? NSNumber)?.int64Value ?? 0
     }
