@@ -5,7 +5,8 @@ import HTTPTestSupport
 /// `fod import` against the real executable: a GPX file into a device of a stopped server's data
 /// directory, the summary with rejections grouped by reason, a re-run that stores nothing new,
 /// and the fixes served once the server is back.
-@Suite struct ImportCommandOfflineTests {
+@Suite(.enabled(if: TestStoreKind.isSQLite, "`fod import` writes into the data directory's SQLite file (it has no --database); on PostgreSQL POST /v1/devices/{id}/import is ImportTests' case"))
+struct ImportCommandOfflineTests {
     static let gpx = """
         <?xml version="1.0" encoding="UTF-8"?>
         <gpx version="1.1" creator="test" xmlns="http://www.topografix.com/GPX/1/1">

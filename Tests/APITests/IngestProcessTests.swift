@@ -5,8 +5,6 @@ import HTTPTestSupport
 
 /// Ingest against the real executable: restarts and kill -9.
 @Suite struct IngestProcessTests {
-    func temporaryDirectory() -> String { NSTemporaryDirectory() + "fod-ingest-" + UUID().uuidString }
-
     /// Signs up, adds a device; returns (user token, device id, device token).
     func setUp(_ port: UInt16) throws -> (String, String, String) {
         let client = try HTTPTestClient(port: port)
@@ -24,16 +22,16 @@ import HTTPTestSupport
     }
 
     @Test func duplicatesAreRecognisedAcrossARestart() throws {
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try FodProcess(dataDirectory: directory)
+        let served = try ServedStore("fod-ingest-")
+        defer { served.remove() }
+        let first = try served.serve()
         let (_, deviceID, deviceToken) = try setUp(first.port)
         let withIDs = batch(0..<100, withIDs: true), withoutIDs = batch(100..<200, withIDs: false)
         for body in [withIDs, withoutIDs] {
             #expect(try HTTPTestClient(port: first.port).request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: body).json["accepted"].int == 100)
         }
         #expect(first.stop() == 0)
-        let second = try FodProcess(dataDirectory: directory)
+        let second = try served.serve()
         defer { second.stop() }
         for body in [withIDs, withoutIDs] {
             let reply = try HTTPTestClient(port: second.port).request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: body)
@@ -42,9 +40,9 @@ import HTTPTestSupport
     }
 
     @Test func killDashNineDuringAStreamOfBatchesLosesNoAcknowledgedFix() throws {
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try FodProcess(dataDirectory: directory)
+        let served = try ServedStore("fod-ingest-")
+        defer { served.remove() }
+        let server = try served.serve()
         let (userToken, deviceID, deviceToken) = try setUp(server.port)
         let acknowledged = Mutex<Set<Int>>([])
         let streams = 4
@@ -74,7 +72,7 @@ import HTTPTestSupport
         let acked = acknowledged.withLock { $0 }
         #expect(acked.count >= streams * 21 * 50)
 
-        let restarted = try FodProcess(dataDirectory: directory)
+        let restarted = try served.serve()
         defer { restarted.stop() }
         var stored = Set<Int>()
         var cursor: String?
@@ -90,7 +88,8 @@ import HTTPTestSupport
     }
 }
 
-@Suite struct ImportCommandTests {
+@Suite(.enabled(if: TestStoreKind.isSQLite, "`fod import` writes into the data directory's SQLite file (it has no --database); on PostgreSQL POST /v1/devices/{id}/import is ImportTests' case"))
+struct ImportCommandTests {
     @Test func importsACSVThroughIngestValidationAndReportsASummary() throws {
         let directory = NSTemporaryDirectory() + "fod-import-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -141,9 +141,9 @@ import HTTPTestSupport
     ] }
 
     @Test func everyNumericParameterAtItsExtremesIsRefusedOrValid() throws {
-        let directory = NSTemporaryDirectory() + "fod-bounds-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try FodProcess(dataDirectory: directory)
+        let served = try ServedStore("fod-bounds-")
+        defer { served.remove() }
+        let server = try served.serve()
         defer { server.stop() }
         let world = try Self.makeWorld(port: server.port)
         for row in Self.rows {

@@ -70,9 +70,9 @@ import Tracking
     /// Headers that crashed the process on the old main (`Content-Type: ;` was an index out
     /// of range), each on a JSON route and on the OsmAnd route that reads the media type itself.
     @Test func malformedHeadersGetA4xxFromTheRealServer() throws {
-        let directory = NSTemporaryDirectory() + "fod-headers-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try FodProcess(dataDirectory: directory)
+        let served = try ServedStore("fod-headers-")
+        defer { served.remove() }
+        let server = try served.serve()
         defer { server.stop() }
         let body = Array(#"{"email":"h@example.org","password":"password-h","displayName":"H"}"#.utf8)
         for contentType in ["", ";", " ; ", ";;", "/", "application/", "\u{1}", ";charset=utf-8", String(repeating: ";", count: 5000)] {
@@ -95,9 +95,9 @@ import Tracking
 /// The OpenAPI document is served by the binary itself, and partition names split by scalar.
 @Suite struct ServedContractTests {
     @Test func openAPIDocumentIsServedAtItsPath() throws {
-        let directory = NSTemporaryDirectory() + "fod-openapi-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try FodProcess(dataDirectory: directory)
+        let served = try ServedStore("fod-openapi-")
+        defer { served.remove() }
+        let server = try served.serve()
         defer { server.stop() }
         let reply = try HTTPTestClient(port: server.port).get("/openapi.yaml")
         #expect(reply.status == 200)

@@ -5,12 +5,11 @@ import HTTPTestSupport
 /// The share-link limits are flags of `fod serve` (README, "Security and limits").
 @Suite struct ShareLimitFlagTests {
     @Test func shareLinkLimitsFollowTheFlags() throws {
-        let directory = NSTemporaryDirectory() + "fod-share-flags-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (refused, message) = try FodProcess.run(["serve", "--share-link-max-hours", "0", "--data", directory])
+        let served = try ServedStore("fod-share-flags-")
+        defer { served.remove() }
+        let (refused, message) = try FodProcess.run(["serve", "--share-link-max-hours", "0", "--data", served.directory] + served.storeArguments)
         #expect(refused == 2 && message.contains("--share-link-max-hours must be 1–8760"), "\(message)")
-        let server = try FodProcess(dataDirectory: directory, extraArguments: [
-            "--share-links-per-device", "2", "--share-link-max-hours", "2", "--share-lookup-limit", "3"])
+        let server = try served.serve(["--share-links-per-device", "2", "--share-link-max-hours", "2", "--share-lookup-limit", "3"])
         defer { server.stop() }
         let client = try HTTPTestClient(port: server.port)
         let user = try client.request("POST", "/v1/users", json: #"{"email":"s@example.org","password":"password-s","displayName":"S"}"#)
