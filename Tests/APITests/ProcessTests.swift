@@ -30,21 +30,21 @@ import HTTPTestSupport
         #expect(signIn.status == 200)
     }
 
-    @Test(.enabled(if: TestStoreKind.isSQLite, "`fod db check` reads the SQLite file's schema version; on PostgreSQL restarts are covered by the kill -9 and dedupe tests"))
-    func restartKeepsDataAndDoesNotReapplyMigrations() throws {
-        let directory = temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let first = try FodProcess(dataDirectory: directory)
+    @Test func restartKeepsDataAndDoesNotReapplyMigrations() throws {
+        let served = try ServedStore("fod-proc-")
+        defer { served.remove() }
+        let check = ["db", "check", "--data", served.directory] + served.storeArguments
+        let first = try served.serve()
         let reply = try HTTPTestClient(port: first.port).request("POST", "/v1/users", json: #"{"email":"r@example.org","password":"password-r","displayName":"R"}"#)
         let token = try #require(reply.json["token"].string)
         #expect(first.stop() == 0)
-        let (_, checkBefore) = try FodProcess.run(["db", "check", "--data", directory])
+        let (_, checkBefore) = try FodProcess.run(check)
         for _ in 0..<2 {
-            let again = try FodProcess(dataDirectory: directory)
+            let again = try served.serve()
             #expect(try HTTPTestClient(port: again.port).get("/v1/me", token: token).status == 200)
             #expect(again.stop() == 0)
         }
-        let (status, checkAfter) = try FodProcess.run(["db", "check", "--data", directory])
+        let (status, checkAfter) = try FodProcess.run(check)
         #expect(status == 0)
         #expect(checkAfter.hasPrefix("ok:"))
         #expect(checkBefore == checkAfter)  // same schema version line

@@ -52,8 +52,8 @@ final class TestStore: Sendable {
     private let database: TestDatabase?
     /// On SQLite: the data directory, deleted at `close()`.
     private let directory: String?
-    /// On PostgreSQL: the relay feeding the live hub, once started.
-    private let relay = Mutex<EventRelay?>(nil)
+    /// On PostgreSQL: what stops the relays feeding the services, once they are started.
+    private let stopRelays = Mutex<(@Sendable () -> Void)?>(nil)
 
     private init(store: any TrackingStore, sqlite: SQLiteBackend?, postgres: PostgresStore?, database: TestDatabase?, directory: String?) {
         self.store = store
@@ -84,19 +84,31 @@ final class TestStore: Sendable {
         }
     }
 
-    /// Whether the services must publish their commits to the live hub themselves: on SQLite
-    /// they do; on PostgreSQL the relay does, from the database's notifications (as a node does).
+    /// Whether the services must publish their commits to the live hub and the share streams
+    /// themselves: on SQLite they do; on PostgreSQL relays do, from the database's notifications
+    /// (as on a node).
     var servicesPublishCommits: Bool { postgres == nil }
 
-    /// On PostgreSQL: starts the relay that feeds `services.live` from the store's commits, as
-    /// `fod serve` does on a node (`NodeStorage.startRelay`). Nothing on SQLite.
+    /// On PostgreSQL: starts the relays that feed `services.live` and `services.shareFeed` from
+    /// the store's commits, as `fod serve` does on a node (`NodeStorage.startRelays`). Nothing on
+    /// SQLite.
     func start(services: Services) throws {
         guard let postgres else { return }
         let hub = services.live
         let logger = services.logger
-        let relay = EventRelay(store: postgres, downstream: hub, openGroups: { hub.openGroups }, log: { logger.warning($0) })
-        try relay.start()
-        self.relay.withLock { $0 = relay }
+        let events = EventRelay(store: postgres, downstream: hub, openGroups: { hub.openGroups }, log: { logger.warning($0) })
+        try events.start()
+        let shares = ShareRelay(store: postgres, streams: services.shareFeed, log: { logger.warning($0) })
+        do { try shares.start() } catch {
+            events.stop()
+            throw error
+        }
+        stopRelays.withLock {
+            $0 = {
+                shares.stop()
+                events.stop()
+            }
+        }
     }
 
     /// The first column of `sql`'s rows as text, read straight from the store's tables (for the
@@ -110,12 +122,12 @@ final class TestStore: Sendable {
         return try Connection(database.url).execute(sql).rows.map { try $0.text(0) }
     }
 
-    /// Stops the relay, closes the store and deletes what it stored (on PostgreSQL: drops the
+    /// Stops the relays, closes the store and deletes what it stored (on PostgreSQL: drops the
     /// database, in the background).
     func close() {
-        relay.withLock { relay in
-            relay?.stop()
-            relay = nil
+        stopRelays.withLock { stop in
+            stop?()
+            stop = nil
         }
         store.close()
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
