@@ -118,7 +118,7 @@ final class TestStore: Sendable {
         if let sqlite {
             return try sqlite.read { try $0.rows(sql, []) { $0.string(0) } }
         }
-        guard let database else { return [] }
+        guard let database else { throw TestFailure("the store is neither SQLite nor PostgreSQL") }
         return try Connection(database.url).execute(sql).rows.map { try $0.text(0) }
     }
 
