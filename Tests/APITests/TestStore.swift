@@ -122,6 +122,18 @@ final class TestStore: Sendable {
         return try Connection(database.url).execute(sql).rows.map { try $0.text(0) }
     }
 
+    /// Runs `sql` on a connection of its own, past the store, as another process, another node or
+    /// a repair by hand would. The statements must suit both schemas (`TRUE`/`FALSE`, no
+    /// store-specific columns).
+    func executeOnAnotherConnection(_ sql: String) throws {
+        if let sqlite {
+            try Database(path: sqlite.path).execute(sql)
+            return
+        }
+        guard let database else { throw TestFailure("the store is neither SQLite nor PostgreSQL") }
+        _ = try Connection(database.url).execute(sql)
+    }
+
     /// Stops the relays, closes the store and deletes what it stored (on PostgreSQL: drops the
     /// database, in the background).
     func close() {

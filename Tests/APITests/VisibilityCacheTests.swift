@@ -1,11 +1,9 @@
 import Foundation
 import HTTPTestSupport
-import SQLiteStore
-import Storage
 import Testing
 import Tracking
 
-/// History queries read a group's sharing devices from a cache (`VisibilityCache`): every
+/// History queries read a group's sharing devices from a cache (`SharingDevicesCache`): every
 /// change of who sees whom must show in the very next query, whoever committed it. Each step
 /// below first queries (filling the cache), then changes the visibility, then queries again.
 @Suite struct VisibilityCacheTests {
@@ -39,35 +37,31 @@ import Tracking
         }
     }
 
-    /// A change written by another connection (another process, a repair by hand) is seen too:
-    /// the triggers bump the version whoever writes.
-    @Test(.enabled(if: TestStoreKind.isSQLite, "SQLite's visibility cache and the triggers that bump its version; PostgreSQL caches no rights (every read asks the database), and a change by another node is ClusterTests' case"))
-    func aChangeByAnotherConnectionIsSeenAtOnce() throws {
-        let directory = NSTemporaryDirectory() + "fod-visibility-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
-        defer { backend.close() }
-        let other = try Database(path: backend.path)
-        try other.execute("""
-            INSERT INTO users (id, email, display_name, password_hash, created_at) VALUES ('u1', 'a@x', 'A', '!', 0), ('u2', 'b@x', 'B', '!', 0);
-            INSERT INTO devices (key, id, owner_id, name, token_hash, created_at) VALUES (1, 'd1', 'u1', 'A1', 'h1', 0), (2, 'd2', 'u2', 'B1', 'h2', 0);
-            INSERT INTO groups (id, name, owner_id, created_at) VALUES ('g', 'G', 'u1', 0);
-            INSERT INTO memberships (group_id, user_id, device_id, share_location, joined_at) VALUES ('g', 'u1', 'd1', 1, 0), ('g', 'u2', 'd2', 1, 0);
-            INSERT INTO sharing_periods (group_id, user_id, device_id, start_ts, end_ts) VALUES ('g', 'u1', 'd1', 0, NULL), ('g', 'u2', 'd2', 0, NULL);
-            """)
-        let group = GroupID("g")
-        let first = try backend.sharingDevices(groupID: group)
-        #expect(first.byKey.count == 2)
-        #expect(try backend.sharingDevices(groupID: group) === first)
+    /// A change written by another connection (another process or node, a repair by hand) is
+    /// seen too: the triggers move the group's visibility version whoever writes.
+    @Test func aChangeByAnotherConnectionIsSeenAtOnce() throws {
+        try TestApp.with { app in
+            let w = try PermissionWorld(app: app)
+            let group = GroupID(w.groupID)
+            let (a1, b1) = (DeviceID(w.devices["A1"]!.id), DeviceID(w.devices["B1"]!.id))
+            let bob = w.users["bob"]!.id
+            func sharing() throws -> Set<DeviceID> { Set(try app.store.sharingDevices(groupID: group).byKey.values.map(\.deviceID)) }
+            let first = try app.store.sharingDevices(groupID: group)
+            #expect(Set(first.byKey.values.map(\.deviceID)) == [a1, b1])
+            #expect(try app.store.sharingDevices(groupID: group) === first)  // from the cache
 
-        try other.execute("UPDATE memberships SET share_location = 0 WHERE user_id = 'u2'")
-        #expect(try backend.sharingDevices(groupID: group).byKey.values.map(\.deviceID) == [DeviceID("d1")])
+            try app.storage.executeOnAnotherConnection("UPDATE memberships SET share_location = FALSE WHERE user_id = '\(bob)'")
+            #expect(try sharing() == [a1])
 
-        try other.execute("UPDATE memberships SET share_location = 1 WHERE user_id = 'u2'; UPDATE sharing_periods SET end_ts = 5 WHERE user_id = 'u2'")
-        let windows = try backend.sharingDevices(groupID: group).byKey[DeviceKey(storeValue: 2)]?.windows
-        #expect(windows?.contains(4) == true && windows?.contains(6) == false)
+            try app.storage.executeOnAnotherConnection("""
+                UPDATE memberships SET share_location = TRUE WHERE user_id = '\(bob)';
+                UPDATE sharing_periods SET end_ts = \(w.sharedSince) WHERE user_id = '\(bob)' AND end_ts IS NULL
+                """)
+            let windows = try app.store.sharingDevices(groupID: group).byKey.values.first { $0.deviceID == b1 }?.windows
+            #expect(windows?.contains(w.sharedSince - 1) == true && windows?.contains(w.sharedSince + 1) == false)
 
-        try other.execute("DELETE FROM devices WHERE id = 'd1'")
-        #expect(try backend.sharingDevices(groupID: group).byKey.values.map(\.deviceID) == [DeviceID("d2")])
+            try app.storage.executeOnAnotherConnection("DELETE FROM devices WHERE id = '\(a1.rawValue)'")
+            #expect(try sharing() == [b1])
+        }
     }
 }
