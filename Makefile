@@ -28,7 +28,7 @@ run: release
 	./.build/release/fod serve --data $(DATA) --port $(PORT)
 
 # After the whole suite, the API suite once more on PostgreSQL (a throwaway server, a fresh
-# database per test; about 4–5 minutes on 2 cores), then the tool checks.
+# database per test; 3–5 minutes on a busy 2-core machine), then the tool checks.
 test: test-deps
 	$(SWIFT) build --build-tests
 	FOD_TEST_STORE=sqlite $(SWIFT) test --skip-build
