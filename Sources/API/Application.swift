@@ -17,6 +17,11 @@ public struct Services: Sendable {
         public var deviceRequests = LocationService.RequestLimit.standard
         public var queryLimits = GeoQueryService.Limits()
         public var queryTuning = GeoQueryService.Tuning()
+        /// Index rows and seeks a geo query may use on the server's thread before it runs again
+        /// from a task (`QueryRoutes.inlineBudget`); nil: always from a task — for a store whose
+        /// seeks are network round trips (PostgreSQL), where an attempt holds the thread for
+        /// milliseconds and is then repeated.
+        public var queryInlineBudget: WorkBudget? = QueryRoutes.inlineBudget
         /// Geo queries running at once; more get 503 (they run off the HTTP threads).
         public var concurrentQueries = 4 * System.coreCount
         public var live = LiveHub.Configuration()

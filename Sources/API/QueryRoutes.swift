@@ -14,8 +14,9 @@ struct QueryRoutes {
         let group = RouteGroup(services: services)
         let member = Caller.reader(.group(parameter: "id"))
         let gate = services.queryGate
+        let inline = services.configuration.queryInlineBudget
         return [
-            group.adaptive("POST", "/v1/groups/{id}/query", member, maxBodyBytes: 4 << 20, inlineBudget: Self.inlineBudget) { request, context, budget in
+            group.adaptive("POST", "/v1/groups/{id}/query", member, maxBodyBytes: 4 << 20, inlineBudget: inline) { request, context, budget in
                 let body = try JSONBody(request)
                 guard let filter = body["filter"]?.objectValue else { throw TrackingError.missingField("filter") }
                 guard filter.count == 1, let location = filter["location"] else {
@@ -30,7 +31,7 @@ struct QueryRoutes {
                                             limit: try Self.limit(body["limit"]), explain: try body.optionalBool("explain") ?? false)
                 return Self.response(try gate.run { try Self.answer(queries, request.id(), context.credential, query, budget: budget) })
             },
-            group.adaptive("GET", "/v1/groups/{id}/near", member, inlineBudget: Self.inlineBudget) { request, context, budget in
+            group.adaptive("GET", "/v1/groups/{id}/near", member, inlineBudget: inline) { request, context, budget in
                 guard let lon = try QueryNumber.double(request.query("lon"), name: "lon"),
                       let lat = try QueryNumber.double(request.query("lat"), name: "lat") else {
                     throw TrackingError.invalid("lon and lat are required", code: .missingField)

@@ -138,9 +138,13 @@ struct RouteGroup {
     /// they run (geo queries): the cheap ones skip the hand-off to a task and back. A body over
     /// `smallBody` goes to the task at once: parsing it (and a large polygon in it) is work the
     /// budget does not count.
-    func adaptive(_ method: String, _ pattern: String, _ caller: Caller, maxBodyBytes: Int? = nil, inlineBudget: WorkBudget,
+    /// With no `inlineBudget` the route is deferred: it always runs from a task.
+    func adaptive(_ method: String, _ pattern: String, _ caller: Caller, maxBodyBytes: Int? = nil, inlineBudget: WorkBudget?,
                   _ handle: @escaping @Sendable (Request, RouteContext, WorkBudget?) throws -> Response) -> Route {
         let group = self
+        guard let inlineBudget else {
+            return deferred(method, pattern, caller, maxBodyBytes: maxBodyBytes) { request, context in try handle(request, context, nil) }
+        }
         return Route(method, pattern, maxBodyBytes: maxBodyBytes, .adaptive(inline: { request in
             guard request.body.count <= Self.smallBody else { return nil }
             do {
