@@ -1,5 +1,6 @@
 import Foundation
 import LocationFormats
+import PostgresStore
 import SQLiteStore
 import Tracking
 
@@ -7,23 +8,35 @@ import Tracking
 /// content: Google Takeout Records.json, Semantic Location History, the phone's Timeline export,
 /// GPX, GeoJSON, CSV, this server's JSON) into a device of the data directory, streamed, through
 /// the same service as `POST /v1/devices/{id}/import`: a progress line on standard error, then a
-/// summary with the rejections grouped by reason. Run it while the server is stopped (a running
-/// server takes the same file over HTTP).
+/// summary with the rejections grouped by reason. On the embedded database run it while the
+/// server is stopped (a running server takes the same file over HTTP); with `--database` (or
+/// `$FOD_DATABASE_URL`) it writes into the PostgreSQL database that running nodes share.
 enum ImportCommand {
     static let chunkBytes = 1 << 20
 
     static func run(_ arguments: Arguments, environment: [String: String]) async throws -> Int32 {
-        try arguments.rejectUnknown(["data", "device"])
+        try arguments.rejectUnknown(["data", "database", "device"])
         guard let deviceID = arguments.options["device"].map(DeviceID.init(rawValue:)), let path = arguments.positionals.dropFirst().first else {
-            throw UsageError("usage: fod import --device <id> <file> [--data <dir>]")
+            throw UsageError("usage: fod import --device <id> <file> [--data <dir> | --database <url>]")
         }
         guard let file = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot read \(path)") }
         defer { try? file.close() }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-        let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
-        let backend = try SQLiteBackend.open(directory: directory)
+        let backend: any TrackingStore
+        let place: String
+        if let url = arguments.options["database"] ?? environment["FOD_DATABASE_URL"], !url.isEmpty {
+            guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
+                throw UsageError("--database must be a postgresql:// connection URI")
+            }
+            backend = try PostgresStore.open(url, readerCount: 2)
+            place = "the PostgreSQL database"
+        } else {
+            let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
+            backend = try SQLiteBackend.open(directory: directory)
+            place = directory
+        }
         defer { backend.close() }
-        guard let ownerID = try backend.deviceOwner(deviceID: deviceID) else { throw UsageError("no device \(deviceID) in \(directory)") }
+        guard let ownerID = try backend.deviceOwner(deviceID: deviceID) else { throw UsageError("no device \(deviceID) in \(place)") }
         let locations = LocationService(store: backend, directory: backend)
         let imports = HistoryImportService(locations: locations, store: backend, sink: nil)
         let credential = Credential.device(deviceID: deviceID, ownerID: ownerID)

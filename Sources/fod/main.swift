@@ -8,8 +8,9 @@ let usage = """
       fod demo [serve options] [--speed <x>]
                                    serve with a demo group of 295 real vessels (New York Harbor
                                    AIS, Data/) replayed live, x times faster (default 10)
-      fod import --device <id> <file> [--data <dir>]
-                                   import history into a device (server stopped): Google Takeout
+      fod import --device <id> <file> [--data <dir> | --database <url>]
+                                   import history into a device (server stopped; on PostgreSQL
+                                   while nodes run): Google Takeout
                                    Records.json or Semantic Location History, the phone's Timeline
                                    export, GPX, GeoJSON, CSV — detected from the content
       fod export group-geojson|scatter <groupId> | device-geojson|device-gpx <deviceId> --as <email>

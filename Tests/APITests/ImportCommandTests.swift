@@ -2,10 +2,10 @@ import Foundation
 import Testing
 import HTTPTestSupport
 
-/// `fod import` against the real executable: a GPX file into a device of a stopped server's data
-/// directory, the summary with rejections grouped by reason, a re-run that stores nothing new,
-/// and the fixes served once the server is back.
-@Suite(.enabled(if: TestStoreKind.isSQLite, "`fod import` writes into the data directory's SQLite file (it has no --database); on PostgreSQL POST /v1/devices/{id}/import is ImportTests' case"))
+/// `fod import` against the real executable: a GPX file into a device of a stopped server's store
+/// (its data directory, or with `--database` the PostgreSQL database), the summary with
+/// rejections grouped by reason, a re-run that stores nothing new, and the fixes served once the
+/// server is back.
 struct ImportCommandOfflineTests {
     static let gpx = """
         <?xml version="1.0" encoding="UTF-8"?>
@@ -20,9 +20,9 @@ struct ImportCommandOfflineTests {
         </gpx>
         """
 
-    /// A data directory with one user and device, its server stopped: (user token, device id).
-    static func stoppedServerWithADevice(_ directory: String) throws -> (String, String) {
-        let server = try FodProcess(dataDirectory: directory)
+    /// A store with one user and device, its server stopped: (user token, device id).
+    static func stoppedServerWithADevice(_ served: ServedStore) throws -> (String, String) {
+        let server = try served.serve()
         let client = try HTTPTestClient(port: server.port)
         let user = try client.request("POST", "/v1/users", json: #"{"email":"cli@example.org","password":"password-cli","displayName":"C"}"#)
         let token = user.json["token"].string ?? ""
@@ -32,21 +32,23 @@ struct ImportCommandOfflineTests {
     }
 
     @Test func importsAFileOfflineWithASummaryAndAReRunStoresNothingNew() throws {
-        let directory = NSTemporaryDirectory() + "fod-import-cli-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (token, deviceID) = try Self.stoppedServerWithADevice(directory)
+        let served = try ServedStore("fod-import-cli-")
+        defer { served.remove() }
+        let directory = served.directory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (token, deviceID) = try Self.stoppedServerWithADevice(served)
         let file = directory + "/walk.gpx"
         try Self.gpx.write(toFile: file, atomically: true, encoding: .utf8)
-        let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory])
+        let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory] + served.storeArguments)
         #expect(status == 0, "\(output)")
         #expect(output.contains("(gpx, "), "\(output)")
         #expect(output.contains("5 points — accepted 3, duplicates 0, rejected 2"), "\(output)")
         #expect(output.contains("1 × invalid_location"), "\(output)")
         #expect(output.contains("1 × missing_timestamp"), "\(output)")
-        let (again, rerun) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory])
+        let (again, rerun) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory] + served.storeArguments)
         #expect(again == 0)
         #expect(rerun.contains("accepted 0, duplicates 3, rejected 2"), "\(rerun)")
-        let back = try FodProcess(dataDirectory: directory)
+        let back = try served.serve()
         defer { back.stop() }
         let page = try HTTPTestClient(port: back.port).get("/v1/devices/\(deviceID)/locations", token: token)
         #expect(page.json["locations"].count == 3)
@@ -54,12 +56,14 @@ struct ImportCommandOfflineTests {
     }
 
     @Test func aFileThatIsNoHistoryFailsWithItsReason() throws {
-        let directory = NSTemporaryDirectory() + "fod-import-cli-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (_, deviceID) = try Self.stoppedServerWithADevice(directory)
+        let served = try ServedStore("fod-import-cli-")
+        defer { served.remove() }
+        let directory = served.directory
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let (_, deviceID) = try Self.stoppedServerWithADevice(served)
         let file = directory + "/empty.json"
         try "   \n".write(toFile: file, atomically: true, encoding: .utf8)
-        let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory])
+        let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory] + served.storeArguments)
         #expect(status == 1)
         #expect(output.contains("empty_file"), "\(output)")
     }
