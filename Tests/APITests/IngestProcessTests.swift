@@ -88,27 +88,29 @@ import HTTPTestSupport
     }
 }
 
-@Suite(.enabled(if: TestStoreKind.isSQLite, "`fod import` writes into the data directory's SQLite file (it has no --database); on PostgreSQL POST /v1/devices/{id}/import is ImportTests' case"))
+/// `fod import` beside a running server, on the store under test (`--database` on PostgreSQL).
 struct ImportCommandTests {
     @Test func importsACSVThroughIngestValidationAndReportsASummary() throws {
-        let directory = NSTemporaryDirectory() + "fod-import-" + UUID().uuidString
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let server = try FodProcess(dataDirectory: directory)
+        let served = try ServedStore("fod-import-")
+        defer { served.remove() }
+        let directory = served.directory
+        let server = try served.serve()
         let client = try HTTPTestClient(port: server.port)
         let token = try client.request("POST", "/v1/users", json: #"{"email":"m@example.org","password":"password-m","displayName":"M"}"#).json["token"].string ?? ""
         let deviceID = try client.request("POST", "/v1/devices", token: token, json: #"{"name":"bike"}"#).json["device"]["id"].string ?? ""
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let file = directory + "/track.csv"
         var csv = "lon,lat,alt,timestamp\n"
         for i in 0..<1200 { csv += "\(16 + Double(i) / 10000),\(51.5 + Double(i) / 10000),118,\(1_685_613_600 + i)\n" }
         csv += "16.1,51.5,118,\n200,51.5,118,1685700000\n"
         try csv.write(toFile: file, atomically: true, encoding: .utf8)
-        let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory])
+        let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory] + served.storeArguments)
         #expect(status == 0, "\(output)")
         #expect(output.contains("(csv, "), "\(output)")
         #expect(output.contains("1202 points — accepted 1200, duplicates 0, rejected 2"), "\(output)")
         #expect(output.contains("1 × missing_timestamp: the point has no timestamp"), "\(output)")
         #expect(output.contains("longitude/latitude is out of bounds, lng: 200 lat: 51.5"))
-        let (_, again) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory])
+        let (_, again) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory] + served.storeArguments)
         #expect(again.contains("accepted 0, duplicates 1200"))
         let history = try HTTPTestClient(port: server.port).get("/v1/devices/\(deviceID)/locations?limit=10000", token: token)
         #expect(history.json["locations"].count == 1200)
