@@ -41,12 +41,7 @@ class PostgresStorePhase(QueryPhase):
         super().__init__(o, client, {"postgis": True}, places, o.n, work, (None, None), cluster)
 
     def run(self):
-        progress(f"N={self.n:,}: generating people-like fixes (seed {self.o.seed})")
-        self.points = fixtures.make_points(self.client, self.places_path, self.n, self.o.seed, self.path("points.bin"))
-        self.polygons = fixtures.country_polygons(self.o.countries, self.places, self.n, self.o.polygon_hits, 5)
-        self.rings = [ring for _, ring in self.polygons]
-        with open(self.path("polygons.txt"), "w") as f:
-            f.writelines(fixtures.polygon_line(ring) for ring in self.rings)
+        self.make_fixtures()
         self.load_fod()
         self.load_postgis()
         self.make_queries()

@@ -57,14 +57,7 @@ class QueryPhase:
         return os.path.join(self.work, name)
 
     def run(self):
-        n = self.n
-        progress(f"N={n:,}: generating people-like fixes (seed {self.o.seed})")
-        self.points = fixtures.make_points(self.client, self.places_path, n, self.o.seed, self.path("points.bin"))
-        self.polygons = fixtures.country_polygons(self.o.countries, self.places, n, self.o.polygon_hits, 5)
-        self.result["polygons"] = [name for name, _ in self.polygons]
-        self.rings = [ring for _, ring in self.polygons]
-        with open(self.path("polygons.txt"), "w") as f:
-            f.writelines(fixtures.polygon_line(ring) for ring in self.rings)
+        self.make_fixtures()
         self.load_all()
         self.make_queries()
         self.check_all()
@@ -73,6 +66,16 @@ class QueryPhase:
         self.extras()
         self.stop_all()
         return self.result
+
+    def make_fixtures(self):
+        """The size's people-like fixes (points.bin) and country polygons (polygons.txt)."""
+        progress(f"N={self.n:,}: generating people-like fixes (seed {self.o.seed})")
+        self.points = fixtures.make_points(self.client, self.places_path, self.n, self.o.seed, self.path("points.bin"))
+        self.polygons = fixtures.country_polygons(self.o.countries, self.places, self.n, self.o.polygon_hits, 5)
+        self.result["polygons"] = [name for name, _ in self.polygons]
+        self.rings = [ring for _, ring in self.polygons]
+        with open(self.path("polygons.txt"), "w") as f:
+            f.writelines(fixtures.polygon_line(ring) for ring in self.rings)
 
     # Loading ------------------------------------------------------------------------------------
 

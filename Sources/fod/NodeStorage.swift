@@ -27,22 +27,12 @@ struct NodeStorage {
     }
 
     /// On PostgreSQL: starts the relays that feed the live hub and the share-link streams from
-    /// every node's commits; returns what stops them (nil on SQLite, where the services publish
-    /// their commits themselves).
-    func startRelays(to services: Services, logger: Logger) throws -> (@Sendable () -> Void)? {
+    /// every node's commits (nil on SQLite, where the services publish their commits themselves).
+    func startRelays(to services: Services, logger: Logger) throws -> NodeRelays? {
         guard let postgres else { return nil }
         let hub = services.live
-        let events = EventRelay(store: postgres, downstream: hub, openGroups: { hub.openGroups }, log: { logger.warning($0) })
-        try events.start()
-        let shares = ShareRelay(store: postgres, streams: services.shareFeed, log: { logger.warning($0) })
-        do { try shares.start() } catch {
-            events.stop()
-            throw error
-        }
-        return {
-            shares.stop()
-            events.stop()
-        }
+        return try NodeRelays.start(store: postgres, hub: hub, openGroups: { hub.openGroups }, shares: services.shareFeed,
+                                    log: { logger.warning($0) })
     }
 
     /// Background jobs run on one node at a time: on PostgreSQL under an advisory lock; on

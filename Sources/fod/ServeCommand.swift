@@ -64,8 +64,8 @@ enum ServeCommand {
             lifecycle.add(BackgroundJob(name: "retention", task: startRetention(RetentionJob(store: backend, retainDays: days),
                                                                                 exclusive: storage.exclusive, logger: logger)))
         }
-        if let stopRelays = try storage.startRelays(to: services, logger: logger) {
-            lifecycle.add(StopAction(name: "live and share relays", action: stopRelays))
+        if let relays = try storage.startRelays(to: services, logger: logger) {
+            lifecycle.add(StopAction(name: "live and share relays") { relays.stop() })
         }
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()

@@ -52,8 +52,8 @@ final class TestStore: Sendable {
     private let database: TestDatabase?
     /// On SQLite: the data directory, deleted at `close()`.
     private let directory: String?
-    /// On PostgreSQL: what stops the relays feeding the services, once they are started.
-    private let stopRelays = Mutex<(@Sendable () -> Void)?>(nil)
+    /// On PostgreSQL: the relays feeding the services, once they are started.
+    private let relays = Mutex<NodeRelays?>(nil)
 
     private init(store: any TrackingStore, sqlite: SQLiteBackend?, postgres: PostgresStore?, database: TestDatabase?, directory: String?) {
         self.store = store
@@ -96,19 +96,9 @@ final class TestStore: Sendable {
         guard let postgres else { return }
         let hub = services.live
         let logger = services.logger
-        let events = EventRelay(store: postgres, downstream: hub, openGroups: { hub.openGroups }, log: { logger.warning($0) })
-        try events.start()
-        let shares = ShareRelay(store: postgres, streams: services.shareFeed, log: { logger.warning($0) })
-        do { try shares.start() } catch {
-            events.stop()
-            throw error
-        }
-        stopRelays.withLock {
-            $0 = {
-                shares.stop()
-                events.stop()
-            }
-        }
+        let relays = try NodeRelays.start(store: postgres, hub: hub, openGroups: { hub.openGroups }, shares: services.shareFeed,
+                                          log: { logger.warning($0) })
+        self.relays.withLock { $0 = relays }
     }
 
     /// The first column of `sql`'s rows as text, read straight from the store's tables (for the
@@ -137,9 +127,9 @@ final class TestStore: Sendable {
     /// Stops the relays, closes the store and deletes what it stored (on PostgreSQL: drops the
     /// database, in the background).
     func close() {
-        stopRelays.withLock { stop in
-            stop?()
-            stop = nil
+        relays.withLock { relays in
+            relays?.stop()
+            relays = nil
         }
         store.close()
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
