@@ -332,6 +332,36 @@ enum PostgresSchema {
             CREATE TRIGGER sharing_periods_move_visibility AFTER INSERT OR UPDATE OR DELETE ON sharing_periods
                 FOR EACH ROW EXECUTE FUNCTION fod_bump_group_visibility();
             """),
+        Migration(version: 7, name: "token buckets hand out several tokens at once", sql: """
+            -- A token bucket of p_burst tokens refilled at p_per_second: takes up to p_want whole
+            -- tokens (a node spends them itself, without a round trip each); granted 0 and the ms
+            -- until one is there when none is. Replaces fod_limit_take (one token a call).
+            CREATE FUNCTION fod_limit_take_many(p_scope text, p_key text, p_now bigint, p_per_second double precision,
+                                                p_burst double precision, p_want bigint, OUT granted bigint, OUT wait bigint)
+            LANGUAGE plpgsql AS $$
+            DECLARE
+                digest bytea := sha256(convert_to(p_key, 'UTF8'));
+                held double precision;
+                held_at bigint;
+            BEGIN
+                PERFORM set_config('synchronous_commit', 'off', true);
+                DELETE FROM limit_buckets WHERE ctid IN (
+                    SELECT ctid FROM limit_buckets WHERE full_at <= p_now LIMIT 8 FOR UPDATE SKIP LOCKED);
+                INSERT INTO limit_buckets AS b (scope, key_digest, tokens, at, full_at) VALUES (p_scope, digest, p_burst, p_now, p_now)
+                    ON CONFLICT (scope, key_digest) DO UPDATE SET tokens = b.tokens RETURNING b.tokens, b.at INTO held, held_at;
+                held := least(p_burst, held + greatest(0, p_now - held_at) / 1000.0 * p_per_second);
+                granted := least(greatest(p_want, 1), floor(held))::bigint;
+                IF granted >= 1 THEN
+                    held := held - granted;
+                ELSE
+                    granted := 0;
+                    wait := ceil((1 - held) / p_per_second * 1000);
+                END IF;
+                UPDATE limit_buckets SET tokens = held, at = p_now, full_at = p_now + ceil((p_burst - held) / p_per_second * 1000)::bigint
+                    WHERE scope = p_scope AND key_digest = digest;
+            END $$;
+            DROP FUNCTION fod_limit_take(text, text, bigint, double precision, double precision);
+            """),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

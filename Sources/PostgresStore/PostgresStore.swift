@@ -22,6 +22,8 @@ public final class PostgresStore: Sendable {
     let placeShapes = PlaceShapeCache()
     /// Sharing devices of recently queried groups, checked against `group_visibility`.
     let visibility = SharingDevicesCache()
+    /// The abuse limits count in the database, for every node alike.
+    public let limitCounters: any LimitCounters
 
     /// Connects to `connectionString` (libpq's: a `postgresql://` URI, multi-host allowed) and
     /// applies pending migrations. Throws `StoreFailure(.unavailable)` when the database
@@ -39,14 +41,15 @@ public final class PostgresStore: Sendable {
         return PostgresStore(connectionString: connectionString, readerCount: readerCount, writerCount: writerCount)
     }
 
-    /// Writers a node opens unless told otherwise: two keep two backends busy, which measured
-    /// best on two cores (`Benchmarks/postgres/ingest.sh`).
+    /// Writers a node opens unless told otherwise: two keep two backends busy (1.3× the batched
+    /// ingest of one writer on this 2-core machine; three or four measured no better).
     public static let defaultWriterCount = 2
 
     init(connectionString: String, readerCount: Int, writerCount: Int) {
         self.connectionString = connectionString
         writers = GroupCommitWriters(connectionString: connectionString, count: writerCount)
         readers = ConnectionPool(connectionString, size: readerCount, checkoutTimeout: .seconds(10))
+        limitCounters = PostgresLimitCounters(readers: readers)
     }
 
     /// The schema version of the database.

@@ -55,6 +55,17 @@ struct LimitCountersConformance {
     }
 
     @Test(arguments: StoreFactory.all)
+    func aLargeBucketAdmitsExactlyItsBurstWhateverItHandsOutAtOnce(_ factory: StoreFactory) async throws {
+        try await factory.withStore { (store: any TrackingStore) async throws in
+            let counters = store.limitCounters
+            let limit = BucketLimit(scope: "test-large", perSecond: 0.01, burst: 100)
+            let admitted = try (0..<130).filter { _ in try counters.take(limit, key: "device-a", now: Self.t0) == nil }.count
+            #expect(admitted == 100)
+            #expect(try counters.take(limit, key: "device-a", now: Self.t0 + 1) == 100)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
     func concurrentAttemptsNeverTakeMoreThanTheLimit(_ factory: StoreFactory) async throws {
         try await factory.withStore { (store: any TrackingStore) async throws in
             let counters = store.limitCounters
