@@ -62,7 +62,7 @@ extension PostgresStore: LocationStore {
                       .int64(newest.sequence), .int64(cell)])
             if moved > 0 { outcome.newLatestSequence = newest.sequence }
         }
-        if device.isShared {
+        if device.isShared, !outcome.stored.isEmpty {
             try c.run("SELECT pg_notify($1, $2)", [.text(shareFixChannel), .text(ShareFixNotice(outcome, deviceID: deviceID).payload)])
         }
         let sharing = try sharingPeriods(deviceID: deviceID, on: c)
