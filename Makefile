@@ -28,11 +28,12 @@ run: release
 	./.build/release/fod serve --data $(DATA) --port $(PORT)
 
 # After the whole suite, the API suite once more on PostgreSQL (a throwaway server, a fresh
-# database per test; 3–5 minutes on a busy 2-core machine), then the tool checks.
+# database per test; 3–5 minutes on a busy 2-core machine), then the tool checks. Each run has a
+# watchdog (about five times its time here): a run that hangs prints its threads' stacks and fails.
 test: test-deps
 	$(SWIFT) build --build-tests
-	FOD_TEST_STORE=sqlite $(SWIFT) test --skip-build
-	FOD_TEST_STORE=postgresql $(SWIFT) test --skip-build --filter APITests
+	./scripts/test-watchdog.sh 1500 env FOD_TEST_STORE=sqlite $(SWIFT) test --skip-build
+	./scripts/test-watchdog.sh 1200 env FOD_TEST_STORE=postgresql $(SWIFT) test --skip-build --filter APITests
 	./scripts/check-tools.sh
 
 # Black-box HTTP fuzzer against a fresh `fod serve` (debug build): make fuzz-http REQUESTS=1000000 SEED=42

@@ -123,7 +123,7 @@ max_wal_senders = 10
 max_replication_slots = 10
 wal_keep_size = '256MB'
 hot_standby = on
-max_connections = 200
+max_connections = 1000
 log_min_messages = warning
 EOF
   fi

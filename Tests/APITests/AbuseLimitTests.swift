@@ -58,7 +58,10 @@ import TrackingTestSupport
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         async let first: Int = pool.run { started.signal(); release.wait(); return 1 }
-        started.wait()
+        // Waited for off the cooperative pool, whose threads the child task above needs.
+        await withCheckedContinuation { (resumed: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async { started.wait(); resumed.resume() }
+        }
         async let second: Int = pool.run { 2 }
         // The first occupies the thread; wait until the second is queued.
         while pool.queuedCount < 1 { await Task.yield() }

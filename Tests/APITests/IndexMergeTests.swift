@@ -297,7 +297,8 @@ struct IndexMergeTests {
         let backend = world.backend
         backend.readerTestHook.withLock { $0 = {
             let merged = DispatchSemaphore(value: 0)
-            Task { try await backend.drainIndex(); merged.signal() }
+            // Not on the cooperative pool: this thread, blocked below, may be one of its two.
+            Task(executorPreference: TestApp.waitExecutor) { try await backend.drainIndex(); merged.signal() }
             merged.wait()
         } }
         let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))

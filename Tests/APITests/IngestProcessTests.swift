@@ -51,7 +51,13 @@ import HTTPTestSupport
         for stream in 0..<streams {
             group.enter()
             DispatchQueue.global().async {
-                defer { group.leave() }
+                // A stream that ends early (a refused request) still counts as ready, so the kill
+                // is never waited for in vain; the count of acknowledged fixes below then fails.
+                var signalled = false
+                defer {
+                    if !signalled { enoughSent.signal() }
+                    group.leave()
+                }
                 guard let client = try? HTTPTestClient(port: server.port) else { return }
                 var n = 0
                 while n < 400 {
@@ -60,15 +66,15 @@ import HTTPTestSupport
                                                           json: self.batch(start..<start + 50, withIDs: true)),
                           reply.status == 200 else { return }
                     acknowledged.withLock { $0.formUnion(start..<start + 50) }
-                    if n == 20 { enoughSent.signal() }
+                    if n == 20 { enoughSent.signal(); signalled = true }
                     n += 1
                 }
             }
         }
         // Kill while all four streams are still sending.
-        for _ in 0..<streams { enoughSent.wait() }
+        for _ in 0..<streams { #expect(enoughSent.wait(timeout: .now() + 300) == .success, "a stream never got 21 batches acknowledged") }
         server.stop(signal: SIGKILL)
-        group.wait()
+        #expect(group.wait(timeout: .now() + 300) == .success, "a stream did not end after the kill")
         let acked = acknowledged.withLock { $0 }
         #expect(acked.count >= streams * 21 * 50)
 

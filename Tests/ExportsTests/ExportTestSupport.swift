@@ -1,5 +1,6 @@
 import Exports
 import Foundation
+import ProcessTestSupport
 import JSONCore
 import Testing
 
@@ -57,16 +58,7 @@ enum ExportTestSupport {
             .appendingPathComponent("fod-export-\(UUID().uuidString).xml")
         try Data(document).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: xmllintPath)
-        process.arguments = ["--noout"] + extraArguments + [file.path]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        return try runToCompletion(xmllintPath, ["--noout"] + extraArguments + [file.path], limitSeconds: 120)
     }
 
     /// Every position array (innermost `[number, number(, number)]`) under a JSON value.

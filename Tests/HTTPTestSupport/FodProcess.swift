@@ -1,12 +1,24 @@
 import Foundation
+import ProcessTestSupport
 
 /// Runs the real `fod` executable (built next to the test bundle) as a child process.
+///
+/// Its output is read as it comes (a child writing to a pipe nobody reads stops at 64 KiB), and
+/// every wait for it is bounded: a server that does not stop is killed and the test fails, rather
+/// than the whole test run hanging.
 public final class FodProcess: @unchecked Sendable {
+    // @unchecked: `process` is configured in `init` and only read afterwards; `port` is set once there.
     public let process = Process()
     public let dataDirectory: String
     public private(set) var port: UInt16 = 0
+    private let exit: ExitWatch
     private let output = Pipe()
     private let errors = Pipe()
+    private let errorText: PipeDrain
+    private let outputText: PipeDrain
+
+    /// How long `stop` waits for the process to exit after its signal, in seconds, before it kills it.
+    public static let stopLimitSeconds = 120.0
 
     /// The `fod` binary beside the test binary in `.build/<config>/`.
     public static var executablePath: String {
@@ -30,49 +42,39 @@ public final class FodProcess: @unchecked Sendable {
                              "--sign-up-limit", "100000", "--sign-in-address-limit", "100000", "--device-request-rate", "0"] + extraArguments
         process.standardOutput = output
         process.standardError = errors
+        exit = ExitWatch(process)
         try process.run()
-        let line = try readLine(from: output.fileHandleForReading)
-        guard let last = line.split(separator: " ").last, let port = UInt16(last) else {
-            throw ProcessFailure("unexpected first line from fod: \(line)")
+        errorText = PipeDrain(errors.fileHandleForReading)
+        outputText = PipeDrain(output.fileHandleForReading)
+        // The first line of its standard output names the port it listens on.
+        let line = outputText.firstLine(waitingSeconds: Self.stopLimitSeconds)
+        guard let line, let last = line.split(separator: " ").last, let port = UInt16(last) else {
+            kill(process.processIdentifier, SIGKILL)
+            exit.wait(seconds: 30)
+            throw ProcessFailure("fod did not start listening (first line: \(line ?? "none")): \(errorText.text)")
         }
         self.port = port
     }
 
-    /// Sends `signal` and waits for the process to exit; returns its termination status.
+    /// Sends `signal` and waits for the process to exit; returns its termination status. A
+    /// process still running `stopLimitSeconds` after the signal is killed, and this returns -1.
     @discardableResult
     public func stop(signal: Int32 = SIGTERM) -> Int32 {
         kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        return process.terminationStatus
+        if exit.wait(seconds: Self.stopLimitSeconds) { return process.terminationStatus }
+        kill(process.processIdentifier, SIGKILL)
+        exit.wait(seconds: 30)
+        return -1
     }
 
-    /// Everything the process wrote to standard error (after it exited).
+    /// Everything the process wrote to standard error (after it exited: all of it).
     public var standardError: String {
-        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        errorText.textAtEnd(waitingSeconds: exit.isDone ? 10 : 0)
     }
 
-    /// Runs `fod <arguments>` to completion; returns (status, stdout).
+    /// Runs `fod <arguments>` to completion; returns (status, stdout and stderr).
     public static func run(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executablePath)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    private func readLine(from handle: FileHandle) throws -> String {
-        var bytes: [UInt8] = []
-        while true {
-            let chunk = handle.readData(ofLength: 1)
-            if chunk.isEmpty { throw ProcessFailure("fod exited before listening: \(standardError)") }
-            if chunk[0] == 10 { return String(decoding: bytes, as: UTF8.self) }
-            bytes.append(chunk[0])
-        }
+        try runToCompletion(executablePath, arguments)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -54,17 +55,9 @@ public final class ScratchMount: Sendable {
 
     @discardableResult
     static func run(_ arguments: String...) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw ProcessFailure("\(arguments.joined(separator: " ")) failed (\(process.terminationStatus)): \(output)")
+        let (status, output) = try runToCompletion("/usr/bin/env", arguments, limitSeconds: 120)
+        guard status == 0 else {
+            throw ProcessFailure("\(arguments.joined(separator: " ")) failed (\(status)): \(output)")
         }
         return output
     }

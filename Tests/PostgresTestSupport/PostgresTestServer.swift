@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,6 +36,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     public let directory: String
 
     private let process: Process
+    private let exit: ExitWatch
     private let lock = NSLock()
     /// The write end of the child's standard input (-1 once closed); guarded by `lock`.
     private var lifeline: Int32
@@ -77,13 +79,15 @@ public final class PostgresTestServer: @unchecked Sendable {
         lock.unlock()
         guard descriptor >= 0 else { return }
         close(descriptor)
-        process.waitUntilExit()
+        // The child stops the server (pg_ctl waits up to 120 s) and deletes its directory.
+        if !exit.wait(seconds: 300) { kill(process.processIdentifier, SIGKILL) }
     }
 
     deinit { stop() }
 
-    private init(process: Process, lifeline: Int32, port: Int, directory: String, url: String) {
+    private init(process: Process, exit: ExitWatch, lifeline: Int32, port: Int, directory: String, url: String) {
         self.process = process
+        self.exit = exit
         self.lifeline = lifeline
         self.port = port
         self.directory = directory
@@ -109,6 +113,7 @@ public final class PostgresTestServer: @unchecked Sendable {
         process.standardInput = FileHandle(fileDescriptor: input.read, closeOnDealloc: false)
         process.standardOutput = FileHandle(fileDescriptor: output.write, closeOnDealloc: false)
         process.standardError = FileHandle.nullDevice
+        let exit = ExitWatch(process)
         do {
             try process.run()
         } catch {
@@ -123,10 +128,10 @@ public final class PostgresTestServer: @unchecked Sendable {
         let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
         guard fields.count == 4, fields[0] == "ready", let port = Int(fields[1]) else {
             close(input.write)
-            process.waitUntilExit()
+            if !exit.wait(seconds: 300) { kill(process.processIdentifier, SIGKILL) }
             throw ServerFailure("pg-test-server.sh \(arguments.joined(separator: " ")): \(line.isEmpty ? "no output" : line)")
         }
-        return PostgresTestServer(process: process, lifeline: input.write, port: port, directory: fields[2], url: fields[3])
+        return PostgresTestServer(process: process, exit: exit, lifeline: input.write, port: port, directory: fields[2], url: fields[3])
     }
 
     /// Reads up to the first newline (or end of file).
@@ -143,17 +148,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     private static func runScript(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [scriptPath] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try runToCompletion("/bin/bash", [scriptPath] + arguments, limitSeconds: 300)
     }
 }
 
