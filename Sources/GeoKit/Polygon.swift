@@ -75,7 +75,26 @@ public struct Polygon: Sendable, Region, CustomStringConvertible {
                 throw GeoError.holeNotContained
             }
         }
+        try validateShellOutsideHoles(edges: edges)
         try validateHolesApart(edges: edges)
+    }
+
+    /// No shell vertex lies strictly inside a hole. Without crossings and with every hole vertex
+    /// in the shell, a hole can still reach outside it: one that shares the shell's edges and
+    /// covers one of its vertices (the polygon would then miss that vertex of its own shell).
+    /// Each test is charged against the sweep's budget; past it the polygon is ``GeoError/tooComplex``.
+    private func validateShellOutsideHoles(edges: Int) throws(GeoError) {
+        var budget = EdgeSweep.budget(for: edges)
+        for hole in holes {
+            for vertex in shell.vertices {
+                budget -= 1
+                if hole.geometry.mayContain(vertex) {
+                    budget -= hole.count
+                    if hole.containsStrictly(vertex) { throw GeoError.holeNotContained }
+                }
+                if budget < 0 { throw GeoError.tooComplex(edges: edges) }
+            }
+        }
     }
 
     /// No hole has a vertex strictly inside another. Only holes whose regions' bounding boxes

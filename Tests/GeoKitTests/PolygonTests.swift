@@ -46,6 +46,12 @@ struct PolygonTests {
         #expect(throws: GeoError.strictWindingHoles) {
             try Polygon(geoJSONRings: [Self.ring(Self.shell), Self.ring(Self.hole)], winding: .counterClockwise)
         }
+        // A hole that shares two of the shell's edges and covers the shell's fourth vertex
+        // reaches outside the shell (found by the geoloop fuzzer, near the antimeridian).
+        let notched = [(0.0, 0.0), (0.0, 4.0), (4.0, 4.0), (1.0, 3.0)]
+        #expect(throws: GeoError.holeNotContained) {
+            try Polygon(geoJSONRings: [Self.ring(notched), Self.ring([(0.0, 0.0), (0.0, 4.0), (4.0, 4.0)])])
+        }
         #expect(throws: GeoError.emptyPolygon) { try Polygon(geoJSONRings: []) }
         let valid = try Polygon(geoJSONRings: [Self.ring(Self.shell), Self.ring(Self.hole)])
         #expect(valid.isValid)
