@@ -1,4 +1,7 @@
 import GeoKit
+import GeoQuery
+import JSONCore
+import LocationFormats
 import Testing
 import Tracking
 
@@ -119,6 +122,76 @@ struct SharingDevicesConformance {
             #expect(try sharing() == [])
             try await store.writeDirectory { tx in try tx.setSharing(groupID: world.group, userID: world.viewer.id, share: true) }
             #expect(try sharing() == [world.viewerDevice.id])
+        }
+    }
+}
+
+/// Reading several ranges in one call (`leadingEntries`), and `$near` on top of it: a reader
+/// that batches its probes and reads scan cells ahead answers exactly as one read when reached.
+@Suite("Store conformance: batched reads and $near")
+struct BatchedReadConformance {
+    @Test(arguments: StoreFactory.all)
+    func leadingEntriesReadsEachRangeUpToItsCount(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let paris = GeoIndexConformance.paris, santiago = GeoIndexConformance.santiago
+            var fixes = (0..<10).map { Fixtures.fix(Int64($0) * 1_000, longitude: paris.longitude + Double($0) * 1e-4, latitude: paris.latitude) }
+            fixes.append(Fixtures.fix(10_000, longitude: santiago.longitude, latitude: santiago.latitude))
+            try await Fixtures.append(store, world.device.id, fixes)
+            let parisRange = CellRange.around(latitude: paris.latitude, longitude: paris.longitude, level: 8)
+            let santiagoRange = CellRange.around(latitude: santiago.latitude, longitude: santiago.longitude, level: 8)
+            let empty = CellRange.around(latitude: -10, longitude: 20, level: 8)
+            try store.withReader { reader in
+                let allParis = Set(try Scan.all(reader, parisRange).map(\.sequence))
+                let few = try reader.leadingEntries(of: [parisRange, empty, santiagoRange, CellRange.world], from: nil, to: nil, count: 3)
+                #expect(few.map(\.count) == [3, 0, 1, 3])
+                #expect(Set(few[0].map(\.sequence)).isSubset(of: allParis))
+                #expect(few[2].first?.timestamp == Fixtures.t0 + 10_000)
+                let all = try reader.leadingEntries(of: [parisRange, CellRange.world], from: nil, to: nil, count: 20)
+                #expect(Set(all[0].map(\.sequence)) == allParis && all[1].count == 11)
+                let window = try reader.leadingEntries(of: [parisRange], from: Fixtures.t0 + 2_000, to: Fixtures.t0 + 4_000, count: 20)
+                #expect(window.first?.map(\.timestamp).sorted() == [2_000, 3_000, 4_000].map { Fixtures.t0 + $0 })
+                #expect(try reader.leadingEntries(of: [], from: nil, to: nil, count: 5).isEmpty)
+            }
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func nearAnswersTheNearestReadableFixes(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            func uniform() -> Double {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return Double(state >> 11) / Double(UInt64(1) << 53)
+            }
+            // Readable fixes scattered over ~70 km around Paris, denser near its centre, and as
+            // many of a member who does not share, a metre away from each.
+            var mine: [Fix] = [], hidden: [Fix] = []
+            for i in 0..<1_200 {
+                let spread = i % 3 == 0 ? 0.02 : 0.5
+                let lon = 2.35 + (uniform() - 0.5) * spread, lat = 48.85 + (uniform() - 0.5) * spread * 0.6
+                mine.append(Fixtures.fix(Int64(i) * 1_000, longitude: lon, latitude: lat))
+                hidden.append(Fixtures.fix(Int64(i) * 1_000, longitude: lon + 1e-5, latitude: lat))
+            }
+            for start in stride(from: 0, to: mine.count, by: 400) {
+                try await Fixtures.append(store, world.device.id, Array(mine[start..<start + 400]))
+                try await Fixtures.append(store, world.viewerDevice.id, Array(hidden[start..<start + 400]))
+            }
+            let readable = Dictionary(uniqueKeysWithValues: try store.sharedDevices(groupID: world.group).map { ($0.key, $0) })
+            let service = GeoQueryService(index: store, directory: store)
+            for (limit, lon, lat) in [(1, 2.35, 48.85), (10, 2.1, 48.7), (100, 2.6, 49.0), (10, 5.0, 45.0), (300, 2.35, 48.85)] {
+                let body = #"{"$near":{"$geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}}"#
+                let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
+                var explain = QueryExplain()
+                let found = try service.queryHistory(filter, readable: readable, from: nil, to: nil, limit: limit, &explain)
+                let centre = LatLng(degreesLatitude: lat, longitude: lon).toPoint()
+                let expected = mine.enumerated().map { index, fix in
+                    (chord: ChordAngle(between: centre, LatLng(degreesLatitude: fix.latitude, longitude: fix.longitude).toPoint()).length2,
+                     index: index, timestamp: fix.timestamp)
+                }.sorted { ($0.chord, $0.index) < ($1.chord, $1.index) }.prefix(limit).map(\.timestamp)
+                #expect(found.map(\.timestamp) == Array(expected), "limit \(limit) at \(lon), \(lat)")
+            }
         }
     }
 }

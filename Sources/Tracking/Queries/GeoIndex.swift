@@ -88,4 +88,26 @@ public protocol GeoIndexReader {
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
     /// Whether any entry lies in `range` (and [from, to]): one B-tree probe.
     func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool
+    /// True when a reader pays per call rather than per entry (a database across a network
+    /// round trip): searches then ask `leadingEntries` for several ranges at once instead of
+    /// probing them one at a time when they reach them.
+    var prefersBatchedProbes: Bool { get }
+    /// Up to `count` entries of each of `ranges` with a time in [from, to], in the order of
+    /// `ranges`; fewer than `count` for a range means it holds no more.
+    func leadingEntries(of ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, count: Int) throws -> [[IndexEntry]]
+}
+
+extension GeoIndexReader {
+    public var prefersBatchedProbes: Bool { false }
+
+    public func leadingEntries(of ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, count: Int) throws -> [[IndexEntry]] {
+        try ranges.map { range in
+            var entries: [IndexEntry] = []
+            _ = try scan(range, from: from, to: to) { entry in
+                entries.append(entry)
+                return entries.count < count
+            }
+            return entries
+        }
+    }
 }

@@ -57,31 +57,41 @@ extension GeoQueryService {
         // Entries are compared by squared chord length (monotonic in the angle, no trig).
         let minChord = ChordAngle(Angle(radians: max(0, minAngle - slack))).length2
         let maxChord = ChordAngle(Angle(radians: min(Double.pi, maxAngle + slack))).length2
-        typealias Candidate = (lower: Double, upper: Double, id: CellID)
+        typealias Candidate = NearCandidate
         var queue = BinaryHeap<Candidate> { $0.lower < $1.lower }
         for face in 0..<6 {
             let cell = Cell.face(face)
-            queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id))
+            queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id, .unprobed))
         }
         // Plain values only (no strings): the heap moves them often; results are made for the
         // final `limit` entries alone.
         typealias Found = (chord: Double, sequence: Int64, entry: IndexEntry)
         var best = BinaryHeap<Found> { ($0.chord, $0.sequence) > ($1.chord, $1.sequence) }  // worst on top
         try index.withReader { reader in
+            // Entries of scan-level cells read ahead of their turn, in one call with an
+            // earlier cell's (readers that prefer batched probes): the search itself, and so
+            // its answer and explain, are as if each cell were read when reached.
+            var readAhead: [CellID: [IndexEntry]] = [:]
             while let next = queue.popFirst() {
                 if next.lower > maxAngle + slack { break }
                 if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
                 if next.upper < minAngle - slack { continue }
                 let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
                 if next.id.level < scanLevel {
-                    if next.id.level >= 4 {
-                        run.explain.cellsProbed += 1
+                    if next.id.level >= 4 && next.probe != .holdsReadable {
+                        if next.probe == .unprobed { run.explain.cellsProbed += 1 }
                         guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
                     }
+                    var children: [Candidate] = []
                     for child in next.id.children {
                         guard let cell = Cell(child) else { continue }
-                        queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child))
+                        children.append((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child, .unprobed))
                     }
+                    if reader.prefersBatchedProbes {
+                        children = try Self.probed(children.filter { $0.upper >= minAngle - slack && $0.lower <= maxAngle + slack }, below: scanLevel, from: from, to: to,
+                                                   readable, reader, &run)
+                    }
+                    for child in children { queue.push(child) }
                     continue
                 }
                 run.explain.cellsInCovering += 1
@@ -89,20 +99,33 @@ extension GeoQueryService {
                 run.explain.coveringCells.append(next.id)
                 var readableInCell = 0
                 try run.seek()
-                _ = try reader.scan(range, from: from, to: to) { entry in
+                func consider(_ entry: IndexEntry) throws {
                     try run.read()
-                    guard readable.device(of: entry) != nil else { return true }
+                    guard readable.device(of: entry) != nil else { return }
                     readableInCell += 1
                     try run.examined()
                     let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
                     let chord = ChordAngle(between: center, point).length2
-                    guard chord >= minChord, chord <= maxChord else { return true }
+                    guard chord >= minChord, chord <= maxChord else { return }
                     run.explain.docsExamined += 1
-                    if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return true }
-                    guard near.matches(point) else { return true }
+                    if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return }
+                    guard near.matches(point) else { return }
                     best.push((chord, entry.sequence, entry))
                     if best.count > limit { _ = best.popFirst() }
-                    return true
+                }
+                var entries = readAhead.removeValue(forKey: next.id)
+                if entries == nil && reader.prefersBatchedProbes {
+                    readAhead = try Self.readAhead(of: next, in: &queue, scanLevel: scanLevel, minAngle: minAngle - slack,
+                                                   maxAngle: maxAngle + slack, from: from, to: to, reader)
+                    entries = readAhead.removeValue(forKey: next.id)
+                }
+                if let entries {
+                    for entry in entries { try consider(entry) }
+                } else {
+                    _ = try reader.scan(range, from: from, to: to) { entry in
+                        try consider(entry)
+                        return true
+                    }
                 }
                 if readableInCell > 16 * max(limit, 8) && scanLevel < 24 {
                     // Dense readable data: a cell held far more than needed, so scan finer cells from now on.
@@ -127,6 +150,63 @@ extension GeoQueryService {
         }
     }
 
+    /// Cells read ahead in one call: at most this many, each at most `readAheadEntries` entries.
+    static let readAheadCells = 8
+    static let readAheadEntries = 1_024
+
+    /// The entries of `next` and of the scan-level cells that follow it in `queue` (those the
+    /// search would scan next, unless it stops first), read in one call; `queue` is left as
+    /// it was. Cells that hold more than `readAheadEntries` are left out (scanned when reached).
+    static func readAhead(of next: NearCandidate, in queue: inout BinaryHeap<NearCandidate>, scanLevel: Int, minAngle: Double,
+                          maxAngle: Double, from: Int64?, to: Int64?, _ reader: any GeoIndexReader) throws -> [CellID: [IndexEntry]] {
+        var cells = [next.id]
+        var taken: [NearCandidate] = []
+        while cells.count < readAheadCells, let following = queue.first, following.id.level >= scanLevel, following.lower <= maxAngle {
+            _ = queue.popFirst()
+            taken.append(following)
+            if following.upper >= minAngle { cells.append(following.id) }
+        }
+        for candidate in taken { queue.push(candidate) }
+        let entries = try reader.leadingEntries(of: cells.map { $0.rangeMin.int64Key...$0.rangeMax.int64Key }, from: from, to: to,
+                                                count: readAheadEntries)
+        var read: [CellID: [IndexEntry]] = [:]
+        for (cell, found) in zip(cells, entries) where found.count < readAheadEntries {
+            read[cell] = found
+        }
+        return read
+    }
+
+    /// `children` without those that hold no readable position, for a reader that prefers
+    /// batched probes: the children that would be probed when reached (level 4 up to below
+    /// `scanLevel`) are probed together now, in one call, by their leading entries. A child
+    /// whose leading entries are all unreadable but not all it holds is left undecided (the
+    /// usual probe decides when it is reached, without counting it again), so which cells are
+    /// probed, kept and counted depends on readable positions only.
+    static func probed(_ children: [NearCandidate], below scanLevel: Int, from: Int64?, to: Int64?, _ readable: ReadableEntries,
+                       _ reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [NearCandidate] {
+        let probing = children.indices.filter { (4..<scanLevel).contains(children[$0].id.level) }
+        guard !probing.isEmpty else { return children }
+        let leading = 4
+        let ranges = probing.map { children[$0].id.rangeMin.int64Key...children[$0].id.rangeMax.int64Key }
+        for _ in ranges { try run.seek() }
+        run.explain.cellsProbed += ranges.count
+        let entries = try reader.leadingEntries(of: ranges, from: from, to: to, count: leading)
+        var kept = children
+        var empty = Set<Int>()
+        for (slot, index) in probing.enumerated() {
+            let found = slot < entries.count ? entries[slot] : []
+            for _ in found { try run.read() }
+            if found.contains(where: { readable.device(of: $0) != nil }) {
+                kept[index].probe = .holdsReadable
+            } else if found.count < leading {
+                empty.insert(index)
+            } else {
+                kept[index].probe = .undecided
+            }
+        }
+        return kept.indices.filter { !empty.contains($0) }.map { kept[$0] }
+    }
+
     /// Whether `range` holds a position the caller may read: the range is scanned up to its
     /// first readable entry (an empty range costs one B-tree seek). Entries of other devices
     /// passed on the way are the one cost other groups' data can add: time, never a
@@ -142,4 +222,17 @@ extension GeoQueryService {
         }
         return found
     }
+}
+
+/// What `$near`'s search knows of a cell waiting in its queue: bounds of its angular distance
+/// to the centre (radians) and whether a probe found a readable position in it.
+typealias NearCandidate = (lower: Double, upper: Double, id: CellID, probe: NearProbe)
+
+enum NearProbe {
+    /// Not probed yet.
+    case unprobed
+    /// Probed (and counted in explain's `cellsProbed`): it holds a readable position.
+    case holdsReadable
+    /// Probed and counted, but the entries read did not decide it: probe again when reached.
+    case undecided
 }
