@@ -17,6 +17,15 @@ public enum IsolationLevel: Sendable {
     }
 }
 
+/// How PostgreSQL plans a transaction's prepared statements (`plan_cache_mode`).
+public enum PlanCaching: Sendable {
+    /// PostgreSQL's default: a custom plan per execution until a generic one looks as cheap.
+    case automatic
+    /// One generic plan per prepared statement (`force_generic_plan`): no planning per
+    /// execution, for statements whose best plan does not depend on their values.
+    case generic
+}
+
 extension Connection {
     /// Runs `body` inside `BEGIN … COMMIT`; rolls back and rethrows when `body` throws.
     ///
@@ -26,9 +35,9 @@ extension Connection {
     /// `.repeatableRead` or `.serializable`, check `isRetryableTransaction` and run the whole
     /// call again. Transactions do not nest: calling this inside one throws `25001`.
     @discardableResult
-    public func transaction<T>(_ isolation: IsolationLevel = .readCommitted, readOnly: Bool = false,
+    public func transaction<T>(_ isolation: IsolationLevel = .readCommitted, readOnly: Bool = false, planning: PlanCaching = .automatic,
                                _ body: (Connection) throws -> T) throws -> T {
-        try begin(isolation, readOnly: readOnly)
+        try begin(isolation, readOnly: readOnly, planning: planning)
         let value: T
         do {
             value = try body(self)
@@ -41,11 +50,18 @@ extension Connection {
     }
 
     /// `BEGIN ISOLATION LEVEL …`; throws `25001` when a transaction is already open.
-    public func begin(_ isolation: IsolationLevel = .readCommitted, readOnly: Bool = false) throws(PostgresError) {
+    /// With `.generic` planning, the setting is sent with the `BEGIN` (one round trip) and
+    /// ends with the transaction.
+    public func begin(_ isolation: IsolationLevel = .readCommitted, readOnly: Bool = false,
+                      planning: PlanCaching = .automatic) throws(PostgresError) {
         guard transactionStatus == .idle else {
             throw .client(.activeSQLTransaction, "a transaction is already open on this connection")
         }
-        try queryPrepared("BEGIN ISOLATION LEVEL \(isolation.sql)\(readOnly ? " READ ONLY" : "")")
+        let begin = "BEGIN ISOLATION LEVEL \(isolation.sql)\(readOnly ? " READ ONLY" : "")"
+        switch planning {
+        case .automatic: try queryPrepared(begin)
+        case .generic: try execute(begin + "; SET LOCAL plan_cache_mode = force_generic_plan")
+        }
     }
 
     /// `COMMIT`; throws `25P02` when the server rolled back instead (the transaction had failed).

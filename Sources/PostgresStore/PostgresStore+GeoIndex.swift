@@ -39,15 +39,13 @@ extension PostgresStore: GeoIndex {
 
     /// A reader inside one read-only `REPEATABLE READ` transaction: every scan sees the same
     /// committed state.
-    /// The reader's statements run with generic plans: each is prepared once per connection,
+    /// The reader's statements run with generic plans (`PlanCaching.generic`, set with the
+    /// snapshot's `BEGIN`): each is prepared once per connection,
     /// and PostgreSQL's default (a custom plan per execution while their costs compare) spent
     /// ~0.15 ms planning each range scan against ~0.04 ms executing it. Their plan does not
     /// depend on the values (one range scan of the cell index), so the generic one is as good.
     public func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T {
-        try readSnapshot { c in
-            try c.queryPrepared("SET LOCAL plan_cache_mode = force_generic_plan")
-            return try body(PostgresGeoIndexReader(c: c))
-        }
+        try readSnapshot(planning: .generic) { c in try body(PostgresGeoIndexReader(c: c)) }
     }
 }
 

@@ -66,8 +66,8 @@ public final class PostgresStore: Sendable {
 
     /// Runs `body` inside one read-only snapshot (`REPEATABLE READ`): every statement in it sees
     /// the same committed state.
-    func readSnapshot<T>(_ body: (Connection) throws -> T) throws -> T {
-        try read { connection in try connection.transaction(.repeatableRead, readOnly: true, body) }
+    func readSnapshot<T>(planning: PlanCaching = .automatic, _ body: (Connection) throws -> T) throws -> T {
+        try read { connection in try connection.transaction(.repeatableRead, readOnly: true, planning: planning, body) }
     }
 
     /// Runs `body` inside the next group commit; returns once it is durable.

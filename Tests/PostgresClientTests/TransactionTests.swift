@@ -28,6 +28,18 @@ struct TransactionTests {
         #expect(try count(connection, table) == 1)
     }
 
+    /// Generic planning holds for the transaction only, read-only snapshots included.
+    @Test func genericPlanningLastsForTheTransaction() throws {
+        let connection = try TestDatabase.connect()
+        let mode = { (c: Connection) throws -> String in try c.query("SHOW plan_cache_mode").row(0).text(0) }
+        let inside = try connection.transaction(.repeatableRead, readOnly: true, planning: .generic) { c in
+            (try mode(c), c.transactionStatus)
+        }
+        #expect(inside.0 == "force_generic_plan" && inside.1 == .inTransaction)
+        #expect(try mode(connection) == "auto")
+        #expect(try connection.transaction { c in try mode(c) } == "auto")
+    }
+
     @Test func aFailedStatementCaughtInsideCannotCommit() throws {
         let connection = try TestDatabase.connect()
         let table = TestDatabase.uniqueName("txfail")
