@@ -115,22 +115,38 @@ extension PostgresStore: LocationStore {
     /// Inserts the fixes in one statement (arrays of columns, `unnest`); a row another
     /// transaction committed meanwhile with the same client id, or the same timestamp without
     /// id, is skipped by its unique index. Returns the sequences inserted.
+    ///
+    /// First a plain `INSERT` under a savepoint: duplicates are rare, and `ON CONFLICT`'s check
+    /// of every unique index before each row costs more than the savepoint. When a unique index
+    /// refuses a row (a batch sent again, or the same batch on another node at once), the
+    /// insert is undone and made again with `ON CONFLICT DO NOTHING`.
     static func insert(_ fixes: [Fix], cells: [Int64], sequences: [Int64], deviceKey: Int64, on c: Connection) throws -> Set<Int64> {
         // NULL travels as NaN (no valid fix has one) and as "" (no client id is empty).
         func column(_ value: (Fix) -> Double?) -> PostgresValue { .doubleArray(fixes.map { value($0) ?? .nan }) }
-        let rows = try c.rows("""
-            INSERT INTO fixes (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
-            SELECT $1, ts, seq, cell, lon, lat, nullif(accuracy, 'NaN'), nullif(altitude, 'NaN'), nullif(speed, 'NaN'),
-                   nullif(heading, 'NaN'), nullif(battery, 'NaN'), nullif(client_id, '')
-            FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
-                        $9::float8[], $10::float8[], $11::float8[], $12::text[])
-              AS t(ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
-            ON CONFLICT DO NOTHING RETURNING seq
-            """, [.int64(deviceKey), .int64Array(fixes.map(\.timestamp)), .int64Array(sequences), .int64Array(cells),
-                  .doubleArray(fixes.map(\.longitude)), .doubleArray(fixes.map(\.latitude)),
-                  column(\.accuracy), column(\.altitude), column(\.speed), column(\.heading), column(\.battery),
-                  .textArray(fixes.map { $0.clientID ?? "" })]) { try $0.int64(0) }
-        return Set(rows)
+        let values: [PostgresValue] = [.int64(deviceKey), .int64Array(fixes.map(\.timestamp)), .int64Array(sequences), .int64Array(cells),
+                                       .doubleArray(fixes.map(\.longitude)), .doubleArray(fixes.map(\.latitude)),
+                                       column(\.accuracy), column(\.altitude), column(\.speed), column(\.heading), column(\.battery),
+                                       .textArray(fixes.map { $0.clientID ?? "" })]
+        func insert(onConflict: String) throws -> [Int64] {
+            try c.rows("""
+                INSERT INTO fixes (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+                SELECT $1, ts, seq, cell, lon, lat, nullif(accuracy, 'NaN'), nullif(altitude, 'NaN'), nullif(speed, 'NaN'),
+                       nullif(heading, 'NaN'), nullif(battery, 'NaN'), nullif(client_id, '')
+                FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
+                            $9::float8[], $10::float8[], $11::float8[], $12::text[])
+                  AS t(ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+                \(onConflict) RETURNING seq
+                """, values) { try $0.int64(0) }
+        }
+        try c.execute("SAVEPOINT fod_insert")
+        do {
+            let rows = try insert(onConflict: "")
+            try c.execute("RELEASE SAVEPOINT fod_insert")
+            return Set(rows)
+        } catch let error as PostgresError where error.isUniqueViolation {
+            try c.execute("ROLLBACK TO SAVEPOINT fod_insert; RELEASE SAVEPOINT fod_insert")
+            return Set(try insert(onConflict: "ON CONFLICT DO NOTHING"))
+        }
     }
 
     /// Location events for every group in which the device's member shares, as `rule` says,
