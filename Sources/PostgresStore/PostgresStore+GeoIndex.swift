@@ -107,9 +107,10 @@ struct PostgresGeoIndexReader: GeoIndexReader {
                   .int64(from ?? Int64.min), .int64(to ?? Int64.max), .int(count)], format: .binary)
         var entries = [[IndexEntry]](repeating: [], count: ranges.count)
         for row in result.rows {
-            let slot = try row.int64(0) - 1
-            guard slot >= 0, slot < Int64(entries.count) else { continue }
-            entries[Int(slot)].append(IndexEntry(cell: try row.int64(1), deviceKey: DeviceKey(storeValue: try row.int64(2)),
+            // The range's position in `ranges`, counted from 1 (WITH ORDINALITY).
+            let ordinal = try row.int64(0)
+            guard ordinal >= 1, ordinal <= Int64(entries.count) else { continue }
+            entries[Int(ordinal) - 1].append(IndexEntry(cell: try row.int64(1), deviceKey: DeviceKey(storeValue: try row.int64(2)),
                                                  timestamp: try row.int64(3), sequence: try row.int64(4),
                                                  longitude: try row.double(5), latitude: try row.double(6)))
         }

@@ -156,6 +156,8 @@ struct BatchedReadConformance {
         }
     }
 
+    /// `$near` finds the nearest readable fixes, and other groups' fixes around them change
+    /// neither the answer nor its explain.
     @Test(arguments: StoreFactory.all)
     func nearAnswersTheNearestReadableFixes(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
@@ -165,33 +167,49 @@ struct BatchedReadConformance {
                 state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                 return Double(state >> 11) / Double(UInt64(1) << 53)
             }
-            // Readable fixes scattered over ~70 km around Paris, denser near its centre, and as
-            // many of a member who does not share, a metre away from each.
+            // Readable fixes scattered over ~70 km around Paris, denser near its centre; twice as
+            // many of a member who does not share: one a metre away from each, one anywhere in
+            // the area (so that some cells start with, or hold only, unreadable entries).
             var mine: [Fix] = [], hidden: [Fix] = []
             for i in 0..<1_200 {
                 let spread = i % 3 == 0 ? 0.02 : 0.5
                 let lon = 2.35 + (uniform() - 0.5) * spread, lat = 48.85 + (uniform() - 0.5) * spread * 0.6
                 mine.append(Fixtures.fix(Int64(i) * 1_000, longitude: lon, latitude: lat))
-                hidden.append(Fixtures.fix(Int64(i) * 1_000, longitude: lon + 1e-5, latitude: lat))
+                hidden.append(Fixtures.fix(Int64(i) * 2_000, longitude: lon + 1e-5, latitude: lat))
+                hidden.append(Fixtures.fix(Int64(i) * 2_000 + 1_000, longitude: 2.35 + (uniform() - 0.5) * 0.5,
+                                           latitude: 48.85 + (uniform() - 0.5) * 0.3))
             }
             for start in stride(from: 0, to: mine.count, by: 400) {
                 try await Fixtures.append(store, world.device.id, Array(mine[start..<start + 400]))
-                try await Fixtures.append(store, world.viewerDevice.id, Array(hidden[start..<start + 400]))
             }
             let readable = Dictionary(uniqueKeysWithValues: try store.sharedDevices(groupID: world.group).map { ($0.key, $0) })
             let service = GeoQueryService(index: store, directory: store)
-            for (limit, lon, lat) in [(1, 2.35, 48.85), (10, 2.1, 48.7), (100, 2.6, 49.0), (10, 5.0, 45.0), (300, 2.35, 48.85)] {
-                let body = #"{"$near":{"$geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}}"#
-                let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
-                var explain = QueryExplain()
-                let found = try service.queryHistory(filter, readable: readable, from: nil, to: nil, limit: limit, &explain)
+            let queries = [(1, 2.35, 48.85), (10, 2.1, 48.7), (100, 2.6, 49.0), (10, 5.0, 45.0), (300, 2.35, 48.85)]
+            /// Each query's answer (timestamps) and what its explain says of the cells.
+            func answers() throws -> [[Int64]] {
+                try queries.map { limit, lon, lat in
+                    let body = #"{"$near":{"$geometry":{"type":"Point","coordinates":[\#(lon),\#(lat)]}}}"#
+                    let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
+                    var explain = QueryExplain()
+                    let found = try service.queryHistory(filter, readable: readable, from: nil, to: nil, limit: limit, &explain)
+                    return found.map(\.timestamp) + [Int64(explain.cellsProbed), Int64(explain.cellsInCovering), Int64(explain.docsExamined)]
+                        + explain.coveringCells.map { $0.int64Key }
+                }
+            }
+            let alone = try answers()
+            for (index, (limit, lon, lat)) in queries.enumerated() {
                 let centre = LatLng(degreesLatitude: lat, longitude: lon).toPoint()
                 let expected = mine.enumerated().map { index, fix in
                     (chord: ChordAngle(between: centre, LatLng(degreesLatitude: fix.latitude, longitude: fix.longitude).toPoint()).length2,
                      index: index, timestamp: fix.timestamp)
                 }.sorted { ($0.chord, $0.index) < ($1.chord, $1.index) }.prefix(limit).map(\.timestamp)
-                #expect(found.map(\.timestamp) == Array(expected), "limit \(limit) at \(lon), \(lat)")
+                #expect(Array(alone[index].prefix(limit)) == Array(expected), "limit \(limit) at \(lon), \(lat)")
             }
+            // The unreadable fixes change neither an answer nor its explain.
+            for start in stride(from: 0, to: hidden.count, by: 400) {
+                try await Fixtures.append(store, world.viewerDevice.id, Array(hidden[start..<start + 400]))
+            }
+            #expect(try answers() == alone)
         }
     }
 }

@@ -57,8 +57,7 @@ extension GeoQueryService {
         // Entries are compared by squared chord length (monotonic in the angle, no trig).
         let minChord = ChordAngle(Angle(radians: max(0, minAngle - slack))).length2
         let maxChord = ChordAngle(Angle(radians: min(Double.pi, maxAngle + slack))).length2
-        typealias Candidate = NearCandidate
-        var queue = BinaryHeap<Candidate> { $0.lower < $1.lower }
+        var queue = BinaryHeap<NearCandidate> { $0.lower < $1.lower }
         for face in 0..<6 {
             let cell = Cell.face(face)
             queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id, .unprobed))
@@ -77,12 +76,18 @@ extension GeoQueryService {
                 if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
                 if next.upper < minAngle - slack { continue }
                 let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
+                // A batched probe (counted then) that read only other groups' entries is decided
+                // now, before the cell is split or scanned: without those entries it would not
+                // be in the queue at all.
+                if next.probe == .undecided {
+                    guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
+                }
                 if next.id.level < scanLevel {
-                    if next.id.level >= 4 && next.probe != .holdsReadable {
-                        if next.probe == .unprobed { run.explain.cellsProbed += 1 }
+                    if next.id.level >= 4 && next.probe == .unprobed {
+                        run.explain.cellsProbed += 1
                         guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
                     }
-                    var children: [Candidate] = []
+                    var children: [NearCandidate] = []
                     for child in next.id.children {
                         guard let cell = Cell(child) else { continue }
                         children.append((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child, .unprobed))
@@ -233,6 +238,7 @@ enum NearProbe {
     case unprobed
     /// Probed (and counted in explain's `cellsProbed`): it holds a readable position.
     case holdsReadable
-    /// Probed and counted, but the entries read did not decide it: probe again when reached.
+    /// Probed and counted, but the entries read did not decide it: probed again (uncounted)
+    /// when reached, before it is split or scanned.
     case undecided
 }
