@@ -8,7 +8,10 @@ tolerance) before anything is timed. Ours both over HTTP (the report's C client,
 and engine-only (fod-engine-bench: GeoQueryService on the store, no HTTP); PostGIS through libpq
 (ST_DWithin, <->, ST_Covers).
 
-    Benchmarks/postgres/geo.py [--n 1000000] [--queries 100] [--members 1000] [--quick]
+    Benchmarks/postgres/geo.py [--n 1000000] [--queries 100] [--members 1000] [--before BIN] [--quick]
+
+--before BIN: the same HTTP queries on a second node running an earlier build (same database),
+in rounds alternating with ours.
 
 --quick: 3,000 fixes on the debug build (CI's smoke; figures meaningless). Uses the harness of
 Benchmarks/report (its fixtures, checker and client).
@@ -29,8 +32,8 @@ sys.path.insert(0, os.path.join(ROOT, "Benchmarks", "report"))
 import fixtures  # noqa: E402
 import services  # noqa: E402
 from check import read_ids  # noqa: E402
-from common import progress  # noqa: E402
-from queries import KINDS, QueryPhase  # noqa: E402
+from common import progress, summary  # noqa: E402
+from queries import BEFORE_ROUNDS, KINDS, QueryPhase  # noqa: E402
 from run import build_client  # noqa: E402
 
 
@@ -47,6 +50,7 @@ class PostgresStorePhase(QueryPhase):
         self.make_queries()
         self.check_all()
         self.time_all()
+        self.time_before_node()
         self.engine()
         self.stop_all()
         return self.result
@@ -67,6 +71,30 @@ class PostgresStorePhase(QueryPhase):
         self.result["disk"]["fod"] = int(self.cluster.sql(f"SELECT pg_database_size('{name}')"))
         progress(f"N={self.n:,}: fod on PostgreSQL: {fixes:,} fixes acknowledged over HTTP ({batch} a request, 4 connections) "
                  f"in {seconds:.1f} s ({fixes / seconds:,.0f} fixes/s)")
+
+    def time_before_node(self):
+        """With --before BIN: a second node running that build on the same database (same
+        group, same token, answers checked equal), timed in rounds that alternate with ours, so
+        both see the same moments of this shared machine."""
+        if not self.o.before:
+            return
+        progress(f"N={self.n:,}: fod before (--before {self.o.before}): a second node on the same database")
+        before = services.Fod(self.o.before, self.path("fod-before-data"), extra=("--database", self.url, *self.o.fod_args.split()))
+        for kind, letter in KINDS:
+            if not self.sets[kind]:
+                continue
+            boundary, failures = self.checker.compare(letter, self.sets[kind], self.reference[kind], self.http_answers(kind, before))
+            if failures or boundary:
+                raise SystemExit(f"fod before answers {kind} differently: {failures}")
+            after, earlier = [], []
+            for _ in range(BEFORE_ROUNDS):
+                for server, sink, name in ((self.fod, after, "fod HTTP"), (before, earlier, "fod HTTP, before")):
+                    self.client.run("http-query", "127.0.0.1", server.port, f"/v1/groups/{self.group}/query", self.owner,
+                                    self.path(f"{kind}.json"), self.path("lat.txt"), self.o.passes)
+                    sink += self.raw_latencies(kind, name)
+            self.result["queries"][kind]["fod HTTP, before"] = summary(earlier)
+            self.result["queries"][kind]["fod HTTP, alternating"] = summary(after)
+        before.stop()
 
     def engine(self):
         self.fod.stop()
@@ -94,6 +122,14 @@ def table(result):
         lines.append(f"| {kind} | {result['check'][kind]['hits_median']} | {ours['p50']:.3f} / {ours['p99']:.3f} ms | "
                      f"{engine['p50']:.3f} / {engine['p99']:.3f} ms | {peer['p50']:.3f} / {peer['p99']:.3f} ms | "
                      f"×{ours['p50'] / peer['p50']:.2f} | ×{engine['p50'] / peer['p50']:.2f} |")
+    if any("fod HTTP, before" in q for q in result["queries"].values()):
+        lines += ["", "| query | fod HTTP p50 / p99 (alternating) | before p50 / p99 | after ÷ before (p50) |", "| --- | ---: | ---: | ---: |"]
+        for kind, _ in KINDS:
+            q = result["queries"].get(kind, {})
+            if "fod HTTP, before" in q:
+                after, before = q["fod HTTP, alternating"], q["fod HTTP, before"]
+                lines.append(f"| {kind} | {after['p50']:.3f} / {after['p99']:.3f} ms | {before['p50']:.3f} / {before['p99']:.3f} ms | "
+                             f"×{after['p50'] / before['p50']:.2f} |")
     return "\n".join(lines)
 
 
@@ -108,13 +144,13 @@ def main():
     p.add_argument("--countries", default=os.path.join(ROOT, "Data/countries-110m.geojson"))
     p.add_argument("--fod-args", default="", help="more flags for fod serve (e.g. --near-scan-level 9)")
     p.add_argument("--out", help="write the results (JSON) here")
+    p.add_argument("--before", help="a fod binary of an earlier build, timed over HTTP as a second node on the same database")
     p.add_argument("--keep", action="store_true")
     p.add_argument("--quick", action="store_true")
     o = p.parse_args()
     if o.quick:
         o.n, o.queries, o.members = 3000, 3, 6
     o.polygon_hits = 2000 if not o.quick else 40
-    o.before = None
     build = os.path.join(ROOT, ".build", "debug" if o.quick else "release")
     o.fod, o.engine = os.path.join(build, "fod"), os.path.join(build, "fod-engine-bench")
     bindir = services.postgres_bindir()

@@ -49,6 +49,38 @@ extension Connection {
         return value
     }
 
+    /// `transaction(_:readOnly:planning:_:)` whose first statement, `sql` with `parameters`, is
+    /// sent with the `BEGIN` in one pipeline (one round trip for both); `body` gets its result.
+    @discardableResult
+    public func transaction<T>(_ isolation: IsolationLevel = .readCommitted, readOnly: Bool = false, planning: PlanCaching = .automatic,
+                               opening sql: String, _ parameters: [PostgresValue] = [], format: ResultFormat = .text,
+                               _ body: (Connection, QueryResult) throws -> T) throws -> T {
+        guard transactionStatus == .idle else {
+            throw PostgresError.client(.activeSQLTransaction, "a transaction is already open on this connection")
+        }
+        let value: T
+        do {
+            let results = try pipeline { pipeline in
+                try pipeline.append(Self.beginSQL(isolation, readOnly: readOnly))
+                if planning == .generic { try pipeline.append(Self.genericPlanningSQL) }
+                try pipeline.append(sql, parameters, format: format)
+            }
+            guard let opening = results.last else { throw PostgresError.misuse("the opening statement returned no result") }
+            value = try body(self, opening)
+        } catch {
+            try? rollback()
+            throw error
+        }
+        try commit()
+        return value
+    }
+
+    static func beginSQL(_ isolation: IsolationLevel, readOnly: Bool) -> String {
+        "BEGIN ISOLATION LEVEL \(isolation.sql)\(readOnly ? " READ ONLY" : "")"
+    }
+
+    static let genericPlanningSQL = "SET LOCAL plan_cache_mode = force_generic_plan"
+
     /// `BEGIN ISOLATION LEVEL …`; throws `25001` when a transaction is already open.
     /// With `.generic` planning, the setting is sent with the `BEGIN` (one round trip) and
     /// ends with the transaction.
@@ -57,10 +89,10 @@ extension Connection {
         guard transactionStatus == .idle else {
             throw .client(.activeSQLTransaction, "a transaction is already open on this connection")
         }
-        let begin = "BEGIN ISOLATION LEVEL \(isolation.sql)\(readOnly ? " READ ONLY" : "")"
+        let begin = Self.beginSQL(isolation, readOnly: readOnly)
         switch planning {
         case .automatic: try queryPrepared(begin)
-        case .generic: try execute(begin + "; SET LOCAL plan_cache_mode = force_generic_plan")
+        case .generic: try execute(begin + "; " + Self.genericPlanningSQL)
         }
     }
 

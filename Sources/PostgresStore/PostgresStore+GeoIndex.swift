@@ -21,8 +21,10 @@ extension PostgresStore: GeoIndex {
         }
     }
 
+    static let visibilityVersionSQL = "SELECT version FROM group_visibility WHERE group_id = $1"
+
     static func visibilityVersion(groupID: GroupID, on c: Connection) throws -> Int64 {
-        try c.firstRow("SELECT version FROM group_visibility WHERE group_id = $1", [.id(groupID)]) { try $0.int64(0) } ?? 0
+        try c.firstRow(visibilityVersionSQL, [.id(groupID)]) { try $0.int64(0) } ?? 0
     }
 
     static func sharedDevices(groupID: GroupID, on c: Connection) throws -> [SharedDevice] {
@@ -47,6 +49,30 @@ extension PostgresStore: GeoIndex {
     public func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T {
         try readSnapshot(planning: .generic) { c in try body(PostgresGeoIndexReader(c: c)) }
     }
+
+    /// One snapshot for both: the group's `group_visibility` version is read with the `BEGIN`
+    /// (one round trip); the sharing devices come from the node's cache while it holds that
+    /// version, else are read in the snapshot. A query then costs this trip, its scans and the
+    /// `COMMIT`, where reading the version first cost one more.
+    public func withReader<T>(sharingDevicesOf groupID: GroupID, _ body: (SharingDevices, any GeoIndexReader) throws -> T) throws -> T {
+        do {
+            return try read { c in
+                try c.transaction(.repeatableRead, readOnly: true, planning: .generic, opening: Self.visibilityVersionSQL, [.id(groupID)]) { c, opening in
+                    let version = try opening.rows.first.map { try $0.int64(0) } ?? 0
+                    let devices: SharingDevices
+                    if let cached = visibility.cached(groupID: groupID, version: version) {
+                        devices = cached
+                    } else {
+                        devices = SharingDevices(try Self.sharedDevices(groupID: groupID, on: c))
+                        visibility.remember(devices, groupID: groupID, version: version)
+                    }
+                    return try body(devices, PostgresGeoIndexReader(c: c))
+                }
+            }
+        } catch {
+            throw Self.translate(error)
+        }
+    }
 }
 
 /// Range scans of `fixes_by_cell` on one connection inside its snapshot, in keyset pages that
@@ -59,10 +85,34 @@ struct PostgresGeoIndexReader: GeoIndexReader {
     static let pageSize = 4_096
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+        try scan(range, from: from, to: to, after: nil, body)
+    }
+
+    /// All ranges' first pages in one statement (`leadingEntries`); a range whose first page
+    /// was full goes on from its last entry, page by page, before the next range's entries.
+    func scan(ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+        guard ranges.count > 1 else {
+            for range in ranges where try !scan(range, from: from, to: to, body) { return false }
+            return true
+        }
+        let firstPages = try leadingEntries(of: ranges, from: from, to: to, count: Self.firstPageSize)
+        for (range, page) in zip(ranges, firstPages) {
+            for entry in page where try !body(entry) { return false }
+            // The last in key order (the statement's rows come in it, but nothing here needs that).
+            if page.count == Self.firstPageSize,
+               let last = page.max(by: { ($0.cell, $0.deviceKey.storeValue, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey.storeValue, $1.timestamp, $1.sequence) }),
+               try !scan(range, from: from, to: to, after: last, body) { return false }
+        }
+        return true
+    }
+
+    /// The entries of `range` after `start` (the whole range without one), in key order.
+    private func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, after start: IndexEntry?,
+                      _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let from = from ?? Int64.min, to = to ?? Int64.max
         // The position after the last entry read: (cell, device_key, ts, seq).
-        var after: (Int64, Int64, Int64, Int64)?
-        var limit = Self.firstPageSize
+        var after = start.map { ($0.cell, $0.deviceKey.storeValue, $0.timestamp, $0.sequence) }
+        var limit = Self.firstPageSize * (start == nil ? 1 : 2)
         while true {
             let result: QueryResult
             if let after {

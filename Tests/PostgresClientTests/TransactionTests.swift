@@ -40,6 +40,30 @@ struct TransactionTests {
         #expect(try connection.transaction { c in try mode(c) } == "auto")
     }
 
+    /// The opening statement runs inside the transaction it opens (same snapshot, same
+    /// settings); when it fails, nothing is left open and the session works on.
+    @Test func anOpeningStatementRunsInsideTheTransaction() throws {
+        let connection = try TestDatabase.connect()
+        let table = TestDatabase.uniqueName("txopen")
+        try connection.execute("CREATE TABLE \(table) (id bigint PRIMARY KEY)")
+        try connection.queryPrepared("INSERT INTO \(table) VALUES ($1)", [1])
+        let seen = try connection.transaction(.repeatableRead, readOnly: true, planning: .generic,
+                                              opening: "SELECT count(*), current_setting('plan_cache_mode') FROM \(table) WHERE id >= $1", [1]) { c, opening in
+            // A row committed by another session now is not in this snapshot.
+            let other = try TestDatabase.connect()
+            try other.queryPrepared("INSERT INTO \(table) VALUES ($1)", [2])
+            let later = try c.query("SELECT count(*) FROM \(table)").row(0).text(0)
+            return (try opening.row(0).text(0), try opening.row(0).text(1), later, c.transactionStatus)
+        }
+        #expect(seen.0 == "1" && seen.1 == "force_generic_plan" && seen.2 == "1" && seen.3 == .inTransaction)
+        #expect(try count(connection, table) == 2)
+        #expect(throws: PostgresError.self) {
+            try connection.transaction(opening: "SELECT 1 / ($1::int - 1)", [1]) { _, _ in Issue.record("ran after a failed opening") }
+        }
+        #expect(connection.transactionStatus == .idle)
+        #expect(try count(connection, table) == 2)
+    }
+
     @Test func aFailedStatementCaughtInsideCannotCommit() throws {
         let connection = try TestDatabase.connect()
         let table = TestDatabase.uniqueName("txfail")

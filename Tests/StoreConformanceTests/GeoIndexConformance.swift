@@ -2,6 +2,7 @@ import GeoKit
 import GeoQuery
 import JSONCore
 import LocationFormats
+import TestRandom
 import Testing
 import Tracking
 
@@ -113,7 +114,14 @@ struct SharingDevicesConformance {
     func everyCommittedChangeIsSeenAtOnce(_ factory: StoreFactory) async throws {
         try await factory.withStore { (store: any TrackingStore) async throws in
             let world = try await SharingWorld.make(store, viewerShares: true)
-            func sharing() throws -> Set<DeviceID> { Set(try store.sharingDevices(groupID: world.group).byKey.values.map(\.deviceID)) }
+            /// The devices as the query path reads them with its snapshot (first, so that it
+            /// is the one that fills or checks a cache), which must equal `sharingDevices`.
+            func sharing() throws -> Set<DeviceID> {
+                let inSnapshot = try store.withReader(sharingDevicesOf: world.group) { devices, _ in Set(devices.byKey.values.map(\.deviceID)) }
+                let direct = Set(try store.sharingDevices(groupID: world.group).byKey.values.map(\.deviceID))
+                #expect(inSnapshot == direct)
+                return inSnapshot
+            }
             #expect(try sharing() == [world.device.id, world.viewerDevice.id])
             #expect(try sharing() == [world.device.id, world.viewerDevice.id])  // from the cache, where there is one
             try await store.writeDirectory { tx in try tx.setSharing(groupID: world.group, userID: world.viewer.id, share: false) }
@@ -153,6 +161,89 @@ struct BatchedReadConformance {
                 #expect(window.first?.map(\.timestamp).sorted() == [2_000, 3_000, 4_000].map { Fixtures.t0 + $0 })
                 #expect(try reader.leadingEntries(of: [], from: nil, to: nil, count: 5).isEmpty)
             }
+        }
+    }
+
+    /// Several ranges scanned in one call yield what scanning each yields, whatever the
+    /// number of entries per range (batched readers read a first page of each at once and go
+    /// on where it was full), and a stop ends the whole scan.
+    @Test(arguments: StoreFactory.all)
+    func scanOfSeveralRangesYieldsEachRangesEntries(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let paris = GeoIndexConformance.paris, santiago = GeoIndexConformance.santiago
+            // 150 fixes in one level-8 cell of Paris (several pages), 3 in Santiago's.
+            var fixes = (0..<150).map { Fixtures.fix(Int64($0) * 1_000, longitude: paris.longitude + Double($0 % 30) * 1e-4,
+                                                      latitude: paris.latitude + Double($0 / 30) * 1e-4) }
+            fixes += (0..<3).map { Fixtures.fix(200_000 + Int64($0) * 1_000, longitude: santiago.longitude, latitude: santiago.latitude) }
+            try await Fixtures.append(store, world.device.id, fixes)
+            let ranges = [CellRange.around(latitude: paris.latitude, longitude: paris.longitude, level: 8),
+                          CellRange.around(latitude: -10, longitude: 20, level: 8),
+                          CellRange.around(latitude: santiago.latitude, longitude: santiago.longitude, level: 8)]
+            try store.withReader { reader in
+                for (from, to) in [(nil, nil), (Fixtures.t0 + 40_000, Fixtures.t0 + 120_000), (Fixtures.t0 + 149_000, nil)] as [(Int64?, Int64?)] {
+                    var together: [IndexEntry] = []
+                    #expect(try reader.scan(ranges: ranges, from: from, to: to) { together.append($0); return true })
+                    let each = try ranges.map { try Scan.all(reader, $0, from: from, to: to).map(\.sequence) }
+                    // Each range's entries come before the next range's.
+                    var rest = together[...]
+                    for expected in each {
+                        #expect(Set(rest.prefix(expected.count).map(\.sequence)) == Set(expected) && expected.count == Set(expected).count)
+                        rest = rest.dropFirst(expected.count)
+                    }
+                    #expect(rest.isEmpty)
+                }
+                #expect(try Scan.all(reader, ranges[0]).count == 150)
+                var seen = 0
+                #expect(try !reader.scan(ranges: ranges, from: nil, to: nil) { _ in seen += 1; return seen < 70 })
+                #expect(seen == 70)
+            }
+        }
+    }
+
+    /// `$geoWithin` finds exactly the readable fixes the region holds (its own exact test on
+    /// every fix, brute force), however the covering's ranges split them, and other groups'
+    /// fixes in the same cells change neither the answer nor its explain.
+    @Test(arguments: StoreFactory.all)
+    func withinAnswersEveryReadableFixInTheRegion(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            var random = SplitMix64(seed: 0x2545_F491_4F6C_DD1D)
+            var mine: [Fix] = [], hidden: [Fix] = []
+            for i in 0..<1_600 {
+                let spread = i % 4 == 0 ? 0.05 : 2.0
+                let lon = 22.0 + random.uniform(-0.5, 0.5) * spread, lat = 38.5 + random.uniform(-0.5, 0.5) * spread
+                mine.append(Fixtures.fix(Int64(i) * 1_000, longitude: lon, latitude: lat))
+                hidden.append(Fixtures.fix(Int64(i) * 1_000, longitude: lon + 1e-5, latitude: lat))
+            }
+            for start in stride(from: 0, to: mine.count, by: 400) {
+                try await Fixtures.append(store, world.device.id, Array(mine[start..<start + 400]))
+            }
+            let readable = Dictionary(uniqueKeysWithValues: try store.sharedDevices(groupID: world.group).map { ($0.key, $0) })
+            let service = GeoQueryService(index: store, directory: store)
+            // Radians: ~640 m, ~6 km, ~64 km, ~120 km; centres in the dense core and off it.
+            let queries = [(0.0001, 22.0, 38.5), (0.001, 22.01, 38.49), (0.01, 21.7, 38.9), (0.019, 22.3, 38.2)]
+            func answers() throws -> [[Int64]] {
+                try queries.map { radians, lon, lat in
+                    let body = #"{"$geoWithin":{"$centerSphere":[[\#(lon),\#(lat)],\#(radians)]}}"#
+                    let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
+                    var explain = QueryExplain()
+                    let found = try service.queryHistory(filter, readable: readable, from: nil, to: nil, limit: 10_000, &explain)
+                    return found.map(\.timestamp).sorted() + [Int64(explain.docsExamined), Int64(explain.ranges)]
+                }
+            }
+            let alone = try answers()
+            for (index, (radians, lon, lat)) in queries.enumerated() {
+                let body = #"{"$geoWithin":{"$centerSphere":[[\#(lon),\#(lat)],\#(radians)]}}"#
+                let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
+                let expected = mine.filter { filter.matchesStored(longitude: $0.longitude, latitude: $0.latitude) }.map(\.timestamp).sorted()
+                #expect(Array(alone[index].dropLast(2)) == expected, "radius \(radians) at \(lon), \(lat)")
+                #expect(expected.count > 0)
+            }
+            for start in stride(from: 0, to: hidden.count, by: 400) {
+                try await Fixtures.append(store, world.viewerDevice.id, Array(hidden[start..<start + 400]))
+            }
+            #expect(try answers() == alone)
         }
     }
 

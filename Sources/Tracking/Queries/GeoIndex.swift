@@ -73,11 +73,20 @@ public protocol GeoIndex: Sendable {
     func sharingDevices(groupID: GroupID) throws -> SharingDevices
     /// Runs `body` with a reader on one consistent snapshot of the index.
     func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T
+    /// Runs `body` with the group's sharing devices (as `sharingDevices(groupID:)` gives them)
+    /// and a reader of the index. A store whose reads cost a round trip each may read both in
+    /// one snapshot and fewer trips; by default the devices are read first.
+    func withReader<T>(sharingDevicesOf groupID: GroupID, _ body: (SharingDevices, any GeoIndexReader) throws -> T) throws -> T
 }
 
 extension GeoIndex {
     public func sharingDevices(groupID: GroupID) throws -> SharingDevices {
         SharingDevices(try sharedDevices(groupID: groupID))
+    }
+
+    public func withReader<T>(sharingDevicesOf groupID: GroupID, _ body: (SharingDevices, any GeoIndexReader) throws -> T) throws -> T {
+        let devices = try sharingDevices(groupID: groupID)
+        return try withReader { reader in try body(devices, reader) }
     }
 }
 
@@ -86,6 +95,10 @@ public protocol GeoIndexReader {
     /// Calls `body` for each entry whose signed cell key is in `range` and time in [from, to]
     /// (each entry once; order unspecified); returns false if `body` stopped the scan.
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
+    /// `scan` of each of `ranges` in turn (each range's entries before the next range's);
+    /// returns false if `body` stopped. Readers that prefer batched probes read the first
+    /// entries of every range in one call.
+    func scan(ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
     /// Whether any entry lies in `range` (and [from, to]): one B-tree probe.
     func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool
     /// True when a reader pays per call rather than per entry (a database across a network
@@ -99,6 +112,11 @@ public protocol GeoIndexReader {
 
 extension GeoIndexReader {
     public var prefersBatchedProbes: Bool { false }
+
+    public func scan(ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+        for range in ranges where try !scan(range, from: from, to: to, body) { return false }
+        return true
+    }
 
     public func leadingEntries(of ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, count: Int) throws -> [[IndexEntry]] {
         try ranges.map { range in

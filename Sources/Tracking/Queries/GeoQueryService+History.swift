@@ -6,28 +6,33 @@ extension GeoQueryService {
     /// only readable positions are examined, counted and matched, and the scan stops at `limit`
     /// matches.
     func withinHistory(_ filter: GeoFilter, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
-                       _ run: inout QueryRun) throws -> [GeoQueryResult] {
+                       reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [GeoQueryResult] {
         let covering = coverer.covering(of: filter.region)
         let ranges = RegionCoverer.ranges(of: covering)
         run.explain.cellsInCovering = covering.count
         run.explain.ranges = ranges.count
         run.explain.coveringCells = covering
         var results: [GeoQueryResult] = []
-        try index.withReader { reader in
+        func consider(_ entry: IndexEntry, _ run: inout QueryRun) throws -> Bool {
+            try run.read()
+            guard let device = readable.device(of: entry) else { return true }
+            try run.examined()
+            run.explain.docsExamined += 1
+            let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
+            if filter.matches(longitude: entry.longitude, latitude: entry.latitude, point: point) {
+                results.append(device.result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
+            }
+            return results.count < limit
+        }
+        if reader.prefersBatchedProbes {
+            // One call reads the first entries of every range (a round trip each otherwise).
+            for _ in ranges { try run.seek() }
+            _ = try reader.scan(ranges: ranges, from: from, to: to) { entry in try consider(entry, &run) }
+        } else {
             for range in ranges {
                 try run.seek()
-                let complete = try reader.scan(range, from: from, to: to) { entry in
-                    try run.read()
-                    guard let device = readable.device(of: entry) else { return true }
-                    try run.examined()
-                    run.explain.docsExamined += 1
-                    let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
-                    if filter.matches(longitude: entry.longitude, latitude: entry.latitude, point: point) {
-                        results.append(device.result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
-                    }
-                    return results.count < limit
-                }
-                if !complete { return }
+                let complete = try reader.scan(range, from: from, to: to) { entry in try consider(entry, &run) }
+                if !complete { break }
             }
         }
         return results
@@ -45,7 +50,7 @@ extension GeoQueryService {
     /// only, so the cells refined and scanned (explain's `cellsProbed`, `cellsInCovering`,
     /// `coveringTokens`) are the same whatever other groups store.
     func nearHistory(_ near: NearQuery, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
-                     _ run: inout QueryRun) throws -> [GeoQueryResult] {
+                     reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [GeoQueryResult] {
         let center = near.center
         let minAngle = near.minAngle?.radians ?? 0
         let maxAngle = min(near.maxAngle?.radians ?? Double.pi, Double.pi)
@@ -66,7 +71,7 @@ extension GeoQueryService {
         // final `limit` entries alone.
         typealias Found = (chord: Double, sequence: Int64, entry: IndexEntry)
         var best = BinaryHeap<Found> { ($0.chord, $0.sequence) > ($1.chord, $1.sequence) }  // worst on top
-        try index.withReader { reader in
+        do {
             // Entries of scan-level cells read ahead of their turn, in one call with an
             // earlier cell's (readers that prefer batched probes): the search itself, and so
             // its answer and explain, are as if each cell were read when reached.

@@ -72,10 +72,12 @@ public final class GeoQueryService: Sendable {
             if let from, let to, from > to { throw TrackingError.invalid("from must not be after to", code: .invalidRange) }
             // Only devices with visible history in [from, to] are candidates; with none left the
             // index is not searched at all.
-            let readable = ReadableEntries(try index.sharingDevices(groupID: groupID), caller: credential.userID, from: from, to: to)
             run.explain.scope = "history"
-            guard !readable.isEmpty else { results = []; break }
-            results = try queryHistory(request.filter, readable: readable, from: from, to: to, limit: request.limit, &run)
+            results = try index.withReader(sharingDevicesOf: groupID) { sharing, reader in
+                let readable = ReadableEntries(sharing, caller: credential.userID, from: from, to: to)
+                guard !readable.isEmpty else { return [] }
+                return try queryHistory(request.filter, readable: readable, from: from, to: to, limit: request.limit, reader: reader, &run)
+            }
         }
         return (results, run.explain)
     }
@@ -98,10 +100,17 @@ public final class GeoQueryService: Sendable {
 
     func queryHistory(_ filter: GeoFilter, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
                       _ run: inout QueryRun) throws -> [GeoQueryResult] {
-        if case .near(let near) = filter {
-            return try nearHistory(near, readable: readable, from: from, to: to, limit: limit, &run)
+        try index.withReader { reader in
+            try queryHistory(filter, readable: readable, from: from, to: to, limit: limit, reader: reader, &run)
         }
-        return try withinHistory(filter, readable: readable, from: from, to: to, limit: limit, &run)
+    }
+
+    func queryHistory(_ filter: GeoFilter, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
+                      reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [GeoQueryResult] {
+        if case .near(let near) = filter {
+            return try nearHistory(near, readable: readable, from: from, to: to, limit: limit, reader: reader, &run)
+        }
+        return try withinHistory(filter, readable: readable, from: from, to: to, limit: limit, reader: reader, &run)
     }
 
     /// Latest positions: a group has at most a thousand members, so every shared device's
