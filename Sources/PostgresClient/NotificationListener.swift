@@ -49,11 +49,12 @@ public final class NotificationListener {
     }
 
     /// Returns the notifications that arrived, waiting up to `timeout` for the first when
-    /// none is pending (`.zero`: do not wait). Returns `[]` when the time passed without any.
+    /// none is pending (`.zero`: do not wait). Returns `[]` when the time passed without any,
+    /// or at once when `wakeup` was signalled.
     /// Throws a lost-connection error (`isConnectionLost`) when the session died (server
     /// stopped, backend terminated, network gone); notifications it had queued before are
     /// returned first.
-    public func waitForNotifications(timeout: Duration) throws(PostgresError) -> [PostgresNotification] {
+    public func waitForNotifications(timeout: Duration, wakeup: Wakeup? = nil) throws(PostgresError) -> [PostgresNotification] {
         guard connection.status == .ok else { throw connection.failure("waiting for notifications", sql: nil) }
         var received = takeQueued()
         if !received.isEmpty { return received }
@@ -62,7 +63,8 @@ public final class NotificationListener {
         let deadline = clock.now.advanced(by: timeout)
         while true {
             let left = max(clock.now.duration(to: deadline), .zero)
-            let ready = try SocketWait.wait(socket, timeout: left)
+            let ready = try SocketWait.wait(socket, timeout: left, wakeup: wakeup)
+            if ready.woken && !ready.readable { return [] }
             if ready.readable {
                 do throws(PostgresError) {
                     try connection.consumeInput()

@@ -11,21 +11,26 @@ enum SocketWait {
         /// Data (or end of file, or an error) can be read without blocking.
         var readable = false
         var writable = false
+        /// The wait's `Wakeup` was signalled.
+        var woken = false
     }
 
-    /// Waits until the socket can be read (and, with `write`, written), or `timeout` passes
-    /// (nil: no limit). Returns what is ready; nothing on timeout. Retries after signals.
+    /// Waits until the socket can be read (and, with `write`, written), `wakeup` is signalled,
+    /// or `timeout` passes (nil: no limit). Returns what is ready; nothing on timeout. Retries
+    /// after signals.
     static func wait(_ socket: Int32, read: Bool = true, write: Bool = false,
-                     timeout: Duration? = nil) throws(PostgresError) -> Readiness {
+                     timeout: Duration? = nil, wakeup: Wakeup? = nil) throws(PostgresError) -> Readiness {
         let clock = ContinuousClock()
         let deadline = timeout.map { clock.now.advanced(by: $0) }
         var events: Int16 = 0
         if read { events |= Int16(POLLIN) }
         if write { events |= Int16(POLLOUT) }
         while true {
-            var descriptor = pollfd(fd: socket, events: events, revents: 0)
+            // The socket, and the wakeup's pipe when there is one (fd -1 is ignored by poll).
+            var descriptors = [pollfd(fd: socket, events: events, revents: 0),
+                               pollfd(fd: wakeup?.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
             let milliseconds = deadline.map { Self.milliseconds(until: $0, clock: clock) } ?? -1
-            let count = poll(&descriptor, 1, milliseconds)
+            let count = poll(&descriptors, 2, milliseconds)
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .client(.internalError, "poll on the connection's socket failed (errno \(errno))")
@@ -35,9 +40,11 @@ enum SocketWait {
                 if let deadline, clock.now < deadline { continue }
                 return Readiness()
             }
-            let hangUp = descriptor.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-            return Readiness(readable: hangUp || descriptor.revents & Int16(POLLIN) != 0,
-                             writable: descriptor.revents & Int16(POLLOUT) != 0)
+            let revents = descriptors[0].revents
+            let hangUp = revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+            return Readiness(readable: hangUp || revents & Int16(POLLIN) != 0,
+                             writable: revents & Int16(POLLOUT) != 0,
+                             woken: descriptors[1].revents != 0)
         }
     }
 

@@ -32,6 +32,9 @@ final class ListeningLoop: @unchecked Sendable {
     private var stopping = false
     private var running = false
     private var listener: NotificationListener?
+    /// Ends the loop's wait when `stop` is called (nil if no pipe could be made: the wait then
+    /// ends by its timeout).
+    private let wakeup = try? Wakeup()
 
     init(connectionString: String, channels: [String], name: String, log: @escaping @Sendable (String) -> Void) {
         self.connectionString = connectionString
@@ -52,10 +55,11 @@ final class ListeningLoop: @unchecked Sendable {
         thread.start()
     }
 
-    /// Stops the thread (within one wait) and closes the listening session.
+    /// Stops the thread (its wait ends at once) and closes the listening session.
     func stop() {
         condition.lock()
         stopping = true
+        wakeup?.signal()
         condition.broadcast()
         while running { condition.wait() }
         condition.unlock()
@@ -82,7 +86,7 @@ final class ListeningLoop: @unchecked Sendable {
                     continue
                 }
                 callbacks.beforeWait()
-                let notifications = try listener.waitForNotifications(timeout: .milliseconds(250))
+                let notifications = try listener.waitForNotifications(timeout: .milliseconds(250), wakeup: wakeup)
                 if !notifications.isEmpty { callbacks.received(notifications) }
             } catch {
                 if listener != nil { log("\(name): lost its database session (\(error)); reconnecting") }

@@ -55,6 +55,28 @@ struct NotificationTests {
         #expect(try receive(2, from: listener).map(\.payload) == ["kept", "marker 3"])
     }
 
+    /// A signalled wakeup ends a wait at once (before its timeout, with nothing) and keeps
+    /// ending every later one given it; the session listens on undisturbed.
+    @Test func aSignalledWakeupEndsTheWait() throws {
+        let url = try TestDatabase.server().url
+        let channel = TestDatabase.uniqueName("wakeup")
+        let listener = try NotificationListener(url)
+        try listener.listen(channel)
+        let wakeup = try Wakeup()
+        let notifier = try Connection(url)
+        try notifier.notify(channel: channel, payload: "before the signal")
+        #expect(try receive(1, from: listener).map(\.payload) == ["before the signal"])
+        wakeup.signal()
+        let clock = ContinuousClock()
+        for _ in 0..<2 {
+            let started = clock.now
+            #expect(try listener.waitForNotifications(timeout: Self.patience, wakeup: wakeup).isEmpty)
+            #expect(clock.now - started < Self.patience)
+        }
+        try notifier.notify(channel: channel, payload: "after the signal")
+        #expect(try receive(1, from: listener).map(\.payload) == ["after the signal"])
+    }
+
     @Test func aTerminatedListenerIsDetectedAndReconnects() throws {
         let url = try TestDatabase.server().url
         let channel = TestDatabase.uniqueName("feed")
