@@ -41,12 +41,15 @@ struct AppIngestRoutes {
                 let credential = try Self.ownTracksCredential(request, devices: devices)
                 guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
                 // The app ignores zero-length bodies; so do we. It wants a JSON array back: its
-                // friends when the owner opted in (read after the fix is stored), else [].
+                // friends when the owner opted in, else []. The reply lists other devices only,
+                // so it is read while the fix commits (the answer waits for both: 2xx = stored).
                 if !request.body.isEmpty,
                    let fix = try OwnTracksFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules) {
+                    async let reply = OwnTracksFriends.response(friends, credential)
                     _ = try await locations.ingest([fix], deviceID: deviceID, credential: credential)
+                    return try await reply
                 }
-                return .json(OwnTracksFriends.reply(try friends.friends(for: credential)))
+                return try OwnTracksFriends.response(friends, credential)
             }),
             Route("GET", "/v1/ingest/osmand", osmand),
             Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
@@ -84,23 +87,39 @@ struct AppIngestRoutes {
 /// by) and `tid`. `tst` (epoch seconds) is always present: without it the app never updates a
 /// friend.
 enum OwnTracksFriends {
-    static func reply(_ friends: [Friend]) -> JSONValue {
-        var messages: [JSONValue] = []
-        messages.reserveCapacity(friends.count * 2)
+    /// The reply to the device of `credential`.
+    static func response(_ friends: FriendsService, _ credential: Credential) throws -> Response {
+        Response(status: 200, contentType: "application/json; charset=utf-8", bytes: reply(try friends.friends(for: credential)))
+    }
+
+    /// The reply's bytes, written straight from `friends` (no value tree: a reply of 50
+    /// friends is 100 messages).
+    static func reply(_ friends: [Friend]) -> [UInt8] {
+        var writer = JSONWriter(capacity: 2 + friends.count * 300)
+        writer.beginArray()
         for friend in friends {
-            let topic = JSONValue.string("owntracks/\(friend.userID.rawValue)/\(friend.deviceID.rawValue)")
-            let tid = JSONValue.string(friend.tid)
-            messages.append(["_type": "card", "tid": tid, "name": .string(friend.displayName), "topic": topic])
+            let topic = "owntracks/\(friend.userID.rawValue)/\(friend.deviceID.rawValue)"
+            writer.beginObject()
+            writer.key("_type"); writer.string("card")
+            writer.key("tid"); writer.string(friend.tid)
+            writer.key("name"); writer.string(friend.displayName)
+            writer.key("topic"); writer.string(topic)
+            writer.endObject()
             guard let location = friend.location else { continue }
-            var message: JSONObject = ["_type": "location", "tid": tid, "lat": .number(JSONNumber(location.latitude)),
-                                       "lon": .number(JSONNumber(location.longitude)),
-                                       "tst": .number(JSONNumber(Self.epochSeconds(location.timestamp.millisecondsSince1970))), "topic": topic]
+            writer.beginObject()
+            writer.key("_type"); writer.string("location")
+            writer.key("tid"); writer.string(friend.tid)
+            writer.key("lat"); writer.number(JSONNumber(location.latitude))
+            writer.key("lon"); writer.number(JSONNumber(location.longitude))
+            writer.key("tst"); writer.number(Self.epochSeconds(location.timestamp.millisecondsSince1970))
             if let accuracy = friend.accuracy, let meters = Int64(exactly: accuracy.rounded()), meters >= 0 {
-                message["acc"] = .number(JSONNumber(meters))
+                writer.key("acc"); writer.number(meters)
             }
-            messages.append(.object(message))
+            writer.key("topic"); writer.string(topic)
+            writer.endObject()
         }
-        return .array(messages)
+        writer.endArray()
+        return writer.bytes
     }
 
     /// Whole seconds since 1970 of a time in milliseconds (rounded down).
