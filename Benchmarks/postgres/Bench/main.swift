@@ -1,12 +1,12 @@
 // fod-postgres-bench: rows/s of the ways PostgresClient can write fixes durably, side by side
 // in one run on one server: binary COPY, pipelined multi-row INSERT, multi-row INSERT without a
 // pipeline, INSERT … SELECT from unnest() of array parameters, pipelined single-row INSERT;
-// each into a plain table and into one with the indexes a store needs (a unique key for
-// duplicates, the cell B-tree).
+// each into a plain table, into one with the indexes a store needs (a unique key for
+// duplicates, the cell B-tree), and into a copy of the PostgreSQL store's own `fixes` table.
 //
 //   fod-postgres-bench --url postgresql://… [--rows 1000000] [--batch 10000]
 //                      [--rows-per-statement 1000] [--single-row-rows 100000] [--rounds 3]
-//                      [--layout plain|indexed]   (default: both)
+//                      [--layout plain|indexed|store]   (default: all three)
 //
 // Rows are (cell bigint, device bigint, ts bigint, seq bigint, lon float8, lat float8). Every
 // batch of --batch rows is one transaction (one commit, synchronous_commit on), like a
@@ -40,7 +40,7 @@ struct Options {
             case "--single-row-rows": singleRowRows = try number()
             case "--rounds": rounds = try number()
             case "--layout":
-                guard let layout = Layout.named[value] else { throw UsageError("--layout is plain or indexed, not \(value)") }
+                guard let layout = Layout.named[value] else { throw UsageError("--layout is plain, indexed or store, not \(value)") }
                 layouts = [layout]
             default: throw UsageError("unknown option \(flag)")
             }
@@ -92,17 +92,30 @@ struct Fixes {
 }
 
 let columns = ["cell", "device", "ts", "seq", "lon", "lat"]
+/// The store's further columns (`Layout.store`).
+let storeColumns = ["accuracy", "altitude", "speed", "heading", "battery", "client_id"]
 
 enum Layout: String, CaseIterable {
     case plain = "no index"
     case indexed = "unique (device, seq) + cell index"
+    /// The PostgreSQL store's `fixes` (PostgresSchema): its columns, its four indexes, and a
+    /// client id on every row (COPY writes one; the other methods leave it NULL).
+    case store = "the store's fixes table: its columns and indexes, client ids"
 
-    static let named: [String: Layout] = ["plain": .plain, "indexed": .indexed]
+    static let named: [String: Layout] = ["plain": .plain, "indexed": .indexed, "store": .store]
 
     func create(_ table: String) -> String {
         var sql = "DROP TABLE IF EXISTS \(table); CREATE TABLE \(table) (cell bigint NOT NULL, device bigint NOT NULL, "
             + "ts bigint NOT NULL, seq bigint NOT NULL, lon float8 NOT NULL, lat float8 NOT NULL"
-        if self == .indexed { sql += ", PRIMARY KEY (device, seq)); CREATE INDEX ON \(table) (cell)" } else { sql += ")" }
+        switch self {
+        case .plain: sql += ")"
+        case .indexed: sql += ", PRIMARY KEY (device, seq)); CREATE INDEX ON \(table) (cell)"
+        case .store:
+            sql += ", accuracy float8, altitude float8, speed float8, heading float8, battery float8, client_id text, "
+                + "PRIMARY KEY (device, ts, seq)); CREATE INDEX ON \(table) (cell, device, ts, seq) INCLUDE (lon, lat); "
+                + "CREATE UNIQUE INDEX ON \(table) (device, client_id) WHERE client_id IS NOT NULL; "
+                + "CREATE UNIQUE INDEX ON \(table) (device, ts) WHERE client_id IS NULL"
+        }
         return sql
     }
 }
@@ -116,18 +129,18 @@ enum Method: String, CaseIterable {
     case copyOnce = "COPY binary, one transaction"
 
     /// Loads `fixes[0..<rows]` into `table`.
-    func load(_ fixes: Fixes, rows: Int, into table: String, on connection: Connection, options: Options) throws {
+    func load(_ fixes: Fixes, rows: Int, into table: String, layout: Layout, on connection: Connection, options: Options) throws {
         let insert = MultiRowInsert(table: table, columns: columns)
         var start = 0
         if self == .copyOnce {
-            try copy(fixes, 0..<rows, into: table, on: connection)
+            try copy(fixes, 0..<rows, into: table, layout: layout, on: connection)
             return
         }
         while start < rows {
             let range = start..<min(start + options.batch, rows)
             switch self {
             case .copyBatches:
-                try copy(fixes, range, into: table, on: connection)
+                try copy(fixes, range, into: table, layout: layout, on: connection)
             case .pipelinedInsert:
                 try connection.pipeline { pipeline in
                     try pipeline.append(insert, values: fixes.values(range), rowsPerStatement: options.rowsPerStatement)
@@ -154,12 +167,17 @@ enum Method: String, CaseIterable {
         }
     }
 
-    private func copy(_ fixes: Fixes, _ range: Range<Int>, into table: String, on connection: Connection) throws {
-        try connection.copyIn(table: table, columns: columns) { writer in
+    private func copy(_ fixes: Fixes, _ range: Range<Int>, into table: String, layout: Layout, on connection: Connection) throws {
+        let withStoreColumns = layout == .store
+        try connection.copyIn(table: table, columns: withStoreColumns ? columns + storeColumns : columns) { writer in
             for i in range {
                 try writer.startRow()
                 try writer.write(fixes.cell[i]); try writer.write(fixes.device[i]); try writer.write(fixes.ts[i])
                 try writer.write(fixes.seq[i]); try writer.write(fixes.lon[i]); try writer.write(fixes.lat[i])
+                if withStoreColumns {
+                    for _ in 0..<5 { try writer.writeNull() }  // accuracy … battery, as the ingest benchmark sends none
+                    try writer.write("\(fixes.device[i])-\(fixes.seq[i])")
+                }
             }
         }
     }
@@ -197,7 +215,7 @@ func run() throws {
                 try connection.execute(layout.create(table))
                 try connection.execute("CHECKPOINT")
                 let elapsed = try clock.measure {
-                    try method.load(fixes, rows: rows, into: table, on: connection, options: options)
+                    try method.load(fixes, rows: rows, into: table, layout: layout, on: connection, options: options)
                 }
                 let stored = try connection.query("SELECT count(*) FROM \(table)").row(0).int64(0)
                 guard stored == Int64(rows) else { throw UsageError("\(method.rawValue) stored \(stored) of \(rows) rows") }
