@@ -34,5 +34,4 @@ public final class Wakeup: Sendable {
         var byte: UInt8 = 1
         _ = write(writeDescriptor, &byte, 1)
     }
-
 }
