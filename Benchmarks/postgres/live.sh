@@ -9,6 +9,7 @@
 # (--rate: single-fix posts a second in all; one node on PostgreSQL takes about 500 a second
 # here, so 2,000 measures its queue more than the relay)
 # --quick: 2 s on the debug build, 100 subscribers (a smoke; figures meaningless).
+# FOD_LIVE_NODE_ARGS: more flags for every node's `fod serve` (e.g. --threads 8).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
 duration=15; config=release; subscribers=1000; rate=2000
@@ -42,7 +43,7 @@ for n in 1 2 3; do
   p=$(free_port)
   "$bin/fod" serve --port "$p" --bind 127.0.0.1 --database "$pgurl" --password-cost minimal --log-level warning \
     --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 --sign-in-address-limit 100000 --sign-up-limit 100000 \
-    --invitation-limit 100000 --device-request-rate 0 --streams-per-user 100000 >/dev/null 2>>"$work/fod.err" &
+    --invitation-limit 100000 --device-request-rate 0 --streams-per-user 100000 ${FOD_LIVE_NODE_ARGS:-} >/dev/null 2>>"$work/fod.err" &
   for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break; sleep 0.05; done
   ports+=("$p")
 done
