@@ -26,11 +26,15 @@ enum SocketWait {
         if read { events |= Int16(POLLIN) }
         if write { events |= Int16(POLLOUT) }
         while true {
-            // The socket, and the wakeup's pipe when there is one (fd -1 is ignored by poll).
-            var descriptors = [pollfd(fd: socket, events: events, revents: 0),
-                               pollfd(fd: wakeup?.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0)]
             let milliseconds = deadline.map { Self.milliseconds(until: $0, clock: clock) } ?? -1
-            let count = poll(&descriptors, 2, milliseconds)
+            // The socket, and the wakeup's pipe when there is one (fd -1 is ignored by poll); on
+            // the stack, as pool checkouts wait here (timeout zero) on every request.
+            let (count, socketEvents, woken) = withUnsafeTemporaryAllocation(of: pollfd.self, capacity: 2) { descriptors in
+                descriptors[0] = pollfd(fd: socket, events: events, revents: 0)
+                descriptors[1] = pollfd(fd: wakeup?.readDescriptor ?? -1, events: Int16(POLLIN), revents: 0)
+                let count = poll(descriptors.baseAddress, 2, milliseconds)
+                return (count, descriptors[0].revents, descriptors[1].revents != 0)
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw .client(.internalError, "poll on the connection's socket failed (errno \(errno))")
@@ -40,11 +44,10 @@ enum SocketWait {
                 if let deadline, clock.now < deadline { continue }
                 return Readiness()
             }
-            let revents = descriptors[0].revents
-            let hangUp = revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
-            return Readiness(readable: hangUp || revents & Int16(POLLIN) != 0,
-                             writable: revents & Int16(POLLOUT) != 0,
-                             woken: descriptors[1].revents != 0)
+            let hangUp = socketEvents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0
+            return Readiness(readable: hangUp || socketEvents & Int16(POLLIN) != 0,
+                             writable: socketEvents & Int16(POLLOUT) != 0,
+                             woken: woken)
         }
     }
 

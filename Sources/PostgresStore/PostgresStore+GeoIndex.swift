@@ -14,11 +14,17 @@ extension PostgresStore: GeoIndex {
         let version = try read { c in try Self.visibilityVersion(groupID: groupID, on: c) }
         if let cached = visibility.cached(groupID: groupID, version: version) { return cached }
         return try readSnapshot { c in
-            let version = try Self.visibilityVersion(groupID: groupID, on: c)
-            let devices = SharingDevices(try Self.sharedDevices(groupID: groupID, on: c))
-            visibility.remember(devices, groupID: groupID, version: version)
-            return devices
+            try sharingDevices(groupID: groupID, version: try Self.visibilityVersion(groupID: groupID, on: c), on: c)
         }
+    }
+
+    /// The group's sharing devices at `version` (read in `c`'s snapshot): from the cache when it
+    /// holds that version, else read on `c` and remembered.
+    func sharingDevices(groupID: GroupID, version: Int64, on c: Connection) throws -> SharingDevices {
+        if let cached = visibility.cached(groupID: groupID, version: version) { return cached }
+        let devices = SharingDevices(try Self.sharedDevices(groupID: groupID, on: c))
+        visibility.remember(devices, groupID: groupID, version: version)
+        return devices
     }
 
     static let visibilityVersionSQL = "SELECT version FROM group_visibility WHERE group_id = $1"
@@ -55,22 +61,11 @@ extension PostgresStore: GeoIndex {
     /// version, else are read in the snapshot. A query then costs this trip, its scans and the
     /// `COMMIT`, where reading the version first cost one more.
     public func withReader<T>(sharingDevicesOf groupID: GroupID, _ body: (SharingDevices, any GeoIndexReader) throws -> T) throws -> T {
-        do {
-            return try read { c in
-                try c.transaction(.repeatableRead, readOnly: true, planning: .generic, opening: Self.visibilityVersionSQL, [.id(groupID)]) { c, opening in
-                    let version = try opening.rows.first.map { try $0.int64(0) } ?? 0
-                    let devices: SharingDevices
-                    if let cached = visibility.cached(groupID: groupID, version: version) {
-                        devices = cached
-                    } else {
-                        devices = SharingDevices(try Self.sharedDevices(groupID: groupID, on: c))
-                        visibility.remember(devices, groupID: groupID, version: version)
-                    }
-                    return try body(devices, PostgresGeoIndexReader(c: c))
-                }
+        try read { c in
+            try c.transaction(.repeatableRead, readOnly: true, planning: .generic, opening: Self.visibilityVersionSQL, [.id(groupID)]) { c, opening in
+                let version = try opening.rows.first.map { try $0.int64(0) } ?? 0
+                return try body(try sharingDevices(groupID: groupID, version: version, on: c), PostgresGeoIndexReader(c: c))
             }
-        } catch {
-            throw Self.translate(error)
         }
     }
 }

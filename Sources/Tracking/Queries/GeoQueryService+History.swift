@@ -71,85 +71,83 @@ extension GeoQueryService {
         // final `limit` entries alone.
         typealias Found = (chord: Double, sequence: Int64, entry: IndexEntry)
         var best = BinaryHeap<Found> { ($0.chord, $0.sequence) > ($1.chord, $1.sequence) }  // worst on top
-        do {
-            // Entries of scan-level cells read ahead of their turn, in one call with an
-            // earlier cell's (readers that prefer batched probes): the search itself, and so
-            // its answer and explain, are as if each cell were read when reached.
-            var readAhead: [CellID: [IndexEntry]] = [:]
-            while let next = queue.popFirst() {
-                if next.lower > maxAngle + slack { break }
-                if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
-                if next.upper < minAngle - slack { continue }
-                let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
-                // A batched probe (counted then) that read only other groups' entries is decided
-                // now, before the cell is split or scanned: without those entries it would not
-                // be in the queue at all.
-                if next.probe == .undecided {
+        // Entries of scan-level cells read ahead of their turn, in one call with an
+        // earlier cell's (readers that prefer batched probes): the search itself, and so
+        // its answer and explain, are as if each cell were read when reached.
+        var readAhead: [CellID: [IndexEntry]] = [:]
+        while let next = queue.popFirst() {
+            if next.lower > maxAngle + slack { break }
+            if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
+            if next.upper < minAngle - slack { continue }
+            let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
+            // A batched probe (counted then) that read only other groups' entries is decided
+            // now, before the cell is split or scanned: without those entries it would not
+            // be in the queue at all.
+            if next.probe == .undecided {
+                guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
+            }
+            if next.id.level < scanLevel {
+                if next.id.level >= 4 && next.probe == .unprobed {
+                    run.explain.cellsProbed += 1
                     guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
                 }
-                if next.id.level < scanLevel {
-                    if next.id.level >= 4 && next.probe == .unprobed {
-                        run.explain.cellsProbed += 1
-                        guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
-                    }
-                    var children: [NearCandidate] = []
-                    for child in next.id.children {
-                        guard let cell = Cell(child) else { continue }
-                        children.append((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child, .unprobed))
-                    }
-                    if reader.prefersBatchedProbes {
-                        children = try Self.probed(children.filter { $0.upper >= minAngle - slack && $0.lower <= maxAngle + slack }, below: scanLevel, from: from, to: to,
-                                                   readable, reader, &run)
-                    }
-                    for child in children { queue.push(child) }
-                    continue
+                var children: [NearCandidate] = []
+                for child in next.id.children {
+                    guard let cell = Cell(child) else { continue }
+                    children.append((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child, .unprobed))
                 }
-                run.explain.cellsInCovering += 1
-                run.explain.ranges += 1
-                run.explain.coveringCells.append(next.id)
-                var readableInCell = 0
-                try run.seek()
-                func consider(_ entry: IndexEntry) throws {
-                    try run.read()
-                    guard readable.device(of: entry) != nil else { return }
-                    readableInCell += 1
-                    try run.examined()
-                    let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
-                    let chord = ChordAngle(between: center, point).length2
-                    guard chord >= minChord, chord <= maxChord else { return }
-                    run.explain.docsExamined += 1
-                    if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return }
-                    guard near.matches(point) else { return }
-                    best.push((chord, entry.sequence, entry))
-                    if best.count > limit { _ = best.popFirst() }
+                if reader.prefersBatchedProbes {
+                    children = try Self.probed(children.filter { $0.upper >= minAngle - slack && $0.lower <= maxAngle + slack }, below: scanLevel, from: from, to: to,
+                                               readable, reader, &run)
                 }
-                var entries = readAhead.removeValue(forKey: next.id)
-                if entries == nil && reader.prefersBatchedProbes {
-                    readAhead = try Self.readAhead(of: next, in: &queue, scanLevel: scanLevel, minAngle: minAngle - slack,
-                                                   maxAngle: maxAngle + slack, from: from, to: to, reader)
-                    entries = readAhead.removeValue(forKey: next.id)
+                for child in children { queue.push(child) }
+                continue
+            }
+            run.explain.cellsInCovering += 1
+            run.explain.ranges += 1
+            run.explain.coveringCells.append(next.id)
+            var readableInCell = 0
+            try run.seek()
+            func consider(_ entry: IndexEntry) throws {
+                try run.read()
+                guard readable.device(of: entry) != nil else { return }
+                readableInCell += 1
+                try run.examined()
+                let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
+                let chord = ChordAngle(between: center, point).length2
+                guard chord >= minChord, chord <= maxChord else { return }
+                run.explain.docsExamined += 1
+                if best.count >= limit, let worst = best.first, (chord, entry.sequence) >= (worst.chord, worst.sequence) { return }
+                guard near.matches(point) else { return }
+                best.push((chord, entry.sequence, entry))
+                if best.count > limit { _ = best.popFirst() }
+            }
+            var entries = readAhead.removeValue(forKey: next.id)
+            if entries == nil && reader.prefersBatchedProbes {
+                readAhead = try Self.readAhead(of: next, in: &queue, scanLevel: scanLevel, minAngle: minAngle - slack,
+                                               maxAngle: maxAngle + slack, from: from, to: to, reader)
+                entries = readAhead.removeValue(forKey: next.id)
+            }
+            if let entries {
+                for entry in entries { try consider(entry) }
+            } else {
+                _ = try reader.scan(range, from: from, to: to) { entry in
+                    try consider(entry)
+                    return true
                 }
-                if let entries {
-                    for entry in entries { try consider(entry) }
-                } else {
-                    _ = try reader.scan(range, from: from, to: to) { entry in
-                        try consider(entry)
-                        return true
-                    }
-                }
-                if readableInCell > 16 * max(limit, 8) && scanLevel < 24 {
-                    // Dense readable data: a cell held far more than needed, so scan finer cells from now on.
-                    scanLevel += 2
+            }
+            if readableInCell > 16 * max(limit, 8) && scanLevel < 24 {
+                // Dense readable data: a cell held far more than needed, so scan finer cells from now on.
+                scanLevel += 2
+                (scannedAtLevel, readableAtLevel) = (0, 0)
+            } else {
+                scannedAtLevel += 1
+                readableAtLevel += readableInCell
+                // Sparse readable data: the cells held on average under 1/32 of what is needed,
+                // so each result cost many seeks; scan coarser cells from now on.
+                if scannedAtLevel >= 4, readableAtLevel * 32 < scannedAtLevel * max(limit, 8), scanLevel > Self.coarsestNearScanLevel {
+                    scanLevel -= 1
                     (scannedAtLevel, readableAtLevel) = (0, 0)
-                } else {
-                    scannedAtLevel += 1
-                    readableAtLevel += readableInCell
-                    // Sparse readable data: the cells held on average under 1/32 of what is needed,
-                    // so each result cost many seeks; scan coarser cells from now on.
-                    if scannedAtLevel >= 4, readableAtLevel * 32 < scannedAtLevel * max(limit, 8), scanLevel > Self.coarsestNearScanLevel {
-                        scanLevel -= 1
-                        (scannedAtLevel, readableAtLevel) = (0, 0)
-                    }
                 }
             }
         }
