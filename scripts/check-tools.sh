@@ -64,7 +64,7 @@ echo "== OwnTracks friends benchmark smoke (5 friends, 100 requests a case)"
 ./.build/debug/fod-owntracks-bench --friends 5 --requests 100 --sync normal | grep -q "10 messages"
 
 echo "== places benchmark smoke (debug build, 5 groups × 10 places: figures mean nothing)"
-./.build/debug/fod-places-bench --groups 5 --places 10 --rounds 2 --batch 20 --sync normal | grep -q "ingest: with places"
+./.build/debug/fod-places-bench --groups 5 --places 10 --rounds 2 --batch 20 --sync normal | grep -q "ingest, until indexed: with places"
 
 echo "== libFuzzer targets, smoke (${FUZZ_SMOKE_SECONDS:-5} s each; Fuzz/README.md)"
 ./Fuzz/fuzz.py run --seconds "${FUZZ_SMOKE_SECONDS:-5}"
