@@ -19,9 +19,9 @@ public enum PlaceArrivals {
         public let latitude: Double
 
         public init(longitude: Double, latitude: Double, accuracyMeters: Double?, timestamp: Int64) {
-            let latLng = LatLng(degreesLatitude: latitude, longitude: longitude)
-            point = latLng.normalized.toPoint()
-            leaf = CellID(latLng)
+            point = LatLng(degreesLatitude: latitude, longitude: longitude).normalized.toPoint()
+            // The same leaf as CellID(latLng), without computing the point a second time.
+            leaf = CellID(point)
             self.accuracyMeters = accuracyMeters
             self.timestamp = timestamp
             self.longitude = longitude
