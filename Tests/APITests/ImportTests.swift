@@ -82,6 +82,25 @@ import HTTPTestSupport
         }
     }
 
+    /// Batches are stored one after another while the next is parsed: a point repeated in a
+    /// later batch of the same file is a duplicate, and the latest location is the newest point.
+    @Test func repeatsAcrossBatchesOfOneFileAreDuplicates() throws {
+        try TestApp.with { app in
+            let (user, deviceID, deviceToken) = try Self.device(app, "batches")
+            let start: Int64 = 1_577_836_800_000   // 2020-01-01
+            // 6,000 points, then the same 6,000 again: with 5,000-fix batches the repeats begin in
+            // the second batch and fill the third.
+            let points = (0..<6_000).map { #"{"location":[11.5\#($0 % 10),48.1],"timestamp":\#(start + Int64($0) * 1_000)}"# }
+            let body = Array(#"{"locations":[\#((points + points).joined(separator: ","))]}"#.utf8)
+            let reply = try Self.post(app, device: deviceID, token: deviceToken, body: body)
+            #expect(reply.status == 200, "\(reply.text)")
+            #expect(reply.json["accepted"].int == 6_000)
+            #expect(reply.json["duplicates"].int == 6_000)
+            let devices = try app.client().get("/v1/devices", token: user)
+            #expect(devices.json["devices"][0]["lastLocation"]["timestamp"].string == Self.rfc3339(start + 5_999 * 1_000))
+        }
+    }
+
     @Test func theLiveFeedGetsOneSummaryAndTheLatestLocationNeverMovesBack() throws {
         try TestApp.with { app in
             let w = try PermissionWorld(app: app)

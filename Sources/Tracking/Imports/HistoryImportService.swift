@@ -57,24 +57,44 @@ public final class HistoryImportService: Sendable {
         var importer = HistoryImporter(options: ImportOptions(rules: locations.rules, now: now, batchSize: batchSize))
         var tally = ImportEventTally(deviceID: deviceID, sharing: try store.sharingWindows(deviceID: deviceID))
         var report = Report(summary: importer.summary)
-        func storeBatch(_ batch: [Fix]) async throws {
-            await self.store.awaitIngestCapacity()
-            let outcome = try await locations.ingest(batch, deviceID: deviceID, credential: credential,
-                                                     countsAsRequest: false, events: .quiet)
-            report.accepted += outcome.accepted
-            report.duplicates += outcome.duplicates
-            tally.add(outcome)
-            let summary = importer.summary
-            progress?(Progress(bytesRead: importer.bytesAppended, points: summary.points, accepted: report.accepted,
-                               duplicates: report.duplicates, rejected: summary.rejected))
+        // One batch is stored while the next is parsed: the writer and the parser each keep a
+        // core busy instead of taking turns. At most one batch is in flight, so batches are
+        // stored in file order (duplicates across batches, latest location) and memory holds
+        // two batches. The group awaits the batch in flight whatever happens (nothing is
+        // stored after `run` returns or throws).
+        try await withThrowingTaskGroup(of: IngestOutcome.self) { inFlight in
+            var storing = false
+            func record(_ outcome: IngestOutcome) {
+                report.accepted += outcome.accepted
+                report.duplicates += outcome.duplicates
+                tally.add(outcome)
+                let summary = importer.summary
+                progress?(Progress(bytesRead: importer.bytesAppended, points: summary.points, accepted: report.accepted,
+                                   duplicates: report.duplicates, rejected: summary.rejected))
+            }
+            func waitForStoring() async throws {
+                guard storing, let outcome = try await inFlight.next() else { return }
+                storing = false
+                record(outcome)
+            }
+            func store(_ batch: [Fix]) async throws {
+                try await waitForStoring()
+                await self.store.awaitIngestCapacity()
+                let locations = self.locations
+                inFlight.addTask {
+                    try await locations.ingest(batch, deviceID: deviceID, credential: credential, countsAsRequest: false, events: .quiet)
+                }
+                storing = true
+            }
+            // Once the reader stopped (a defect made the rest unreadable) the rest is not read.
+            while importer.summary.stopped == nil, let chunk = try await read() {
+                importer.append(chunk)
+                while let batch = importer.nextBatch() { try await store(batch) }
+            }
+            importer.finish()
+            while let batch = importer.nextBatch() { try await store(batch) }
+            try await waitForStoring()
         }
-        // Once the reader stopped (a defect made the rest unreadable) the rest is not read.
-        while importer.summary.stopped == nil, let chunk = try await read() {
-            importer.append(chunk)
-            while let batch = importer.nextBatch() { try await storeBatch(batch) }
-        }
-        importer.finish()
-        while let batch = importer.nextBatch() { try await storeBatch(batch) }
         report.summary = importer.summary
         report.bytes = importer.bytesAppended
         if tally.groups.contains(where: { $0.count > 0 }) || tally.latest != nil {
