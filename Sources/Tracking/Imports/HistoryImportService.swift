@@ -7,8 +7,9 @@ import Timestamps
 /// latest location, which never moves backwards), and the live feed gets one summary per group
 /// at the end (`ImportEventTally`) instead of an event per fix.
 ///
-/// Memory: one chunk of the file, one batch of fixes and the store's bounded backlog
-/// (`HistoryImportStore.awaitIngestCapacity`), whatever the file's size. Importing the same file
+/// Memory: one chunk of the file, two batches of fixes (one parsed while the other is stored)
+/// and the store's bounded backlog (`HistoryImportStore.awaitIngestCapacity`), whatever the
+/// file's size. Importing the same file
 /// again stores nothing new (every fix's client id is derived from its content).
 public final class HistoryImportService: Sendable {
     let locations: LocationService
