@@ -9,8 +9,8 @@ import Timestamps
 ///
 /// Memory: one chunk of the file, two batches of fixes (one parsed while the other is stored)
 /// and the store's bounded backlog (`HistoryImportStore.awaitIngestCapacity`), whatever the
-/// file's size. Importing the same file
-/// again stores nothing new (every fix's client id is derived from its content).
+/// file's size. Importing the same file again stores nothing new (every fix's client id is
+/// derived from its content).
 public final class HistoryImportService: Sendable {
     let locations: LocationService
     let store: any HistoryImportStore
