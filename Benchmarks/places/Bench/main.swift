@@ -15,7 +15,7 @@ import Tracking
 //    group's home, on the phone's paths), one without. Every round each phone appends one batch
 //    of `--batch` fixes of its walk (`--inflight` appends in flight, group-committed) to one
 //    database, then the same to the other (order alternating). A first round, reported apart
-//    and not in the medians, is each phone's first append in its group, which sets its
+//    and not in the totals, is each phone's first append in its group, which sets its
 //    baseline in every place of the group (silently: a one-time cost per member and group, not
 //    the steady rate). Reports fixes/s per side over all timed rounds (total fixes ÷ total time;
 //    rounds are even in number so order effects cancel) and their ratio, for the appends alone
@@ -34,8 +34,8 @@ while let key = arguments.popFirst() {
 }
 let groupCount = options["groups"].flatMap(Int.init) ?? 1_000
 let placesPerGroup = options["places"].flatMap(Int.init) ?? 100
-// Timed rounds: an even number, so each side runs first as often as second (the second side of a
-// round runs measurably slower here: the first one's writes are still being written back).
+// Timed rounds: an even number, so each side runs first as often as second (measured here: the
+// side going second in a round ran 10–20% slower, whichever it was).
 let rounds = max(2, (options["rounds"].flatMap(Int.init) ?? 6) + 1) / 2 * 2
 let batch = max(1, options["batch"].flatMap(Int.init) ?? 100)
 let inflight = max(1, options["inflight"].flatMap(Int.init) ?? 32)
@@ -186,7 +186,6 @@ struct Side {
     return (fixes / (Double(appended - started) / 1e9), fixes / (Double(merged - started) / 1e9))
 }
 
-
 print("building: \(groupCount) groups × \(placesPerGroup) places, batches of \(batch), \(inflight) in flight, synchronous=\(synchronous)")
 let setupStart = Date()
 var with = try await makeSide("with", withPlaces: true)
@@ -206,7 +205,7 @@ for round in 0...rounds {
         if side == 0 { rate.with = try await ingest(with, batches: batches) } else { rate.without = try await ingest(without, batches: batches) }
     }
     if round == 0 {
-        print(String(format: "first appends (every place's baseline set for each phone): with places %.0f fixes/s, without %.0f fixes/s (not in the medians)",
+        print(String(format: "first appends (every place's baseline set for each phone): with places %.0f fixes/s, without %.0f fixes/s (not in the totals)",
                      rate.with.appends, rate.without.appends))
         continue
     }

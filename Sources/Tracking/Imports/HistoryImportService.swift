@@ -64,7 +64,6 @@ public final class HistoryImportService: Sendable {
         // two batches. The group awaits the batch in flight whatever happens (nothing is
         // stored after `run` returns or throws).
         try await withThrowingTaskGroup(of: IngestOutcome.self) { inFlight in
-            var storing = false
             func record(_ outcome: IngestOutcome) {
                 report.accepted += outcome.accepted
                 report.duplicates += outcome.duplicates
@@ -73,19 +72,16 @@ public final class HistoryImportService: Sendable {
                 progress?(Progress(bytesRead: importer.bytesAppended, points: summary.points, accepted: report.accepted,
                                    duplicates: report.duplicates, rejected: summary.rejected))
             }
+            /// Waits for the batch in flight, if any (`next()` is nil at once when there is none).
             func waitForStoring() async throws {
-                guard storing, let outcome = try await inFlight.next() else { return }
-                storing = false
-                record(outcome)
+                if let outcome = try await inFlight.next() { record(outcome) }
             }
             func store(_ batch: [Fix]) async throws {
                 try await waitForStoring()
                 await self.store.awaitIngestCapacity()
-                let locations = self.locations
-                inFlight.addTask {
+                inFlight.addTask { [locations] in
                     try await locations.ingest(batch, deviceID: deviceID, credential: credential, countsAsRequest: false, events: .quiet)
                 }
-                storing = true
             }
             // Once the reader stopped (a defect made the rest unreadable) the rest is not read.
             while importer.summary.stopped == nil, let chunk = try await read() {
