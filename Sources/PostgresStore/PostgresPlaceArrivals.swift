@@ -11,9 +11,13 @@ import Tracking
 struct PostgresPlaceArrivals: PlaceArrivalLedger {
     let c: Connection
     let shapes: PlaceShapeCache
+    /// The groups known to have places, read earlier in this transaction (an append reads
+    /// them with its sharing periods); nil: ask the database.
+    var groupsWithPlaces: Set<GroupID>? = nil
 
     func groupHasPlaces(_ groupID: GroupID) throws -> Bool {
-        try c.firstRow("SELECT 1 FROM places WHERE group_id = $1 LIMIT 1", [.id(groupID)], { _ in true }) == true
+        if let groupsWithPlaces { return groupsWithPlaces.contains(groupID) }
+        return try c.firstRow("SELECT 1 FROM places WHERE group_id = $1 LIMIT 1", [.id(groupID)], { _ in true }) == true
     }
 
     func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {

@@ -6,41 +6,11 @@ import Tracking
 extension PostgresStore: EventLog {
     /// Appends events to a group's log inside the current write transaction; ids are the next
     /// ones of the group, in the order given, and a `NOTIFY` on `eventChannel` announces them
-    /// at commit. The upsert of `event_heads` locks the group's head row until commit: a
-    /// concurrent writer on any node waits there, so ids are gapless and in commit order.
+    /// at commit (`EventAppend`: one statement, one round trip).
     static func appendEvents(groupID: GroupID, _ entries: [EventLogEntry], on c: Connection) throws -> [GroupEvent] {
         guard !entries.isEmpty else { return [] }
-        guard let last = try c.firstRow("""
-            INSERT INTO event_heads AS h (group_id, last_id) VALUES ($1, $2)
-            ON CONFLICT (group_id) DO UPDATE SET last_id = h.last_id + excluded.last_id RETURNING last_id
-            """, [.id(groupID), .int(entries.count)], { try $0.int64(0) }) else {
-            throw PostgresError(sqlState: .internalError, origin: .client, message: "the event head was not returned")
-        }
-        let first = last - Int64(entries.count) + 1
-        var ids: [Int64] = [], kinds: [String] = [], users: [String] = [], data: [String] = []
-        var deviceKeys: [String] = [], fixTimes: [String] = []
-        var events: [GroupEvent] = []
-        events.reserveCapacity(entries.count)
-        for (offset, entry) in entries.enumerated() {
-            let id = first + Int64(offset)
-            ids.append(id)
-            kinds.append(entry.kind.rawValue)
-            users.append(entry.userID?.rawValue ?? "")
-            data.append(entry.data.serializedString())
-            deviceKeys.append(entry.fix.map { String($0.deviceKey.storeValue) } ?? "")
-            fixTimes.append(entry.fix.map { String($0.timestamp) } ?? "")
-            events.append(GroupEvent(groupID: groupID, id: EventID(id), kind: entry.kind, userID: entry.userID, data: entry.data))
-        }
-        // Empty strings stand for NULL in the text arrays (an id is never empty).
-        try c.run("""
-            INSERT INTO events (group_id, id, type, user_id, data, created_at, device_key, fix_ts)
-            SELECT $1, id, type, nullif(user_id, ''), data, $2, nullif(device_key, '')::bigint, nullif(fix_ts, '')::bigint
-            FROM unnest($3::bigint[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
-              AS t(id, type, user_id, data, device_key, fix_ts)
-            """, [.id(groupID), .int64(Timestamp.nowMilliseconds()), .int64Array(ids), .textArray(kinds), .textArray(users),
-                  .textArray(data), .textArray(deviceKeys), .textArray(fixTimes)])
-        try c.notify(channel: eventChannel, payload: EventNotice(groupID: groupID, first: EventID(first), last: EventID(last)).payload)
-        return events
+        let log = EventAppend(groupID: groupID, entries: entries)
+        return try log.events(from: c.queryPrepared(EventAppend.sql, log.parameters))
     }
 
     /// Redacts the location events of device `deviceKey` whose fix is older than `before` (all
@@ -103,6 +73,52 @@ extension PostgresStore: EventLog {
             }
             total += deleted
             if deleted < 5000 { return total }
+        }
+    }
+}
+
+/// One statement that appends events to a group's log: it moves the group's head by their
+/// count, inserts them with the ids it freed, and `NOTIFY`s `eventChannel` with
+/// `EventNotice`'s payload. The upsert of `event_heads` locks the group's head row until
+/// commit: a concurrent writer on any node waits there, so ids are gapless and in commit order.
+/// Statements in a pipeline run in the order sent, so several of these keep their groups' order.
+struct EventAppend {
+    let groupID: GroupID
+    /// Not empty.
+    let entries: [EventLogEntry]
+
+    /// Returns the group's new last id. Empty strings stand for NULL in the text arrays (an id
+    /// is never empty); the payload is `group:first:last`, as `EventNotice` parses it.
+    static let sql = """
+        WITH head AS (
+          INSERT INTO event_heads AS h (group_id, last_id) VALUES ($1, $2)
+          ON CONFLICT (group_id) DO UPDATE SET last_id = h.last_id + excluded.last_id RETURNING last_id
+        ), logged AS (
+          INSERT INTO events (group_id, id, type, user_id, data, created_at, device_key, fix_ts)
+          SELECT $1, head.last_id - $2 + t.ordinal, t.type, nullif(t.user_id, ''), t.data, $3,
+                 nullif(t.device_key, '')::bigint, nullif(t.fix_ts, '')::bigint
+          FROM head, unnest($4::text[], $5::text[], $6::text[], $7::text[], $8::text[])
+            WITH ORDINALITY AS t(type, user_id, data, device_key, fix_ts, ordinal)
+        )
+        SELECT last_id, pg_notify($9, $1::text || ':' || (last_id - $2 + 1)::text || ':' || last_id::text) FROM head
+        """
+
+    var parameters: [PostgresValue] {
+        [.id(groupID), .int64(Int64(entries.count)), .int64(Timestamp.nowMilliseconds()),
+         .textArray(entries.map(\.kind.rawValue)), .textArray(entries.map { $0.userID?.rawValue ?? "" }),
+         .textArray(entries.map { $0.data.serializedString() }),
+         .textArray(entries.map { $0.fix.map { String($0.deviceKey.storeValue) } ?? "" }),
+         .textArray(entries.map { $0.fix.map { String($0.timestamp) } ?? "" }), .text(PostgresStore.eventChannel)]
+    }
+
+    /// The events as logged, from the statement's result.
+    func events(from result: QueryResult) throws -> [GroupEvent] {
+        guard let last = try result.first?.int64(0) else {
+            throw PostgresError(sqlState: .internalError, origin: .client, message: "the event head was not returned")
+        }
+        let first = last - Int64(entries.count) + 1
+        return entries.enumerated().map { offset, entry in
+            GroupEvent(groupID: groupID, id: EventID(first + Int64(offset)), kind: entry.kind, userID: entry.userID, data: entry.data)
         }
     }
 }

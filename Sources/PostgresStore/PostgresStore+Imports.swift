@@ -28,17 +28,30 @@ extension PostgresStore: HistoryImportStore {
     /// The device's memberships whose member shares, with their sharing periods, in group order
     /// (every writer takes event heads in that order).
     static func sharingPeriods(deviceID: DeviceID, on c: Connection) throws -> [DeviceSharing] {
+        try sharing(from: c.queryPrepared(sharingPeriodsSQL, [.id(deviceID)])).sharing
+    }
+
+    /// The rows `sharing(from:)` reads, for device `$1`: a row per sharing period of each
+    /// membership whose member shares, with whether the group has places.
+    static let sharingPeriodsSQL = """
+        SELECT m.group_id, m.user_id, p.start_ts, p.end_ts, EXISTS (SELECT 1 FROM places pl WHERE pl.group_id = m.group_id)
+        FROM memberships m JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
+        WHERE m.device_id = $1 AND m.share_location
+        """
+
+    /// The memberships of `sharingPeriodsSQL`'s rows in group order, and the groups among them
+    /// that have places.
+    static func sharing(from result: QueryResult) throws -> (sharing: [DeviceSharing], groupsWithPlaces: Set<GroupID>) {
         var periods: [GroupID: (userID: UserID, periods: [(start: Int64, end: Int64?)])] = [:]
-        for row in try c.queryPrepared("""
-            SELECT m.group_id, m.user_id, p.start_ts, p.end_ts FROM memberships m
-            JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
-            WHERE m.device_id = $1 AND m.share_location
-            """, [.id(deviceID)]).rows {
+        var withPlaces: Set<GroupID> = []
+        for row in result.rows {
             let groupID: GroupID = try row.id(0), userID: UserID = try row.id(1)
             periods[groupID, default: (userID, [])].periods.append((try row.int64(2), try row.optionalInt64(3)))
+            if try row.bool(4) { withPlaces.insert(groupID) }
         }
-        return periods.sorted { $0.key < $1.key }.map {
+        let sharing = periods.sorted { $0.key < $1.key }.map {
             DeviceSharing(groupID: $0.key, userID: $0.value.userID, windows: HistoryWindows(periods: $0.value.periods))
         }
+        return (sharing, withPlaces)
     }
 }

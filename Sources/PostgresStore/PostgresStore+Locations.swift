@@ -19,147 +19,206 @@ extension PostgresStore: LocationStore {
     /// stored, then the unique indexes against what other nodes commit meanwhile), insert,
     /// move the latest location forward if a newer fix arrived, log the location events and
     /// the place arrivals.
+    ///
+    /// Three round trips for a batch of a device that shares into groups without places (two
+    /// when it shares into none), whatever the batch's size: the reads it needs go in one
+    /// pipeline, the insert with the latest-location update in a second, the share notice and
+    /// each group's events in a third. Statements run in the order sent, so event heads are
+    /// still locked in group id order.
     static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PlaceShapeCache,
                        on c: Connection) throws -> IngestOutcome {
-        // Whether a share link shows the device now: then other nodes' share streams hear of
-        // the fixes (`ShareFixNotice`).
-        guard let device = try c.firstRow("""
-            SELECT key, last_ts, EXISTS (SELECT 1 FROM shares s WHERE s.device_id = devices.id AND s.expires_at > $2)
-            FROM devices WHERE id = $1
-            """, [.id(deviceID), .int64(Timestamp.nowMilliseconds())], {
-            (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1), isShared: try $0.bool(2))
-        }) else {
-            throw TrackingError.notFound("device")
-        }
-        let deviceKey = device.key
+        let reads = try AppendReads(deviceID: deviceID, fixes: fixes, on: c)
         var outcome = IngestOutcome()
-        let survivors = try deduplicate(fixes, deviceKey: deviceKey, on: c)
+        let survivors = reads.survivors(of: fixes)
         guard !survivors.isEmpty else {
             outcome.duplicates = fixes.count
             return outcome
         }
-        let sequences = try c.rows("SELECT nextval('fix_seq') FROM generate_series(1, $1)", [.int(survivors.count)]) {
-            try $0.int64(0)
-        }.sorted()
-        guard sequences.count == survivors.count else {
-            throw PostgresError(sqlState: .internalError, origin: .client, message: "fix_seq gave \(sequences.count) of \(survivors.count) numbers")
-        }
-        let inserted = try insert(survivors.map { fixes[$0] }, cells: survivors.map { cells[$0] }, sequences: sequences,
-                                  deviceKey: deviceKey, on: c)
-        for (index, sequence) in zip(survivors, sequences) where inserted.contains(sequence) {
-            outcome.stored.append(StoredFix(deviceID: deviceID, sequence: sequence, fix: fixes[index]))
-        }
-        outcome.accepted = outcome.stored.count
+        let planned = zip(survivors, reads.sequences).map { StoredFix(deviceID: deviceID, sequence: $1, fix: fixes[$0]) }
+        let written = try store(planned, cells: survivors.map { cells[$0] }, deviceKey: reads.deviceKey, on: c)
+        outcome.stored = written.stored
+        outcome.accepted = written.stored.count
         outcome.duplicates = fixes.count - outcome.accepted
-        // The latest location is the newest by timestamp (ties: the later arrival), moved only
-        // forward: the row lock and the WHERE make concurrent writers on any node agree.
-        if let newest = outcome.stored.max(by: { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }) {
-            let cell = CellID(LatLng(degreesLatitude: newest.fix.latitude, longitude: newest.fix.longitude)).int64Key
-            let moved = try c.run("""
-                UPDATE devices SET last_lon = $2, last_lat = $3, last_ts = $4, last_seq = $5, last_cell = $6
-                WHERE key = $1 AND (last_ts IS NULL OR (last_ts, coalesce(last_seq, 0)) < ($4, $5))
-                """, [.int64(deviceKey), .double(newest.fix.longitude), .double(newest.fix.latitude), .int64(newest.fix.timestamp),
-                      .int64(newest.sequence), .int64(cell)])
-            if moved > 0 { outcome.newLatestSequence = newest.sequence }
-        }
-        if device.isShared, !outcome.stored.isEmpty {
-            try c.run("SELECT pg_notify($1, $2)", [.text(shareFixChannel), .text(ShareFixNotice(outcome, deviceID: deviceID).payload)])
-        }
-        let sharing = try sharingPeriods(deviceID: deviceID, on: c)
-        outcome.events = try locationEvents(deviceID: deviceID, deviceKey: deviceKey, outcome: outcome, rule: rule, sharing: sharing, on: c)
-        if !rule.silent, outcome.newLatestSequence != nil, !sharing.isEmpty {
+        outcome.newLatestSequence = written.newLatestSequence
+        outcome.events = try logLocationEvents(deviceID: deviceID, deviceKey: reads.deviceKey, outcome: outcome, rule: rule,
+                                               sharing: reads.sharing, notifyShares: reads.isShared, on: c)
+        if !rule.silent, outcome.newLatestSequence != nil, !reads.sharing.isEmpty {
             // Place arrivals (not for imports): the fixes that became the latest in turn; of a
             // backfill (an append larger than maxEventsPerAppend) only its newest.
-            let fresh = PlaceArrivalRun.freshFixes(outcome.stored, previousLatest: device.lastTimestamp,
+            let fresh = PlaceArrivalRun.freshFixes(outcome.stored, previousLatest: reads.lastTimestamp,
                                                    maxEventsPerAppend: rule.maxEventsPerAppend)
             for (groupID, entries) in try PlaceArrivalRun.entries(
-                deviceID: deviceID, device: DeviceKey(storeValue: deviceKey), fresh: fresh, sharing: sharing,
-                ledger: PostgresPlaceArrivals(c: c, shapes: shapes)) {
+                deviceID: deviceID, device: DeviceKey(storeValue: reads.deviceKey), fresh: fresh, sharing: reads.sharing,
+                ledger: PostgresPlaceArrivals(c: c, shapes: shapes, groupsWithPlaces: reads.groupsWithPlaces)) {
                 outcome.events += try PostgresStore.appendEvents(groupID: groupID, entries, on: c)
             }
         }
         return outcome
     }
 
-    /// The positions in `fixes` that are not duplicates of what this transaction sees stored.
-    ///
-    /// A batch whose fixes all carry client ids reads nothing: `DuplicateRule` drops the batch's
-    /// own repeats, and the insert's `ON CONFLICT DO NOTHING` on the unique client-id index skips
-    /// what is stored, exactly as the rule would. A batch with fixes without id reads the
-    /// stored ids and timestamps it names (a fix without id is a duplicate of any stored fix at
-    /// its timestamp, which no index decides), in one unprepared statement planned with the
-    /// batch's values and the table's size as it is now: a prepared statement's generic plan,
-    /// fixed while a new database's `fixes` was still empty, filtered every stored fix of the
-    /// device at every append.
-    static func deduplicate(_ fixes: [Fix], deviceKey: Int64, on c: Connection) throws -> [Int] {
-        let times = Array(Set(fixes.filter { $0.clientID == nil }.map(\.timestamp)))
-        guard !times.isEmpty else {
-            return DuplicateRule.survivors(of: fixes, storedID: { _, _ in false }, storedTimestamp: { _ in false })
+    /// What an append reads before it writes, in one pipeline (one round trip): the device row,
+    /// sequence numbers for every fix of the batch (a duplicate's number is left unused), the
+    /// groups its member shares into (with whether each has places), and — only when some fix
+    /// has no client id — the stored ids and timestamps the batch names.
+    struct AppendReads {
+        let deviceKey: Int64
+        /// The device's latest fix time before this append.
+        let lastTimestamp: Int64?
+        /// Whether a share link shows the device now: then other nodes' share streams hear of
+        /// the fixes (`ShareFixNotice`).
+        let isShared: Bool
+        /// Ascending; one per fix of the batch.
+        let sequences: [Int64]
+        let sharing: [DeviceSharing]
+        let groupsWithPlaces: Set<GroupID>
+        private let storedIDs: Set<String>
+        private let storedTimes: Set<Int64>
+        /// A batch whose fixes all carry client ids reads nothing stored: `DuplicateRule` drops
+        /// the batch's own repeats, and the plain insert's unique client-id index refuses what
+        /// is stored (then `store` inserts again, skipping those rows).
+        private let readsStored: Bool
+
+        init(deviceID: DeviceID, fixes: [Fix], on c: Connection) throws {
+            let times = Array(Set(fixes.filter { $0.clientID == nil }.map(\.timestamp)))
+            readsStored = !times.isEmpty
+            let results = try c.pipeline { p in
+                try p.append("""
+                    SELECT key, last_ts, EXISTS (SELECT 1 FROM shares s WHERE s.device_id = devices.id AND s.expires_at > $2)
+                    FROM devices WHERE id = $1
+                    """, [.id(deviceID), .int64(Timestamp.nowMilliseconds())])
+                try p.append("SELECT nextval('fix_seq') FROM generate_series(1, $1)", [.int(fixes.count)])
+                try p.append(PostgresStore.sharingPeriodsSQL, [.id(deviceID)])
+                if !times.isEmpty {
+                    // Unprepared: planned with the batch's values and the table's size as it is
+                    // now (a generic plan, fixed while a new database's `fixes` was still empty,
+                    // filtered every stored fix of the device at every append).
+                    try p.append("""
+                        SELECT client_id, NULL::bigint FROM fixes
+                        WHERE device_key = (SELECT key FROM devices WHERE id = $1) AND client_id IS NOT NULL
+                          AND client_id = ANY($2::text[])
+                        UNION ALL
+                        SELECT DISTINCT NULL, ts FROM fixes
+                        WHERE device_key = (SELECT key FROM devices WHERE id = $1) AND ts = ANY($3::bigint[])
+                        """, [.id(deviceID), .textArray(Array(Set(fixes.compactMap(\.clientID)))), .int64Array(times)], prepared: false)
+                }
+            }
+            guard let device = results[0].first else { throw TrackingError.notFound("device") }
+            deviceKey = try device.int64(0)
+            lastTimestamp = try device.optionalInt64(1)
+            isShared = try device.bool(2)
+            sequences = try results[1].rows.map { try $0.int64(0) }.sorted()
+            guard sequences.count == fixes.count else {
+                throw PostgresError(sqlState: .internalError, origin: .client,
+                                    message: "fix_seq gave \(sequences.count) of \(fixes.count) numbers")
+            }
+            (sharing, groupsWithPlaces) = try PostgresStore.sharing(from: results[2])
+            var ids: Set<String> = [], stamps: Set<Int64> = []
+            if results.count > 3 {
+                for row in results[3].rows {
+                    if let id = try row.optionalText(0) { ids.insert(id) }
+                    if let time = try row.optionalInt64(1) { stamps.insert(time) }
+                }
+            }
+            storedIDs = ids
+            storedTimes = stamps
         }
-        let ids = Array(Set(fixes.compactMap(\.clientID)))
-        var storedIDs: Set<String> = []
-        var storedTimes: Set<Int64> = []
-        let found = try c.query("""
-            SELECT client_id, NULL::bigint FROM fixes WHERE device_key = $1 AND client_id IS NOT NULL AND client_id = ANY($2::text[])
-            UNION ALL
-            SELECT DISTINCT NULL, ts FROM fixes WHERE device_key = $1 AND ts = ANY($3::bigint[])
-            """, [.int64(deviceKey), .textArray(ids), .int64Array(times)])
-        for row in found.rows {
-            if let id = try row.optionalText(0) { storedIDs.insert(id) }
-            if let time = try row.optionalInt64(1) { storedTimes.insert(time) }
+
+        /// The positions in `fixes` that are not duplicates of what this transaction saw stored.
+        func survivors(of fixes: [Fix]) -> [Int] {
+            guard readsStored else {
+                return DuplicateRule.survivors(of: fixes, storedID: { _, _ in false }, storedTimestamp: { _ in false })
+            }
+            return DuplicateRule.survivors(of: fixes, storedID: { _, id in storedIDs.contains(id) },
+                                           storedTimestamp: { storedTimes.contains($0) })
         }
-        return DuplicateRule.survivors(of: fixes, storedID: { _, id in storedIDs.contains(id) },
-                                       storedTimestamp: { storedTimes.contains($0) })
     }
 
-    /// Inserts the fixes in one statement (arrays of columns, `unnest`); a row another
+    /// Inserts `planned` (arrays of columns, `unnest`) and moves the device's latest location
+    /// forward to the newest of what was inserted. Returns what was stored (a row another
     /// transaction committed meanwhile with the same client id, or the same timestamp without
-    /// id, is skipped by its unique index. Returns the sequences inserted.
+    /// id, is skipped by its unique index) and the sequence of the new latest fix, if it moved.
     ///
-    /// First a plain `INSERT` under a savepoint: duplicates are rare, and `ON CONFLICT`'s check
-    /// of every unique index before each row costs more than the savepoint. When a unique index
-    /// refuses a row (a batch sent again, or the same batch on another node at once), the
-    /// insert is undone and made again with `ON CONFLICT DO NOTHING`.
-    static func insert(_ fixes: [Fix], cells: [Int64], sequences: [Int64], deviceKey: Int64, on c: Connection) throws -> Set<Int64> {
+    /// First a plain `INSERT` under a savepoint, sent in one pipeline with the update:
+    /// duplicates are rare, and `ON CONFLICT`'s check of every unique index before each row
+    /// costs more than the savepoint. When a unique index refuses a row (a batch sent again,
+    /// or the same batch on another node at once), the server skips the rest of the pipeline;
+    /// the insert is undone and made again with `ON CONFLICT DO NOTHING`, then the update.
+    /// The latest location is the newest by timestamp (ties: the later arrival), moved only
+    /// forward: the row lock and the WHERE make concurrent writers on any node agree.
+    static func store(_ planned: [StoredFix], cells: [Int64], deviceKey: Int64,
+                      on c: Connection) throws -> (stored: [StoredFix], newLatestSequence: Int64?) {
         // NULL travels as NaN (no valid fix has one) and as "" (no client id is empty).
-        func column(_ value: (Fix) -> Double?) -> PostgresValue { .doubleArray(fixes.map { value($0) ?? .nan }) }
-        let values: [PostgresValue] = [.int64(deviceKey), .int64Array(fixes.map(\.timestamp)), .int64Array(sequences), .int64Array(cells),
-                                       .doubleArray(fixes.map(\.longitude)), .doubleArray(fixes.map(\.latitude)),
-                                       column(\.accuracy), column(\.altitude), column(\.speed), column(\.heading), column(\.battery),
-                                       .textArray(fixes.map { $0.clientID ?? "" })]
-        func insert(onConflict: String) throws -> [Int64] {
-            try c.rows("""
-                INSERT INTO fixes (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
-                SELECT $1, ts, seq, cell, lon, lat, nullif(accuracy, 'NaN'), nullif(altitude, 'NaN'), nullif(speed, 'NaN'),
-                       nullif(heading, 'NaN'), nullif(battery, 'NaN'), nullif(client_id, '')
-                FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
-                            $9::float8[], $10::float8[], $11::float8[], $12::text[])
-                  AS t(ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
-                \(onConflict) RETURNING seq
-                """, values) { try $0.int64(0) }
+        func column(_ value: (Fix) -> Double?) -> PostgresValue { .doubleArray(planned.map { value($0.fix) ?? .nan }) }
+        let values: [PostgresValue] = [
+            .int64(deviceKey), .int64Array(planned.map(\.fix.timestamp)), .int64Array(planned.map(\.sequence)), .int64Array(cells),
+            .doubleArray(planned.map(\.fix.longitude)), .doubleArray(planned.map(\.fix.latitude)),
+            column(\.accuracy), column(\.altitude), column(\.speed), column(\.heading), column(\.battery),
+            .textArray(planned.map { $0.fix.clientID ?? "" })]
+        func insertSQL(onConflict: String) -> String {
+            """
+            INSERT INTO fixes (device_key, ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+            SELECT $1, ts, seq, cell, lon, lat, nullif(accuracy, 'NaN'), nullif(altitude, 'NaN'), nullif(speed, 'NaN'),
+                   nullif(heading, 'NaN'), nullif(battery, 'NaN'), nullif(client_id, '')
+            FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[], $7::float8[], $8::float8[],
+                        $9::float8[], $10::float8[], $11::float8[], $12::text[])
+              AS t(ts, seq, cell, lon, lat, accuracy, altitude, speed, heading, battery, client_id)
+            \(onConflict) RETURNING seq
+            """
         }
-        try c.execute("SAVEPOINT fod_insert")
+        let moveLatestSQL = """
+            UPDATE devices SET last_lon = $2, last_lat = $3, last_ts = $4, last_seq = $5, last_cell = $6
+            WHERE key = $1 AND (last_ts IS NULL OR (last_ts, coalesce(last_seq, 0)) < ($4, $5))
+            """
+        func moveLatestValues(_ newest: StoredFix) -> [PostgresValue] {
+            let cell = CellID(LatLng(degreesLatitude: newest.fix.latitude, longitude: newest.fix.longitude)).int64Key
+            return [.int64(deviceKey), .double(newest.fix.longitude), .double(newest.fix.latitude), .int64(newest.fix.timestamp),
+                    .int64(newest.sequence), .int64(cell)]
+        }
+        func newest(_ fixes: [StoredFix]) -> StoredFix? {
+            fixes.max(by: { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) })
+        }
+        guard let newestPlanned = newest(planned) else { return ([], nil) }
         do {
-            let rows = try insert(onConflict: "")
-            try c.execute("RELEASE SAVEPOINT fod_insert")
-            return Set(rows)
+            let results = try c.pipeline { p in
+                try p.append("SAVEPOINT fod_insert")
+                try p.append(insertSQL(onConflict: ""), values)
+                try p.append("RELEASE SAVEPOINT fod_insert")
+                try p.append(moveLatestSQL, moveLatestValues(newestPlanned))
+            }
+            return (planned, results[3].affectedRows > 0 ? newestPlanned.sequence : nil)
         } catch let error as PostgresError where error.isUniqueViolation {
             try c.execute("ROLLBACK TO SAVEPOINT fod_insert; RELEASE SAVEPOINT fod_insert")
-            return Set(try insert(onConflict: "ON CONFLICT DO NOTHING"))
+            let inserted = Set(try c.rows(insertSQL(onConflict: "ON CONFLICT DO NOTHING"), values) { try $0.int64(0) })
+            let kept = planned.filter { inserted.contains($0.sequence) }
+            guard let newestKept = newest(kept) else { return ([], nil) }
+            let moved = try c.run(moveLatestSQL, moveLatestValues(newestKept)) > 0
+            return (kept, moved ? newestKept.sequence : nil)
         }
     }
 
-    /// Location events for every group in which the device's member shares, as `rule` says,
-    /// groups in id order (every writer locks event heads in the same order).
-    static func locationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
-                               sharing periods: [DeviceSharing], on c: Connection) throws -> [GroupEvent] {
-        guard !outcome.stored.isEmpty, !rule.silent else { return [] }
-        var events: [GroupEvent] = []
-        for sharing in periods {
-            events += try appendEvents(groupID: sharing.groupID, rule.entries(
-                deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: sharing.userID, stored: outcome.stored,
-                newLatestSequence: outcome.newLatestSequence, windows: sharing.windows), on: c)
+    /// Logs the location events for every group in which the device's member shares, as
+    /// `rule` says, and (`notifyShares`) tells other nodes' share streams of the stored fixes:
+    /// one pipeline, groups in id order (every writer locks event heads in the same order).
+    static func logLocationEvents(deviceID: DeviceID, deviceKey: Int64, outcome: IngestOutcome, rule: LocationEventRule,
+                                  sharing periods: [DeviceSharing], notifyShares: Bool, on c: Connection) throws -> [GroupEvent] {
+        guard !outcome.stored.isEmpty else { return [] }
+        var logs: [EventAppend] = []
+        if !rule.silent {
+            for sharing in periods {
+                let entries = rule.entries(deviceID: deviceID, deviceKey: DeviceKey(storeValue: deviceKey), userID: sharing.userID,
+                                           stored: outcome.stored, newLatestSequence: outcome.newLatestSequence, windows: sharing.windows)
+                if !entries.isEmpty { logs.append(EventAppend(groupID: sharing.groupID, entries: entries)) }
+            }
         }
+        guard notifyShares || !logs.isEmpty else { return [] }
+        let results = try c.pipeline { p in
+            if notifyShares {
+                try p.append("SELECT pg_notify($1, $2)", [.text(shareFixChannel), .text(ShareFixNotice(outcome, deviceID: deviceID).payload)])
+            }
+            for log in logs { try p.append(EventAppend.sql, log.parameters) }
+        }
+        var events: [GroupEvent] = []
+        for (log, result) in zip(logs, results.dropFirst(notifyShares ? 1 : 0)) { events += try log.events(from: result) }
         return events
     }
 

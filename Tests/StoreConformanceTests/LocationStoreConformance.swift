@@ -47,6 +47,30 @@ struct LocationStoreConformance {
         }
     }
 
+    /// A batch sent again with one new fix, newest of all (every fix has a client id, so the
+    /// stored ids are found by the unique index refusing the insert): the new fix is stored,
+    /// becomes the latest and is logged once; nothing of the repeats is.
+    @Test(arguments: StoreFactory.all)
+    func aResentBatchWithANewNewestFixStoresAndLogsOnlyThatFix(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let sent = [Fixtures.fix(1_000, longitude: 1, id: "a"), Fixtures.fix(2_000, longitude: 2, id: "b")]
+            #expect(try await Fixtures.append(store, world.device.id, sent).accepted == 2)
+            let before = try Fixtures.events(store, world.group).count
+            let again = try await Fixtures.append(store, world.device.id, sent + [Fixtures.fix(3_000, longitude: 3, id: "c")])
+            #expect(again.accepted == 1 && again.duplicates == 2)
+            #expect(again.stored.map(\.fix.clientID) == ["c"])
+            #expect(again.newLatestSequence == again.stored.first?.sequence)
+            #expect(try store.readDirectory { try $0.device(id: world.device.id) }?.lastLocation
+                    == LastLocation(longitude: 3, latitude: 48.85, timestamp: Fixtures.time(Fixtures.t0 + 3_000)))
+            let logged = try Fixtures.events(store, world.group).dropFirst(before)
+            #expect(logged.map(\.kind) == [.location])
+            #expect(again.events.map(\.id) == logged.map(\.id))
+            let history = try store.history(deviceID: world.device.id, from: nil, to: nil, after: nil, limit: 100)
+            #expect(history.fixes.map(\.fix.clientID) == ["a", "b", "c"])
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func sequencesIncreaseInArrivalOrderAcrossDevices(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
