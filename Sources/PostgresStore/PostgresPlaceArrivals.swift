@@ -55,6 +55,26 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
         return keys
     }
 
+    /// One statement: the candidates' rows (their geometry read only for a shape not cached).
+    func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
+        guard !cells.isEmpty || range != nil || !including.isEmpty else { return [:] }
+        let result = try c.queryPrepared("""
+            SELECT key, id, name, revision, radius FROM places
+            WHERE group_id = $1 AND (key IN (SELECT place_key FROM place_cells WHERE group_id = $1 AND cell = ANY($2::bigint[]))
+                                     OR key IN (SELECT place_key FROM place_cells WHERE group_id = $1 AND cell BETWEEN $3 AND $4)
+                                     OR key = ANY($5::bigint[]))
+            """, [.id(groupID), .int64Array(cells), .int64(range?.lowerBound ?? 1), .int64(range?.upperBound ?? 0), .int64Array(including.sorted())])
+        var found: [Int64: CachedPlace] = [:]
+        for row in result.rows {
+            let key = try row.int64(0)
+            let place = try shapes.place(id: try row.id(1), name: try row.text(2), revision: try row.int64(3), geometry: {
+                try c.firstRow("SELECT geometry FROM places WHERE key = $1", [.int64(key)]) { try $0.text(0) } ?? ""
+            }, radiusMeters: try row.optionalDouble(4))
+            if let place { found[key] = place }
+        }
+        return found
+    }
+
     func place(key: Int64) throws -> CachedPlace? {
         guard let row = try c.queryPrepared("SELECT id, name, revision, geometry, radius FROM places WHERE key = $1", [.int64(key)]).first
         else { return nil }

@@ -35,8 +35,7 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
         var keys = Set<Int64>()
         if !cells.isEmpty {
-            let marks = Array(repeating: "?", count: cells.count).joined(separator: ", ")
-            try db.forEachRow("SELECT place_key FROM place_cells WHERE group_id = ? AND cell IN (\(marks))",
+            try db.forEachRow("SELECT place_key FROM place_cells WHERE group_id = ? AND cell IN (\(Self.marks(cells.count)))",
                               [.id(groupID)] + cells.map { SQLValue.integer($0) }) { keys.insert($0.int64(0)) }
         }
         if let range {
@@ -54,6 +53,42 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
         return try shapes.place(id: statement.id(0), name: statement.string(1), revision: statement.int64(2),
                                 geometry: { statement.string(3) }, radiusMeters: statement.optionalDouble(4))
     }
+
+    /// One statement: the candidates' rows (their geometry read only for a shape not cached).
+    func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
+        var lookups: [String] = []
+        var arguments: [SQLValue] = []
+        if !cells.isEmpty {
+            lookups.append("SELECT place_key FROM place_cells WHERE group_id = ? AND cell IN (\(Self.marks(cells.count)))")
+            arguments += [.id(groupID)] + cells.map { SQLValue.integer($0) }
+        }
+        if let range {
+            lookups.append("SELECT place_key FROM place_cells WHERE group_id = ? AND cell BETWEEN ? AND ?")
+            arguments += [.id(groupID), .integer(range.lowerBound), .integer(range.upperBound)]
+        }
+        if !including.isEmpty {
+            lookups.append("VALUES \(Array(repeating: "(?)", count: including.count).joined(separator: ", "))")
+            arguments += including.sorted().map { SQLValue.integer($0) }
+        }
+        guard !lookups.isEmpty else { return [:] }
+        var rows: [(key: Int64, id: PlaceID, name: String, revision: Int64, radius: Double?)] = []
+        try db.forEachRow("""
+            SELECT key, id, name, revision, radius FROM places
+            WHERE key IN (\(lookups.joined(separator: " UNION ALL "))) AND +group_id = ?
+            """, arguments + [.id(groupID)]) { row in
+            rows.append((row.int64(0), row.id(1), row.string(2), row.int64(3), row.optionalDouble(4)))
+        }
+        var found: [Int64: CachedPlace] = [:]
+        for row in rows {
+            let place = try shapes.place(id: row.id, name: row.name, revision: row.revision, geometry: {
+                try db.firstRow("SELECT geometry FROM places WHERE key = ?", [.integer(row.key)]) { $0.string(0) } ?? ""
+            }, radiusMeters: row.radius)
+            if let place { found[row.key] = place }
+        }
+        return found
+    }
+
+    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
 
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
         try db.rows("""

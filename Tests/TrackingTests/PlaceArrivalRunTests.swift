@@ -25,6 +25,10 @@ import TestRandom
             }.keys)
         }
         func place(key: Int64) throws -> CachedPlace? { places[key] }
+        func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
+            let keys = try placeKeys(groupID: groupID, cells: cells, range: range).union(including)
+            return places.filter { keys.contains($0.key) }
+        }
         func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] { [] }
         func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws { presence[placeKey] = inside }
         func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {

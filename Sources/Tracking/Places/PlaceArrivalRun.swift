@@ -19,6 +19,10 @@ public protocol PlaceArrivalLedger {
     func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64>
     /// The place with key `key` (nil when it does not exist or its stored geometry does not parse).
     func place(key: Int64) throws -> CachedPlace?
+    /// `placeKeys(groupID:cells:range:)` and the places `including` names, loaded as
+    /// `place(key:)` loads them (a place whose geometry does not parse is left out), in one
+    /// read where the store can.
+    func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace]
     /// Latest positions of the devices of members sharing in the group, with (`baseline`) or
     /// without a known state there.
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)]
@@ -105,16 +109,17 @@ public enum PlaceArrivalRun {
         let groupID = membership.groupID
         let hasBaseline = try ledger.hasBaseline(groupID: groupID, device: device)
         let remembered = try ledger.presence(groupID: groupID, device: device)
-        var places: [Int64: CachedPlace] = [:]
+        // The places loaded so far (nil: gone, or its geometry does not parse).
+        var places: [Int64: CachedPlace?] = [:]
         func place(_ key: Int64) throws -> CachedPlace? {
             if let known = places[key] { return known }
             let loaded = try ledger.place(key: key)
-            places[key] = loaded
+            places.updateValue(loaded, forKey: key)
             return loaded
         }
         let outcome: PlaceArrivals.Outcome<Int64>
         if hasBaseline {
-            outcome = try evaluateByRun(positions, groupID: groupID, remembered: remembered, ledger: ledger, place: place)
+            outcome = try evaluateByRun(positions, groupID: groupID, remembered: remembered, ledger: ledger, places: &places)
         } else {
             // The device's first position in this group: every place is set, silently.
             let candidates = try ledger.placeKeys(groupID: groupID).sorted().compactMap { key in
@@ -171,17 +176,27 @@ public enum PlaceArrivalRun {
     /// evaluation against all those places for every position: a place remembered outside
     /// changes only at a position inside its covering, and the index finds every such place for
     /// the run of that position.
+    ///
+    /// `places`: the places loaded so far in this append (nil: gone or not parsable); each run
+    /// reads, in one lookup where the store can, its index candidates and those not outside.
     static func evaluateByRun(_ positions: [PlaceArrivals.Position], groupID: GroupID, remembered: [Int64: Bool],
                               ledger: some PlaceArrivalLedger,
-                              place: (Int64) throws -> CachedPlace?) throws -> PlaceArrivals.Outcome<Int64> {
+                              places: inout [Int64: CachedPlace?]) throws -> PlaceArrivals.Outcome<Int64> {
         // Current presence of the places that are not simply outside (nil: not known).
         var notOutside: [Int64: PlacePresence?] = remembered.mapValues { $0 ? .inside : nil }
         var outcome = PlaceArrivals.Outcome<Int64>()
         for range in runs(of: positions) {
             let run = Array(positions[range])
-            let keys = try candidateKeys(groupID: groupID, leaves: run.map(\.leaf), ledger: ledger).union(notOutside.keys)
-            let candidates = try keys.sorted().compactMap { key in
-                try place(key).map { PlaceArrivals.Candidate(key: key, shape: $0.shape, remembered: notOutside[key] ?? .outside) }
+            var keys = Set(notOutside.keys)
+            for lookup in indexLookups(leaves: run.map(\.leaf)) {
+                let unloaded = keys.filter { places[$0] == nil }
+                let found = try ledger.places(groupID: groupID, cells: lookup.cells, range: lookup.range, including: unloaded)
+                for (key, place) in found { places[key] = .some(place) }
+                for key in unloaded where found[key] == nil { places.updateValue(nil, forKey: key) }
+                keys.formUnion(found.keys)
+            }
+            let candidates = keys.sorted().compactMap { key in
+                (places[key] ?? nil).map { PlaceArrivals.Candidate(key: key, shape: $0.shape, remembered: notOutside[key] ?? .outside) }
             }
             let step = PlaceArrivals.evaluate(run, candidates: candidates)
             for (key, presence) in step.presence {
@@ -195,19 +210,26 @@ public enum PlaceArrivalRun {
         return outcome
     }
 
-    /// Keys of the group's places whose covering may contain one of `leaves`: index cells that
-    /// contain the leaves' smallest common cell (its ancestors at the index levels), plus index
-    /// cells inside that cell (a range, only when it is coarser than the finest index level).
-    /// Leaves on different faces fall back to one lookup per leaf.
+    /// Keys of the group's places whose covering may contain one of `leaves` (`indexLookups`).
     public static func candidateKeys(groupID: GroupID, leaves: [CellID], ledger: some PlaceArrivalLedger) throws -> Set<Int64> {
+        try indexLookups(leaves: leaves).reduce(into: Set<Int64>()) {
+            $0.formUnion(try ledger.placeKeys(groupID: groupID, cells: $1.cells, range: $1.range))
+        }
+    }
+
+    /// The place-index lookups that find every place whose covering may contain one of
+    /// `leaves`: index cells that contain the leaves' smallest common cell (its ancestors at the
+    /// index levels), plus index cells inside that cell (a range, only when it is coarser than
+    /// the finest index level). Leaves on different faces fall back to one lookup per leaf.
+    static func indexLookups(leaves: [CellID]) -> [(cells: [Int64], range: ClosedRange<Int64>?)] {
         guard let common = PlaceShape.commonAncestor(of: leaves) else {
-            return try leaves.reduce(into: Set<Int64>()) { $0.formUnion(try candidateKeys(groupID: groupID, leaves: [$1], ledger: ledger)) }
+            return leaves.count > 1 ? leaves.flatMap { indexLookups(leaves: [$0]) } : []
         }
         let probes = PlaceShape.probeCells(containing: common).map(\.int64Key)
         var range: ClosedRange<Int64>?
         if let finest = PlaceShape.indexLevels.last, common.level < finest { range = common.rangeMin.int64Key...common.rangeMax.int64Key }
         guard !probes.isEmpty || range != nil else { return [] }
-        return try ledger.placeKeys(groupID: groupID, cells: probes, range: range)
+        return [(probes, range)]
     }
 
     /// Sets every known device's presence in a new (or reshaped) place from its latest
