@@ -39,33 +39,20 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
     }
 
     func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
-        var keys = Set<Int64>()
-        if !cells.isEmpty {
-            for row in try c.queryPrepared("SELECT place_key FROM place_cells WHERE group_id = $1 AND cell = ANY($2::bigint[])",
-                                           [.id(groupID), .int64Array(cells)]).rows {
-                keys.insert(try row.int64(0))
-            }
-        }
-        if let range {
-            for row in try c.queryPrepared("SELECT place_key FROM place_cells WHERE group_id = $1 AND cell BETWEEN $2 AND $3",
-                                           [.id(groupID), .int64(range.lowerBound), .int64(range.upperBound)]).rows {
-                keys.insert(try row.int64(0))
-            }
-        }
-        return keys
+        Set(try c.rows(Self.candidateKeysSQL, Self.lookupParameters(groupID, cells, range)) { try $0.int64(0) })
     }
 
     /// One statement: the candidates' rows (their geometry read only for a shape not cached).
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
         guard !cells.isEmpty || range != nil || !including.isEmpty else { return [:] }
+        // Found by key (a filter on group_id invites a scan of the group's places); the group is
+        // checked on each row.
         let result = try c.queryPrepared("""
-            SELECT key, id, name, revision, radius FROM places
-            WHERE group_id = $1 AND (key IN (SELECT place_key FROM place_cells WHERE group_id = $1 AND cell = ANY($2::bigint[]))
-                                     OR key IN (SELECT place_key FROM place_cells WHERE group_id = $1 AND cell BETWEEN $3 AND $4)
-                                     OR key = ANY($5::bigint[]))
-            """, [.id(groupID), .int64Array(cells), .int64(range?.lowerBound ?? 1), .int64(range?.upperBound ?? 0), .int64Array(including.sorted())])
+            SELECT key, id, name, revision, radius, group_id FROM places
+            WHERE key IN (\(Self.candidateKeysSQL) UNION ALL SELECT unnest($5::bigint[]))
+            """, Self.lookupParameters(groupID, cells, range) + [.int64Array(including.sorted())])
         var found: [Int64: CachedPlace] = [:]
-        for row in result.rows {
+        for row in result.rows where try row.text(5) == groupID.rawValue {
             let key = try row.int64(0)
             let place = try shapes.place(id: try row.id(1), name: try row.text(2), revision: try row.int64(3), geometry: {
                 try c.firstRow("SELECT geometry FROM places WHERE key = $1", [.int64(key)]) { try $0.text(0) } ?? ""
@@ -73,6 +60,18 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
             if let place { found[key] = place }
         }
         return found
+    }
+
+    /// The place-index lookup both candidate reads share: keys of group `$1`'s places with an
+    /// index cell among `$2` or in `$3...$4`.
+    private static let candidateKeysSQL = """
+        SELECT place_key FROM place_cells WHERE group_id = $1 AND cell = ANY($2::bigint[])
+        UNION ALL SELECT place_key FROM place_cells WHERE group_id = $1 AND cell BETWEEN $3 AND $4
+        """
+
+    /// `candidateKeysSQL`'s parameters; no range is the empty range 1...0.
+    private static func lookupParameters(_ groupID: GroupID, _ cells: [Int64], _ range: ClosedRange<Int64>?) -> [PostgresValue] {
+        [.id(groupID), .int64Array(cells), .int64(range?.lowerBound ?? 1), .int64(range?.upperBound ?? 0)]
     }
 
     func place(key: Int64) throws -> CachedPlace? {

@@ -33,15 +33,10 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     }
 
     func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
+        let lookup = Self.candidateKeys(groupID, cells, range)
+        guard !lookup.selects.isEmpty else { return [] }
         var keys = Set<Int64>()
-        if !cells.isEmpty {
-            try db.forEachRow("SELECT place_key FROM place_cells WHERE group_id = ? AND cell IN (\(Self.marks(cells.count)))",
-                              [.id(groupID)] + cells.map { SQLValue.integer($0) }) { keys.insert($0.int64(0)) }
-        }
-        if let range {
-            try db.forEachRow("SELECT place_key FROM place_cells WHERE group_id = ? AND cell BETWEEN ? AND ?",
-                              [.id(groupID), .integer(range.lowerBound), .integer(range.upperBound)]) { keys.insert($0.int64(0)) }
-        }
+        try db.forEachRow(lookup.selects.joined(separator: " UNION ALL "), lookup.arguments) { keys.insert($0.int64(0)) }
         return keys
     }
 
@@ -56,26 +51,18 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
 
     /// One statement: the candidates' rows (their geometry read only for a shape not cached).
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
-        var lookups: [String] = []
-        var arguments: [SQLValue] = []
-        if !cells.isEmpty {
-            lookups.append("SELECT place_key FROM place_cells WHERE group_id = ? AND cell IN (\(Self.marks(cells.count)))")
-            arguments += [.id(groupID)] + cells.map { SQLValue.integer($0) }
-        }
-        if let range {
-            lookups.append("SELECT place_key FROM place_cells WHERE group_id = ? AND cell BETWEEN ? AND ?")
-            arguments += [.id(groupID), .integer(range.lowerBound), .integer(range.upperBound)]
-        }
+        var lookup = Self.candidateKeys(groupID, cells, range)
         if !including.isEmpty {
-            lookups.append("VALUES \(Array(repeating: "(?)", count: including.count).joined(separator: ", "))")
-            arguments += including.sorted().map { SQLValue.integer($0) }
+            lookup.selects.append("VALUES \(Array(repeating: "(?)", count: including.count).joined(separator: ", "))")
+            lookup.arguments += including.sorted().map { SQLValue.integer($0) }
         }
-        guard !lookups.isEmpty else { return [:] }
+        guard !lookup.selects.isEmpty else { return [:] }
         var rows: [(key: Int64, id: PlaceID, name: String, revision: Int64, radius: Double?)] = []
+        // `+group_id`: the rows are found by key; the group is only checked.
         try db.forEachRow("""
             SELECT key, id, name, revision, radius FROM places
-            WHERE key IN (\(lookups.joined(separator: " UNION ALL "))) AND +group_id = ?
-            """, arguments + [.id(groupID)]) { row in
+            WHERE key IN (\(lookup.selects.joined(separator: " UNION ALL "))) AND +group_id = ?
+            """, lookup.arguments + [.id(groupID)]) { row in
             rows.append((row.int64(0), row.id(1), row.string(2), row.int64(3), row.optionalDouble(4)))
         }
         var found: [Int64: CachedPlace] = [:]
@@ -88,7 +75,22 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
         return found
     }
 
-    private static func marks(_ count: Int) -> String { Array(repeating: "?", count: count).joined(separator: ", ") }
+    /// The place-index lookup both candidate reads share: selects of the keys of the group's
+    /// places with an index cell among `cells` or in `range` (none when both are empty).
+    private static func candidateKeys(_ groupID: GroupID, _ cells: [Int64],
+                                      _ range: ClosedRange<Int64>?) -> (selects: [String], arguments: [SQLValue]) {
+        var lookup: (selects: [String], arguments: [SQLValue]) = ([], [])
+        if !cells.isEmpty {
+            let marks = Array(repeating: "?", count: cells.count).joined(separator: ", ")
+            lookup.selects.append("SELECT place_key FROM place_cells WHERE group_id = ? AND cell IN (\(marks))")
+            lookup.arguments += [.id(groupID)] + cells.map { SQLValue.integer($0) }
+        }
+        if let range {
+            lookup.selects.append("SELECT place_key FROM place_cells WHERE group_id = ? AND cell BETWEEN ? AND ?")
+            lookup.arguments += [.id(groupID), .integer(range.lowerBound), .integer(range.upperBound)]
+        }
+        return lookup
+    }
 
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
         try db.rows("""
