@@ -8,12 +8,61 @@ import Storage
 ///
 /// Presence rows (`place_presence`): inside = 1, not known = 0; under a baseline
 /// (`place_baselines`: the device's state in the group is known) no row means outside.
+///
+/// With an `index` (appends), the group's places and their index cells are read once per
+/// version of them (`place_versions`, schema 12) and the candidate lookups are answered from
+/// memory; without one (place changes, which change what would be cached) every read is SQL.
 struct PlaceArrivalStore: PlaceArrivalLedger {
     let db: Database
     let shapes: PlaceShapeCache
+    let index: PlaceIndexCache?
+    /// The groups' places read in this transaction (it sees no other writer's changes).
+    private let read = GroupPlacesRead()
+
+    init(db: Database, shapes: PlaceShapeCache, index: PlaceIndexCache? = nil) {
+        self.db = db
+        self.shapes = shapes
+        self.index = index
+    }
+
+    private final class GroupPlacesRead {
+        var groups: [GroupID: GroupPlaces] = [:]
+    }
+
+    /// The group's places at their current version: from this transaction's reads, the cache,
+    /// or the store (then kept in the cache). Nil without an `index`.
+    private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces? {
+        guard let index else { return nil }
+        if let known = read.groups[groupID] { return known }
+        let version = try db.firstRow("SELECT version FROM place_versions WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) } ?? 0
+        let current: GroupPlaces
+        if let cached = index.places(groupID: groupID, version: version) {
+            current = cached
+        } else {
+            var places: [Int64: CachedPlace] = [:]
+            for row in try db.rows("SELECT key, id, name, revision, radius FROM places WHERE group_id = ?", [.id(groupID)], {
+                (key: $0.int64(0), id: $0.id(1) as PlaceID, name: $0.string(2), revision: $0.int64(3), radius: $0.optionalDouble(4))
+            }) {
+                places[row.key] = try shapes.place(id: row.id, name: row.name, revision: row.revision,
+                                                   geometry: { try geometry(key: row.key) }, radiusMeters: row.radius)
+            }
+            let cells = try db.rows("SELECT cell, place_key FROM place_cells WHERE group_id = ?", [.id(groupID)]) {
+                (cell: $0.int64(0), placeKey: $0.int64(1))
+            }
+            current = GroupPlaces(version: version, places: places, cells: cells)
+            index.keep(current, groupID: groupID)
+        }
+        read.groups[groupID] = current
+        return current
+    }
+
+    private func geometry(key: Int64) throws -> String {
+        try db.firstRow("SELECT geometry FROM places WHERE key = ?", [.integer(key)]) { $0.string(0) } ?? ""
+    }
 
     func groupHasPlaces(_ groupID: GroupID) throws -> Bool {
-        try db.firstRow("SELECT 1 FROM places WHERE group_id = ? LIMIT 1", [.id(groupID)], { _ in true }) == true
+        if let group = try groupPlaces(groupID) { return !group.places.isEmpty }
+        return try db.firstRow("SELECT 1 FROM places WHERE group_id = ? LIMIT 1", [.id(groupID)], { _ in true }) == true
     }
 
     func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {
@@ -29,10 +78,12 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     }
 
     func placeKeys(groupID: GroupID) throws -> Set<Int64> {
-        Set(try db.rows("SELECT key FROM places WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) })
+        if let group = try groupPlaces(groupID) { return Set(group.places.keys) }
+        return Set(try db.rows("SELECT key FROM places WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) })
     }
 
     func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
+        if let group = try groupPlaces(groupID) { return group.keys(cells: cells, range: range) }
         let lookup = Self.candidateKeys(groupID, cells, range)
         guard !lookup.selects.isEmpty else { return [] }
         var keys = Set<Int64>()
@@ -41,6 +92,7 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     }
 
     func place(key: Int64) throws -> CachedPlace? {
+        for group in read.groups.values { if let place = group.places[key] { return place } }
         let statement = try db.prepare("SELECT id, name, revision, geometry, radius FROM places WHERE key = ?")
         defer { statement.reset() }
         try statement.bind(key, at: 1)
@@ -51,6 +103,11 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
 
     /// One statement: the candidates' rows (their geometry read only for a shape not cached).
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
+        if let group = try groupPlaces(groupID) {
+            var found: [Int64: CachedPlace] = [:]
+            for key in group.keys(cells: cells, range: range).union(including) { found[key] = group.places[key] }
+            return found
+        }
         var lookup = Self.candidateKeys(groupID, cells, range)
         if !including.isEmpty {
             lookup.selects.append("VALUES \(Array(repeating: "(?)", count: including.count).joined(separator: ", "))")
@@ -67,9 +124,8 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
         }
         var found: [Int64: CachedPlace] = [:]
         for row in rows {
-            let place = try shapes.place(id: row.id, name: row.name, revision: row.revision, geometry: {
-                try db.firstRow("SELECT geometry FROM places WHERE key = ?", [.integer(row.key)]) { $0.string(0) } ?? ""
-            }, radiusMeters: row.radius)
+            let place = try shapes.place(id: row.id, name: row.name, revision: row.revision,
+                                         geometry: { try geometry(key: row.key) }, radiusMeters: row.radius)
             if let place { found[row.key] = place }
         }
         return found

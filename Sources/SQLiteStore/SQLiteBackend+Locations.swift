@@ -12,6 +12,7 @@ extension SQLiteBackend: LocationStore {
         let unmerged = self.unmerged
         let merger = self.merger
         let placeShapes = self.placeShapes
+        let placeIndex = self.placeIndex
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
@@ -87,7 +88,7 @@ extension SQLiteBackend: LocationStore {
                                                        maxEventsPerAppend: rule.maxEventsPerAppend)
                 for (groupID, entries) in try PlaceArrivalRun.entries(
                     deviceID: deviceID, device: DeviceKey(storeValue: device.key), fresh: fresh, sharing: sharing,
-                    ledger: PlaceArrivalStore(db: db, shapes: placeShapes)) {
+                    ledger: PlaceArrivalStore(db: db, shapes: placeShapes, index: placeIndex)) {
                     outcome.events += try Self.appendEvents(groupID: groupID, entries, in: db)
                 }
             }

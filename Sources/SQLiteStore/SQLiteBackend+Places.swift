@@ -94,7 +94,7 @@ extension SQLiteBackend {
         try read { db in
             let lookup = try db.prepare("SELECT id FROM places WHERE key = ?")
             let leaves = points.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)) }
-            let ledger = PlaceArrivalStore(db: db, shapes: placeShapes)
+            let ledger = PlaceArrivalStore(db: db, shapes: placeShapes, index: placeIndex)
             return try PlaceArrivalRun.candidateKeys(groupID: groupID, leaves: leaves, ledger: ledger).sorted().compactMap { key in
                 try lookup.bind(key, at: 1)
                 defer { lookup.reset() }

@@ -23,6 +23,8 @@ public final class SQLiteBackend: Sendable {
     let merger: IndexMerger
     /// Parsed place shapes for arrivals on ingest.
     let placeShapes = PlaceShapeCache()
+    /// The groups' places and place-index cells by version, for appends (`PlaceArrivalStore`).
+    let placeIndex = PlaceIndexCache()
     /// Test seam: runs once, inside the next geo reader's snapshot, between reading the merge
     /// point and taking the mirror (to make a merge land exactly there).
     let readerTestHook = Mutex<(@Sendable () -> Void)?>(nil)

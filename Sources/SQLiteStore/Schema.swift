@@ -315,5 +315,30 @@ public enum Schema {
             CREATE TRIGGER sharing_periods_updated AFTER UPDATE ON sharing_periods BEGIN UPDATE visibility_version SET version = version + 1; END;
             CREATE TRIGGER sharing_periods_deleted AFTER DELETE ON sharing_periods BEGIN UPDATE visibility_version SET version = version + 1; END;
             """),
+        .init(version: 12, name: "place versions (cache invalidation)", sql: """
+            -- Per group: counts every change of its places or their index cells (create, rename,
+            -- reshape, delete, and the cascades of group deletion). Bumped by triggers inside the
+            -- changing transaction, so an append that finds the version its cached copy of the
+            -- group's places was read at knows the copy is current (PlaceIndexCache). A group
+            -- that never had a place has no row (version 0).
+            CREATE TABLE place_versions (group_id TEXT PRIMARY KEY, version INTEGER NOT NULL) WITHOUT ROWID;
+            INSERT INTO place_versions SELECT group_id, 1 FROM places GROUP BY group_id;
+            CREATE TRIGGER places_inserted AFTER INSERT ON places BEGIN
+                INSERT INTO place_versions VALUES (NEW.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
+            END;
+            CREATE TRIGGER places_updated AFTER UPDATE ON places BEGIN
+                INSERT INTO place_versions VALUES (OLD.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
+                INSERT INTO place_versions VALUES (NEW.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
+            END;
+            CREATE TRIGGER places_deleted AFTER DELETE ON places BEGIN
+                INSERT INTO place_versions VALUES (OLD.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
+            END;
+            CREATE TRIGGER place_cells_inserted AFTER INSERT ON place_cells BEGIN
+                INSERT INTO place_versions VALUES (NEW.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
+            END;
+            CREATE TRIGGER place_cells_deleted AFTER DELETE ON place_cells BEGIN
+                INSERT INTO place_versions VALUES (OLD.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
+            END;
+            """),
     ])
 }

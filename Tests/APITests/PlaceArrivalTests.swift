@@ -130,6 +130,31 @@ import HTTPTestSupport
         }
     }
 
+    /// The next fix after a rename or a reshape sees the place as it is now (appends keep the
+    /// group's places in memory by version; the change must replace them at once).
+    @Test func aRenamedOrReshapedPlaceCountsFromTheNextFix() throws {
+        try TestApp.with { app in
+            let w = try PlaceWorld(app: app)
+            let placeID = try #require(try w.createCircle("School", radius: 100).json["id"].string)
+            try w.walk("B1", [600, 50], from: 0)
+            #expect(try w.placeEvents() == ["enter School B1"])
+            let client = try app.client()
+            let renamed = try client.request("PATCH", "/v1/groups/\(w.groupID)/places/\(placeID)", token: w.users["ann"]!.token,
+                                             json: #"{"name":"Campus"}"#)
+            #expect(renamed.status == 200)
+            try w.walk("B1", [600], from: 2_000)
+            let afterRename = try w.placeEvents()
+            #expect(afterRename == ["enter School B1", "exit Campus B1"])
+            // Grown to 1 km around B1 (600 m away): set inside silently, then left at 1.5 km.
+            let grown = try client.request("PATCH", "/v1/groups/\(w.groupID)/places/\(placeID)", token: w.users["ann"]!.token,
+                                           json: #"{"radius":1000}"#)
+            #expect(grown.status == 200)
+            try w.walk("B1", [700, 1_500], from: 3_000)
+            let afterReshape = try w.placeEvents()
+            #expect(afterReshape == ["enter School B1", "exit Campus B1", "exit Campus B1"])
+        }
+    }
+
     @Test func liveFeedSnapshotShowsInsideAndStreamsCrossings() throws {
         try TestApp.with { app in
             let w = try PlaceWorld(app: app)

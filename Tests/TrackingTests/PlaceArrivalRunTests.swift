@@ -38,6 +38,57 @@ import TestRandom
         func setBaseline(groupID: GroupID, device: DeviceKey) throws { baseline = true }
     }
 
+    /// The in-memory place index answers exactly what a scan of every place's cells answers.
+    @Test func groupPlacesFindWhatAScanFinds() throws {
+        var random = SplitMix64(seed: 7)
+        let ledger = MemoryLedger()
+        var cells: [(cell: Int64, placeKey: Int64)] = []
+        for key in Int64(1)...40 {
+            let region = try PlaceRegion.parse(geometry: .object(["type": .string("Point"), "coordinates": .array([
+                .number(JSONNumber(2.30 + random.unit() * 0.1)), .number(JSONNumber(48.82 + random.unit() * 0.07))])]),
+                radius: .number(JSONNumber(20 + random.unit() * 3_000)))
+            let shape = PlaceShape(region: region)
+            ledger.places[key] = CachedPlace(id: PlaceID("p\(key)"), name: "P\(key)", shape: shape)
+            cells += shape.covering.map { ($0.int64Key, key) }
+        }
+        let group = GroupPlaces(version: 3, places: ledger.places, cells: cells.shuffled())
+        for _ in 0..<300 {
+            let leaves = (0..<Int(random.unit() * 4) + 1).map { _ in
+                CellID(LatLng(degreesLatitude: 48.82 + random.unit() * 0.07, longitude: 2.30 + random.unit() * 0.1))
+            }
+            for lookup in PlaceArrivalRun.indexLookups(leaves: leaves) {
+                #expect(group.keys(cells: lookup.cells, range: lookup.range)
+                        == (try ledger.placeKeys(groupID: GroupID("g"), cells: lookup.cells, range: lookup.range)))
+            }
+        }
+        let cache = PlaceIndexCache(capacity: 1_000)
+        cache.keep(group, groupID: GroupID("g"))
+        #expect(cache.places(groupID: GroupID("g"), version: 3) != nil && cache.places(groupID: GroupID("g"), version: 4) == nil)
+    }
+
+    /// A device remembered inside that leaves and comes back within one append is still inside
+    /// after it: the next append inside logs nothing, the next one outside logs its exit.
+    @Test func leavingAndComingBackWithinOneAppendStaysInside() throws {
+        let ledger = MemoryLedger()
+        let region = try PlaceRegion.parse(geometry: .object(["type": .string("Point"), "coordinates": .array([
+            .number(JSONNumber(2.35)), .number(JSONNumber(48.85))])]), radius: .number(JSONNumber(100)))
+        ledger.places[1] = CachedPlace(id: PlaceID("p1"), name: "P1", shape: PlaceShape(region: region))
+        ledger.baseline = true
+        ledger.presence[1] = true
+        let membership = DeviceSharing(groupID: GroupID("g"), userID: UserID("u"), windows: .all)
+        func append(_ metersEast: [Double], at start: Int64) throws -> [String] {
+            let positions = metersEast.enumerated().map { i, meters in
+                PlaceArrivals.Position(longitude: 2.35 + meters / 73_300, latitude: 48.85, accuracyMeters: 5, timestamp: start + Int64(i) * 1_000)
+            }
+            return try PlaceArrivalRun.evaluate(positions, deviceID: DeviceID("d"), device: DeviceKey(storeValue: 1),
+                                                membership: membership, ledger: ledger).map { $0.data["type"]?.stringValue ?? "?" }
+        }
+        #expect(try append([10, 400, 20], at: 1_000) == ["exit", "enter"])
+        #expect(ledger.presence[1] == true)
+        #expect(try append([30], at: 10_000) == [])
+        #expect(try append([500], at: 20_000) == ["exit"])
+    }
+
     @Test(arguments: [UInt64(1), 2, 3, 4])
     func runByRunMatchesEveryFixAgainstEveryPlace(seed: UInt64) throws {
         var random = SplitMix64(seed: seed)

@@ -272,7 +272,7 @@ for (g, fixes) in byGroup.sorted(by: { $0.key < $1.key }) {
     total += positions.count
     if insideBrute == insideIndexed { agree += 1 }
 }
-print(String(format: "evaluation per fix over %d fixes: place index (SQLite probes per %d-fix append + rule on its candidates) %.2f µs, %.1f candidates an append (summed over its runs); brute force over %d places %.2f µs (%.1f×); %d/%d groups agree",
+print(String(format: "evaluation per fix over %d fixes: place index (lookups of a %d-fix append, as ingest makes them + rule on its candidates) %.2f µs, %.1f candidates an append (summed over its runs); brute force over %d places %.2f µs (%.1f×); %d/%d groups agree",
              total, batch, Double(indexedNanos) / Double(total) / 1_000, Double(candidatesSeen) / Double(max(byGroup.count, 1)), placesPerGroup,
              Double(bruteNanos) / Double(total) / 1_000, Double(bruteNanos) / Double(max(indexedNanos, 1)), agree, byGroup.count))
 with.backend.close()

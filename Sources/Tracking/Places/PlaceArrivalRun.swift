@@ -134,7 +134,8 @@ public enum PlaceArrivalRun {
         }
         for (key, presence) in outcome.presence {
             if presence == .inside {
-                try ledger.setPresence(groupID: groupID, device: device, placeKey: key, inside: true)
+                // Already stored as inside (it left and came back within the append): nothing to write.
+                if remembered[key] != true { try ledger.setPresence(groupID: groupID, device: device, placeKey: key, inside: true) }
             } else if remembered[key] != nil {
                 try ledger.removePresence(groupID: groupID, device: device, placeKey: key)
             }

@@ -71,6 +71,14 @@ public enum PlaceRegion: Sendable {
         }
     }
 
+    /// Vertices of a polygon's rings (0 for a circle): what the shape costs to hold in memory.
+    public var vertexCount: Int {
+        switch self {
+        case .circle: 0
+        case .polygon(let polygon): polygon.holes.reduce(polygon.shell.vertices.count) { $0 + $1.vertices.count }
+        }
+    }
+
     /// Leaf-cell ranges of the place's covering (what the place index stores).
     public func covering(_ coverer: RegionCoverer) -> [CellID] {
         coverer.covering(of: region)

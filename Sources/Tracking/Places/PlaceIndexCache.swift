@@ -1,0 +1,99 @@
+import Synchronization
+
+/// A group's places as arrivals read them, at one version of them: each place (id, name, parsed
+/// shape) and the place index's cells, in memory, so an append's candidate lookups are binary
+/// searches instead of a read per run of fixes.
+///
+/// Invariant: everything here was read in one transaction together with `version`, the store's
+/// counter of changes to the group's places (bumped inside every transaction that changes them).
+/// An entry whose version equals the stored one is therefore exactly the stored state.
+public struct GroupPlaces: Sendable {
+    public let version: Int64
+    /// Place key → place; a place whose stored geometry does not parse is left out.
+    public let places: [Int64: CachedPlace]
+    /// The index cells (signed cell ids) of the places above, ascending; `owners[i]` is the key
+    /// of the place whose covering has `cells[i]`.
+    private let cells: [Int64]
+    private let owners: [Int64]
+
+    public init(version: Int64, places: [Int64: CachedPlace], cells entries: [(cell: Int64, placeKey: Int64)]) {
+        self.version = version
+        self.places = places
+        let sorted = entries.filter { places[$0.placeKey] != nil }.sorted { ($0.cell, $0.placeKey) < ($1.cell, $1.placeKey) }
+        cells = sorted.map(\.cell)
+        owners = sorted.map(\.placeKey)
+        weight = max(1, places.count + sorted.count + places.values.reduce(0) { $0 + $1.shape.region.vertexCount })
+    }
+
+    /// What this holds, in points (a place, a vertex of its polygon, an index cell; each ~50–100
+    /// bytes in memory): the cache's budget.
+    public let weight: Int
+
+    /// Keys of the places with an index cell among `probes`, or (when `range` is set) an index
+    /// cell in `range`: what the store's place-index read answers.
+    public func keys(cells probes: [Int64], range: ClosedRange<Int64>?) -> Set<Int64> {
+        var keys = Set<Int64>()
+        for probe in probes {
+            var i = firstIndex(notBelow: probe)
+            while i < cells.count, cells[i] == probe {
+                keys.insert(owners[i])
+                i += 1
+            }
+        }
+        if let range {
+            var i = firstIndex(notBelow: range.lowerBound)
+            while i < cells.count, cells[i] <= range.upperBound {
+                keys.insert(owners[i])
+                i += 1
+            }
+        }
+        return keys
+    }
+
+    /// The first position whose cell is ≥ `cell` (`cells.count` when none is).
+    private func firstIndex(notBelow cell: Int64) -> Int {
+        var low = 0, high = cells.count
+        while low < high {
+            let middle = low + (high - low) / 2
+            if cells[middle] < cell { low = middle + 1 } else { high = middle }
+        }
+        return low
+    }
+}
+
+/// The groups' places in memory, by group, each at the version it was read at (`GroupPlaces`).
+/// Shared by every append of a store; a stale entry is never used because its version no longer
+/// matches. Bounded: cleared when it would hold more than `capacity` points (`GroupPlaces.weight`;
+/// an entry of a group without places counts as one).
+public final class PlaceIndexCache: Sendable {
+    private struct State {
+        var groups: [GroupID: GroupPlaces] = [:]
+        var held = 0
+    }
+    private let state = Mutex(State())
+    public let capacity: Int
+
+    public init(capacity: Int = 1_000_000) { self.capacity = capacity }
+
+    /// The group's places if they are held at `version`.
+    public func places(groupID: GroupID, version: Int64) -> GroupPlaces? {
+        state.withLock { state in state.groups[groupID].flatMap { $0.version == version ? $0 : nil } }
+    }
+
+    /// Keeps `places` for the group (replacing an older version).
+    public func keep(_ places: GroupPlaces, groupID: GroupID) {
+        let weight = places.weight
+        state.withLock { state in
+            if let old = state.groups[groupID] {
+                guard old.version < places.version else { return }
+                state.held -= old.weight
+            }
+            if state.held + weight > capacity {
+                state.groups.removeAll(keepingCapacity: true)
+                state.held = 0
+            }
+            state.groups[groupID] = places
+            state.held += weight
+        }
+    }
+}
