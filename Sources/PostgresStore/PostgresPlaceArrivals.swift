@@ -8,15 +8,61 @@ import Tracking
 ///
 /// Presence rows (`place_presence`): inside = true, not known = false; under a baseline
 /// (`place_baselines`: the device's state in the group is known) no row means outside.
+///
+/// With an `index` (appends), a group's places and index cells are read in one statement per
+/// version of them (`place_versions`, schema 8, read with the append's sharing periods) and
+/// the candidate lookups are answered from memory; without one (place changes) every read is
+/// SQL.
 struct PostgresPlaceArrivals: PlaceArrivalLedger {
     let c: Connection
     let shapes: PlaceShapeCache
-    /// The groups known to have places, read earlier in this transaction (an append reads
-    /// them with its sharing periods); nil: ask the database.
-    var groupsWithPlaces: Set<GroupID>? = nil
+    /// The version of each group's places as this transaction read them (0: never had one).
+    let placeVersions: [GroupID: Int64]
+    /// The groups' places this transaction uses; nil: every read is SQL.
+    private let read: TransactionPlaces?
+
+    init(c: Connection, shapes: PlaceShapeCache, index: PlaceIndexCache? = nil, placeVersions: [GroupID: Int64] = [:]) {
+        self.c = c
+        self.shapes = shapes
+        self.placeVersions = placeVersions
+        read = index.map(TransactionPlaces.init)
+    }
+
+    /// The group's places (nil without an index): at the version read with the sharing
+    /// periods, from the cache, or from the database in one statement, so one snapshot of the
+    /// version and the rows it counts.
+    private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces? {
+        guard let read else { return nil }
+        return try read.places(groupID: groupID, version: { placeVersions[groupID] ?? -1 }) {
+            // Row kinds: 0 the version, 1 a place (key, id, name, revision, radius), 2 an index cell (cell, place key).
+            let rows = try c.queryPrepared("""
+                SELECT 0, coalesce((SELECT version FROM place_versions WHERE group_id = $1), 0), NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::double precision
+                UNION ALL SELECT 1, key, NULL, id, name, revision, radius FROM places WHERE group_id = $1
+                UNION ALL SELECT 2, cell, place_key, NULL, NULL, NULL, NULL FROM place_cells WHERE group_id = $1
+                """, [.id(groupID)]).rows
+            var version: Int64 = 0
+            var places: [Int64: CachedPlace] = [:]
+            var cells: [(cell: Int64, placeKey: Int64)] = []
+            for row in rows {
+                switch try row.int64(0) {
+                case 0: version = try row.int64(1)
+                case 1:
+                    let key = try row.int64(1)
+                    places[key] = try shapes.place(id: try row.id(3), name: try row.text(4), revision: try row.int64(5),
+                                                   geometry: { try geometry(key: key) }, radiusMeters: try row.optionalDouble(6))
+                default: cells.append((cell: try row.int64(1), placeKey: try row.int64(2)))
+                }
+            }
+            return GroupPlaces(version: version, places: places, cells: cells)
+        }
+    }
+
+    private func geometry(key: Int64) throws -> String {
+        try c.firstRow("SELECT geometry FROM places WHERE key = $1", [.int64(key)]) { try $0.text(0) } ?? ""
+    }
 
     func groupHasPlaces(_ groupID: GroupID) throws -> Bool {
-        if let groupsWithPlaces { return groupsWithPlaces.contains(groupID) }
+        if let group = try groupPlaces(groupID) { return !group.places.isEmpty }
         return try c.firstRow("SELECT 1 FROM places WHERE group_id = $1 LIMIT 1", [.id(groupID)], { _ in true }) == true
     }
 
@@ -35,15 +81,22 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
     }
 
     func placeKeys(groupID: GroupID) throws -> Set<Int64> {
-        Set(try c.rows("SELECT key FROM places WHERE group_id = $1", [.id(groupID)]) { try $0.int64(0) })
+        if let group = try groupPlaces(groupID) { return Set(group.places.keys) }
+        return Set(try c.rows("SELECT key FROM places WHERE group_id = $1", [.id(groupID)]) { try $0.int64(0) })
     }
 
     func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
-        Set(try c.rows(Self.candidateKeysSQL, Self.lookupParameters(groupID, cells, range)) { try $0.int64(0) })
+        if let group = try groupPlaces(groupID) { return group.keys(cells: cells, range: range) }
+        return Set(try c.rows(Self.candidateKeysSQL, Self.lookupParameters(groupID, cells, range)) { try $0.int64(0) })
     }
 
     /// One statement: the candidates' rows (their geometry read only for a shape not cached).
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
+        if let group = try groupPlaces(groupID) {
+            var found: [Int64: CachedPlace] = [:]
+            for key in group.keys(cells: cells, range: range).union(including) { found[key] = group.places[key] }
+            return found
+        }
         guard !cells.isEmpty || range != nil || !including.isEmpty else { return [:] }
         // Found by key (a filter on group_id invites a scan of the group's places); the group is
         // checked on each row.
@@ -54,9 +107,8 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
         var found: [Int64: CachedPlace] = [:]
         for row in result.rows where try row.text(5) == groupID.rawValue {
             let key = try row.int64(0)
-            let place = try shapes.place(id: try row.id(1), name: try row.text(2), revision: try row.int64(3), geometry: {
-                try c.firstRow("SELECT geometry FROM places WHERE key = $1", [.int64(key)]) { try $0.text(0) } ?? ""
-            }, radiusMeters: try row.optionalDouble(4))
+            let place = try shapes.place(id: try row.id(1), name: try row.text(2), revision: try row.int64(3),
+                                         geometry: { try geometry(key: key) }, radiusMeters: try row.optionalDouble(4))
             if let place { found[key] = place }
         }
         return found
@@ -75,6 +127,7 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
     }
 
     func place(key: Int64) throws -> CachedPlace? {
+        if let place = read?.place(key: key) { return place }
         guard let row = try c.queryPrepared("SELECT id, name, revision, geometry, radius FROM places WHERE key = $1", [.int64(key)]).first
         else { return nil }
         return try shapes.place(id: try row.id(0), name: try row.text(1), revision: try row.int64(2),

@@ -362,6 +362,32 @@ enum PostgresSchema {
             END $$;
             DROP FUNCTION fod_limit_take(text, text, bigint, double precision, double precision);
             """),
+        Migration(version: 8, name: "a version of each group's places, for the nodes' copies of them", sql: """
+            -- Moves forward in the transaction of every change of a group's places or their index
+            -- cells, on any node: a node's in-memory copy of the group's places (PlaceIndexCache)
+            -- is used only while the version is the one it was read at. No row: version 0.
+            CREATE TABLE place_versions (
+                group_id text PRIMARY KEY,
+                version bigint NOT NULL
+            );
+            INSERT INTO place_versions (group_id, version) SELECT DISTINCT group_id, 1 FROM places;
+            CREATE FUNCTION fod_bump_place_version() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                IF TG_OP <> 'INSERT' THEN
+                    INSERT INTO place_versions AS v (group_id, version) VALUES (OLD.group_id, 1)
+                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
+                END IF;
+                IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW.group_id IS DISTINCT FROM OLD.group_id) THEN
+                    INSERT INTO place_versions AS v (group_id, version) VALUES (NEW.group_id, 1)
+                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
+                END IF;
+                RETURN NULL;
+            END $$;
+            CREATE TRIGGER places_move_version AFTER INSERT OR UPDATE OR DELETE ON places
+                FOR EACH ROW EXECUTE FUNCTION fod_bump_place_version();
+            CREATE TRIGGER place_cells_move_version AFTER INSERT OR UPDATE OR DELETE ON place_cells
+                FOR EACH ROW EXECUTE FUNCTION fod_bump_place_version();
+            """),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

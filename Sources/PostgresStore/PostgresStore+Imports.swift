@@ -32,26 +32,27 @@ extension PostgresStore: HistoryImportStore {
     }
 
     /// The rows `sharing(from:)` reads, for device `$1`: a row per sharing period of each
-    /// membership whose member shares, with whether the group has places.
+    /// membership whose member shares, with the version of the group's places (0: it never had one).
     static let sharingPeriodsSQL = """
-        SELECT m.group_id, m.user_id, p.start_ts, p.end_ts, EXISTS (SELECT 1 FROM places pl WHERE pl.group_id = m.group_id)
+        SELECT m.group_id, m.user_id, p.start_ts, p.end_ts,
+               coalesce((SELECT version FROM place_versions pv WHERE pv.group_id = m.group_id), 0)
         FROM memberships m JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id
         WHERE m.device_id = $1 AND m.share_location
         """
 
-    /// The memberships of `sharingPeriodsSQL`'s rows in group order, and the groups among them
-    /// that have places.
-    static func sharing(from result: QueryResult) throws -> (sharing: [DeviceSharing], groupsWithPlaces: Set<GroupID>) {
+    /// The memberships of `sharingPeriodsSQL`'s rows in group order, and the version of each
+    /// group's places.
+    static func sharing(from result: QueryResult) throws -> (sharing: [DeviceSharing], placeVersions: [GroupID: Int64]) {
         var periods: [GroupID: (userID: UserID, periods: [(start: Int64, end: Int64?)])] = [:]
-        var withPlaces: Set<GroupID> = []
+        var versions: [GroupID: Int64] = [:]
         for row in result.rows {
             let groupID: GroupID = try row.id(0), userID: UserID = try row.id(1)
             periods[groupID, default: (userID, [])].periods.append((try row.int64(2), try row.optionalInt64(3)))
-            if try row.bool(4) { withPlaces.insert(groupID) }
+            versions[groupID] = try row.int64(4)
         }
         let sharing = periods.sorted { $0.key < $1.key }.map {
             DeviceSharing(groupID: $0.key, userID: $0.value.userID, windows: HistoryWindows(periods: $0.value.periods))
         }
-        return (sharing, withPlaces)
+        return (sharing, versions)
     }
 }

@@ -10,8 +10,9 @@ extension PostgresStore: LocationStore {
         // Cells are computed on the caller's thread, to keep the writer's transaction short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let shapes = placeShapes
+        let index = placeIndex
         return try await write({ c in
-            try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, shapes: shapes, on: c)
+            try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, shapes: shapes, index: index, on: c)
         }, lockOrder: deviceID.rawValue, onCommit: onCommit)
     }
 
@@ -26,7 +27,7 @@ extension PostgresStore: LocationStore {
     /// each group's events in a third. Statements run in the order sent, so event heads are
     /// still locked in group id order.
     static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PlaceShapeCache,
-                       on c: Connection) throws -> IngestOutcome {
+                       index: PlaceIndexCache, on c: Connection) throws -> IngestOutcome {
         let reads = try AppendReads(deviceID: deviceID, fixes: fixes, on: c)
         var outcome = IngestOutcome()
         let survivors = reads.survivors(of: fixes)
@@ -49,7 +50,7 @@ extension PostgresStore: LocationStore {
                                                    maxEventsPerAppend: rule.maxEventsPerAppend)
             for (groupID, entries) in try PlaceArrivalRun.entries(
                 deviceID: deviceID, device: DeviceKey(storeValue: reads.deviceKey), fresh: fresh, sharing: reads.sharing,
-                ledger: PostgresPlaceArrivals(c: c, shapes: shapes, groupsWithPlaces: reads.groupsWithPlaces)) {
+                ledger: PostgresPlaceArrivals(c: c, shapes: shapes, index: index, placeVersions: reads.placeVersions)) {
                 outcome.events += try PostgresStore.appendEvents(groupID: groupID, entries, on: c)
             }
         }
@@ -58,7 +59,7 @@ extension PostgresStore: LocationStore {
 
     /// What an append reads before it writes, in one pipeline (one round trip): the device row,
     /// sequence numbers for every fix of the batch (a duplicate's number is left unused), the
-    /// groups its member shares into (with whether each has places), and — only when some fix
+    /// groups its member shares into (with the version of each one's places), and — only when some fix
     /// has no client id — the stored ids and timestamps the batch names.
     struct AppendReads {
         let deviceKey: Int64
@@ -70,7 +71,8 @@ extension PostgresStore: LocationStore {
         /// Ascending; one per fix of the batch.
         let sequences: [Int64]
         let sharing: [DeviceSharing]
-        let groupsWithPlaces: Set<GroupID>
+        /// The version of each sharing group's places (`place_versions`; 0: never had one).
+        let placeVersions: [GroupID: Int64]
         private let storedIDs: Set<String>
         private let storedTimes: Set<Int64>
         /// A batch whose fixes all carry client ids reads nothing stored: `DuplicateRule` drops
@@ -111,7 +113,7 @@ extension PostgresStore: LocationStore {
                 throw PostgresError(sqlState: .internalError, origin: .client,
                                     message: "fix_seq gave \(sequences.count) of \(fixes.count) numbers")
             }
-            (sharing, groupsWithPlaces) = try PostgresStore.sharing(from: results[2])
+            (sharing, placeVersions) = try PostgresStore.sharing(from: results[2])
             var ids: Set<String> = [], stamps: Set<Int64> = []
             if results.count > 3 {
                 for row in results[3].rows {

@@ -20,6 +20,8 @@ public final class PostgresStore: Sendable {
     let readers: ConnectionPool
     /// Parsed place shapes for arrivals on ingest.
     let placeShapes = PlaceShapeCache()
+    /// The groups' places and place-index cells by version, for appends (`PostgresPlaceArrivals`).
+    let placeIndex = PlaceIndexCache()
     /// Sharing devices of recently queried groups, checked against `group_visibility`.
     let visibility = SharingDevicesCache()
     /// The abuse limits count in the database, for every node alike.

@@ -15,30 +15,24 @@ import Storage
 struct PlaceArrivalStore: PlaceArrivalLedger {
     let db: Database
     let shapes: PlaceShapeCache
-    let index: PlaceIndexCache?
-    /// The groups' places read in this transaction (it sees no other writer's changes).
-    private let read = GroupPlacesRead()
+    /// The groups' places this transaction uses; nil: every read is SQL.
+    private let read: TransactionPlaces?
 
     init(db: Database, shapes: PlaceShapeCache, index: PlaceIndexCache? = nil) {
         self.db = db
         self.shapes = shapes
-        self.index = index
+        read = index.map(TransactionPlaces.init)
     }
 
-    private final class GroupPlacesRead {
-        var groups: [GroupID: GroupPlaces] = [:]
-    }
-
-    /// The group's places at their current version: from this transaction's reads, the cache,
-    /// or the store (then kept in the cache). Nil without an `index`.
+    /// The group's places at their current version (nil without an index). In a transaction
+    /// of the single writer, the version and the rows read next are one state.
     private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces? {
-        guard let index else { return nil }
-        if let known = read.groups[groupID] { return known }
-        let version = try db.firstRow("SELECT version FROM place_versions WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) } ?? 0
-        let current: GroupPlaces
-        if let cached = index.places(groupID: groupID, version: version) {
-            current = cached
-        } else {
+        guard let read else { return nil }
+        var version: Int64 = 0
+        return try read.places(groupID: groupID, version: {
+            version = try db.firstRow("SELECT version FROM place_versions WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) } ?? 0
+            return version
+        }) {
             var places: [Int64: CachedPlace] = [:]
             for row in try db.rows("SELECT key, id, name, revision, radius FROM places WHERE group_id = ?", [.id(groupID)], {
                 (key: $0.int64(0), id: $0.id(1) as PlaceID, name: $0.string(2), revision: $0.int64(3), radius: $0.optionalDouble(4))
@@ -49,11 +43,8 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
             let cells = try db.rows("SELECT cell, place_key FROM place_cells WHERE group_id = ?", [.id(groupID)]) {
                 (cell: $0.int64(0), placeKey: $0.int64(1))
             }
-            current = GroupPlaces(version: version, places: places, cells: cells)
-            index.keep(current, groupID: groupID)
+            return GroupPlaces(version: version, places: places, cells: cells)
         }
-        read.groups[groupID] = current
-        return current
     }
 
     private func geometry(key: Int64) throws -> String {
@@ -92,7 +83,7 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     }
 
     func place(key: Int64) throws -> CachedPlace? {
-        for group in read.groups.values { if let place = group.places[key] { return place } }
+        if let place = read?.place(key: key) { return place }
         let statement = try db.prepare("SELECT id, name, revision, geometry, radius FROM places WHERE key = ?")
         defer { statement.reset() }
         try statement.bind(key, at: 1)

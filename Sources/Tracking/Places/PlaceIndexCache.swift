@@ -97,3 +97,38 @@ public final class PlaceIndexCache: Sendable {
         }
     }
 }
+
+/// The groups' places one transaction of an append uses: each group's read once (it sees no
+/// other writer's changes meanwhile), from the cache when it holds the version the transaction
+/// read, else loaded by the store and kept in the cache. Not shared between transactions.
+public final class TransactionPlaces {
+    private var groups: [GroupID: GroupPlaces] = [:]
+    private let cache: PlaceIndexCache
+
+    public init(cache: PlaceIndexCache) { self.cache = cache }
+
+    /// The group's places at the version `version` reads (0: it never had a place, so none);
+    /// `load` reads them with their version in one snapshot when the cache does not hold that
+    /// version. Both run at most once per group and transaction.
+    public func places(groupID: GroupID, version: () throws -> Int64, load: () throws -> GroupPlaces) rethrows -> GroupPlaces {
+        if let known = groups[groupID] { return known }
+        let version = try version()
+        let current: GroupPlaces
+        if version == 0 {
+            current = GroupPlaces(version: 0, places: [:], cells: [])
+        } else if let cached = cache.places(groupID: groupID, version: version) {
+            current = cached
+        } else {
+            current = try load()
+            cache.keep(current, groupID: groupID)
+        }
+        groups[groupID] = current
+        return current
+    }
+
+    /// The place with `key` among the groups read so far.
+    public func place(key: Int64) -> CachedPlace? {
+        for group in groups.values { if let place = group.places[key] { return place } }
+        return nil
+    }
+}
