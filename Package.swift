@@ -50,7 +50,7 @@ let package = Package(
         .executableTarget(name: "fod-import-bench", dependencies: ["LocationFormats", "Timestamps", "Tracking", "SQLiteStore"], path: "Benchmarks/import/Bench"),
         .executableTarget(name: "fod-owntracks-bench", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "HTTPServer", "HTTPTestSupport"],
                           path: "Benchmarks/owntracks/Bench"),
-        .executableTarget(name: "fod-places-bench", dependencies: ["Tracking", "SQLiteStore", "Storage", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"], path: "Benchmarks/places/Bench"),
+        .executableTarget(name: "fod-places-bench", dependencies: ["Tracking", "SQLiteStore", "PostgresStore", "PostgresClient", "Storage", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"], path: "Benchmarks/places/Bench"),
         .executableTarget(name: "fod-polygon-bench", dependencies: ["GeoKit", "GeoQuery", "JSONCore"], path: "Benchmarks/geo/PolygonBench"),
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         .target(name: "HTTPTestSupport", dependencies: ["ProcessTestSupport"], path: "Tests/HTTPTestSupport"),

@@ -37,10 +37,14 @@ python3 ./scripts/crash-test.py --fod "$fod" --cycles 3 --postgres
 echo "== live feed benchmark smoke (--quick: 100 subscribers, no missed events)"
 ./Benchmarks/live/run.sh --quick
 
-echo "== PostgreSQL cluster benchmark smokes (--quick: live delivery across three nodes; ingest on 1 and 3 nodes vs COPY; geo queries vs PostGIS)"
+echo "== PostgreSQL cluster benchmark smokes (--quick: live delivery across three nodes; ingest on 1 and 3 nodes vs COPY; geo queries vs PostGIS; arrivals on ingest)"
 ./Benchmarks/postgres/live.sh --quick
 ./Benchmarks/postgres/ingest.sh --quick
 python3 ./Benchmarks/postgres/geo.py --quick
+./Benchmarks/postgres/places.sh --quick | grep -q "place events logged"
+
+echo "== places benchmark smoke (SQLite, 20 groups × 10 places: the index and brute force must agree)"
+./.build/debug/fod-places-bench --groups 20 --places 10 --rounds 2 | grep -q "20/20 groups agree"
 
 echo "== ingest benchmark smoke (--quick)"
 ./Benchmarks/ingest/run.sh --quick

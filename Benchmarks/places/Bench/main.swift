@@ -2,13 +2,19 @@ import Foundation
 import GeoKit
 import JSONCore
 import LocationFormats
+import PostgresClient
+import PostgresStore
 import SQLiteStore
 import Storage
 import TestRandom
 import Tracking
 
 // fod-places-bench [--groups 1000] [--places 100] [--rounds 6] [--batch 100] [--inflight 32] [--sync full|normal]
+//                  [--database postgresql://user@host:port]
 //
+// --database: the two sides on PostgreSQL instead (two new databases on that server, dropped at
+// the end; Benchmarks/postgres/places.sh starts a throwaway server), part 2 then skipped (its
+// lookup is the SQLite store's diagnostic).
 // Arrivals on ingest (API.md, "Places (geofences) and arrivals"), side by side in one run:
 // 1. Batched ingest: two databases with the same `--groups` groups (one member and one phone
 //    each), one with `--places` places per group (circles of 50–500 m and polygons around the
@@ -28,7 +34,7 @@ var arguments = CommandLine.arguments.dropFirst()
 var options: [String: String] = [:]
 while let key = arguments.popFirst() {
     guard key.hasPrefix("--"), let value = arguments.popFirst() else {
-        print("usage: fod-places-bench [--groups N] [--places N] [--rounds N] [--batch N] [--inflight N] [--sync full|normal]"); exit(2)
+        print("usage: fod-places-bench [--groups N] [--places N] [--rounds N] [--batch N] [--inflight N] [--sync full|normal] [--database URL]"); exit(2)
     }
     options[String(key.dropFirst(2))] = value
 }
@@ -40,6 +46,16 @@ let rounds = max(2, (options["rounds"].flatMap(Int.init) ?? 6) + 1) / 2 * 2
 let batch = max(1, options["batch"].flatMap(Int.init) ?? 100)
 let inflight = max(1, options["inflight"].flatMap(Int.init) ?? 32)
 let synchronous: Database.Synchronous = options["sync"] == "normal" ? .normal : .full
+let postgresURL = options["database"]
+
+/// `url` (a libpq URI) naming database `name` instead of its own.
+func databaseURL(_ url: String, named name: String) -> String {
+    let query = url.firstIndex(of: "?").map { String(url[$0...]) } ?? ""
+    let base = url.firstIndex(of: "?").map { String(url[..<$0]) } ?? url
+    guard let scheme = base.range(of: "://") else { return base + "/" + name + query }
+    let server = base[scheme.upperBound...].firstIndex(of: "/").map { String(base[..<$0]) } ?? base
+    return server + "/" + name + query
+}
 
 let metersPerDegree = 111_318.845
 func offset(_ p: (Double, Double), east: Double, north: Double) -> (Double, Double) {
@@ -96,7 +112,9 @@ for g in plans.indices {
 
 struct Side {
     let name: String
-    let backend: SQLiteBackend
+    let store: any TrackingStore
+    /// The SQLite store (nil on PostgreSQL, which indexes each fix as it is stored).
+    let sqlite: SQLiteBackend?
     let locations: LocationService
     var devices: [(DeviceID, Credential)] = []
     var groups: [GroupID] = []
@@ -107,11 +125,21 @@ struct Side {
 }
 
 @MainActor func makeSide(_ name: String, withPlaces: Bool) async throws -> Side {
-    let directory = NSTemporaryDirectory() + "fod-places-bench-\(name)-\(getpid())"
-    try? FileManager.default.removeItem(atPath: directory)
-    // The bench merges each round itself, right after its appends (the server would wait for a
-    // lull first; that wait is not work and would pad both sides' times).
-    let backend = try SQLiteBackend.open(directory: directory, synchronous: synchronous, merging: MergePolicy(automatic: false))
+    let backend: any TrackingStore
+    var sqlite: SQLiteBackend?
+    if let postgresURL {
+        let database = "fod_places_bench_\(name)_\(getpid())"
+        try Connection(postgresURL).execute("CREATE DATABASE \(database)")
+        backend = try PostgresStore.open(databaseURL(postgresURL, named: database))
+    } else {
+        let directory = NSTemporaryDirectory() + "fod-places-bench-\(name)-\(getpid())"
+        try? FileManager.default.removeItem(atPath: directory)
+        // The bench merges each round itself, right after its appends (the server would wait for a
+        // lull first; that wait is not work and would pad both sides' times).
+        let opened = try SQLiteBackend.open(directory: directory, synchronous: synchronous, merging: MergePolicy(automatic: false))
+        sqlite = opened
+        backend = opened
+    }
     var policy = AccountService.Policy()
     policy.passwordCost = .minimal
     policy.signUpsPerAddressPerHour = 1_000_000
@@ -122,7 +150,7 @@ struct Side {
     var limits = PlaceLimits()
     limits.placesPerGroup = max(placesPerGroup, 1)
     let places = PlaceService(store: backend, limits: limits)
-    var side = Side(name: name, backend: backend, locations: LocationService(store: backend, directory: backend, requestLimit: .none))
+    var side = Side(name: name, store: backend, sqlite: sqlite, locations: LocationService(store: backend, directory: backend, requestLimit: .none))
     // Concurrent setup: the writer group-commits, so 100,000 places take seconds, not an fsync each.
     let members = try await withThrowingTaskGroup(of: (Int, UserID, DeviceID, GroupID).self) { tasks in
         for g in 0..<groupCount {
@@ -180,13 +208,14 @@ struct Side {
         while try await tasks.next() != nil { if next < batches.count { launch() } }
     }
     let appended = DispatchTime.now().uptimeNanoseconds
-    try await side.backend.drainIndex()
+    try await side.sqlite?.drainIndex()
     let merged = DispatchTime.now().uptimeNanoseconds
     let fixes = Double(batches.count * batch)
     return (fixes / (Double(appended - started) / 1e9), fixes / (Double(merged - started) / 1e9))
 }
 
-print("building: \(groupCount) groups × \(placesPerGroup) places, batches of \(batch), \(inflight) in flight, synchronous=\(synchronous)")
+print("building: \(groupCount) groups × \(placesPerGroup) places, batches of \(batch), \(inflight) in flight, "
+      + (postgresURL == nil ? "SQLite, synchronous=\(synchronous)" : "PostgreSQL (synchronous_commit as the server has it)"))
 let setupStart = Date()
 var with = try await makeSide("with", withPlaces: true)
 var without = try await makeSide("without", withPlaces: false)
@@ -219,7 +248,7 @@ for round in 0...rounds {
 }
 var placeEvents = 0
 for groupID in with.groups {
-    placeEvents += try with.backend.events(groupID: groupID, after: .start, limit: 100_000).filter { $0.kind == .place }.count
+    placeEvents += try with.store.events(groupID: groupID, after: .start, limit: 100_000).filter { $0.kind == .place }.count
 }
 /// Fixes/s over all rounds (each round stores the same number of fixes): rounds ÷ Σ 1/rate.
 func overall(_ rates: [Double]) -> Double { Double(rates.count) / rates.reduce(0) { $0 + 1 / $1 } }
@@ -229,52 +258,60 @@ for (label, withRates, withoutRates) in [("appends", with.rates, without.rates),
 }
 print("place events logged: \(placeEvents)")
 
-// 2. Evaluation cost per fix on the last round's fixes.
-let shapes: [[PlaceShape]] = try plans.map { plan in
-    try plan.places.map { PlaceShape(region: try PlaceRegion.parse(geometry: $0.geometry, radius: $0.radius.map { .number(JSONNumber($0)) })) }
-}
-var byGroup: [Int: [Fix]] = [:]
-for (g, fix) in sample { byGroup[g, default: []].append(fix) }
-let placeService = PlaceService(store: with.backend)
-var indexedNanos: UInt64 = 0, bruteNanos: UInt64 = 0, candidatesSeen = 0, agree = 0, total = 0
-for (g, fixes) in byGroup.sorted(by: { $0.key < $1.key }) {
-    // Place id → its shape (places are named P0, P1, … in plan order).
-    let ids = try placeService.places(groupID: with.groups[g], for: with.owners[g])
-    var shapeOf: [PlaceID: PlaceShape] = [:]
-    for entry in ids { if let i = Int(entry.place.name.dropFirst()) { shapeOf[entry.place.id] = shapes[g][i] } }
-    let positions = fixes.map { PlaceArrivals.Position(longitude: $0.longitude, latitude: $0.latitude, accuracyMeters: $0.accuracy, timestamp: $0.timestamp) }
-    var t0 = DispatchTime.now().uptimeNanoseconds
-    // As ingest: one candidate lookup per run of nearby fixes of the append (this group's batch;
-    // PlaceArrivalRun.runCellLevel), the rule per fix on its run's candidates.
-    var insideIndexed = 0
-    for run in PlaceArrivalRun.runs(of: positions) {
-        let candidates = try with.backend.placeCandidates(groupID: with.groups[g], points: fixes[run].map { ($0.longitude, $0.latitude) })
-        for position in positions[run] {
-            for id in candidates {
-                guard let shape = shapeOf[id] else { continue }
-                if PlaceTransition.evaluate(region: shape.region, remembered: .outside, point: position.point, accuracyMeters: position.accuracyMeters).crossing != nil {
-                    insideIndexed += 1
+// 2. Evaluation cost per fix on the last round's fixes (SQLite: its lookup is that store's diagnostic).
+if let sqliteWith = with.sqlite {
+    let shapes: [[PlaceShape]] = try plans.map { plan in
+        try plan.places.map { PlaceShape(region: try PlaceRegion.parse(geometry: $0.geometry, radius: $0.radius.map { .number(JSONNumber($0)) })) }
+    }
+    var byGroup: [Int: [Fix]] = [:]
+    for (g, fix) in sample { byGroup[g, default: []].append(fix) }
+    let placeService = PlaceService(store: sqliteWith)
+    var indexedNanos: UInt64 = 0, bruteNanos: UInt64 = 0, candidatesSeen = 0, agree = 0, total = 0
+    for (g, fixes) in byGroup.sorted(by: { $0.key < $1.key }) {
+        // Place id → its shape (places are named P0, P1, … in plan order).
+        let ids = try placeService.places(groupID: with.groups[g], for: with.owners[g])
+        var shapeOf: [PlaceID: PlaceShape] = [:]
+        for entry in ids { if let i = Int(entry.place.name.dropFirst()) { shapeOf[entry.place.id] = shapes[g][i] } }
+        let positions = fixes.map { PlaceArrivals.Position(longitude: $0.longitude, latitude: $0.latitude, accuracyMeters: $0.accuracy, timestamp: $0.timestamp) }
+        var t0 = DispatchTime.now().uptimeNanoseconds
+        // As ingest: one candidate lookup per run of nearby fixes of the append (this group's batch;
+        // PlaceArrivalRun.runCellLevel), the rule per fix on its run's candidates.
+        var insideIndexed = 0
+        for run in PlaceArrivalRun.runs(of: positions) {
+            let candidates = try sqliteWith.placeCandidates(groupID: with.groups[g], points: fixes[run].map { ($0.longitude, $0.latitude) })
+            for position in positions[run] {
+                for id in candidates {
+                    guard let shape = shapeOf[id] else { continue }
+                    if PlaceTransition.evaluate(region: shape.region, remembered: .outside, point: position.point, accuracyMeters: position.accuracyMeters).crossing != nil {
+                        insideIndexed += 1
+                    }
                 }
             }
+            candidatesSeen += candidates.count
         }
-        candidatesSeen += candidates.count
-    }
-    indexedNanos += DispatchTime.now().uptimeNanoseconds - t0
-    t0 = DispatchTime.now().uptimeNanoseconds
-    var insideBrute = 0
-    for position in positions {
-        for shape in shapes[g] where PlaceTransition.evaluate(region: shape.region, remembered: .outside, point: position.point,
-                                                              accuracyMeters: position.accuracyMeters).crossing != nil {
-            insideBrute += 1
+        indexedNanos += DispatchTime.now().uptimeNanoseconds - t0
+        t0 = DispatchTime.now().uptimeNanoseconds
+        var insideBrute = 0
+        for position in positions {
+            for shape in shapes[g] where PlaceTransition.evaluate(region: shape.region, remembered: .outside, point: position.point,
+                                                                  accuracyMeters: position.accuracyMeters).crossing != nil {
+                insideBrute += 1
+            }
         }
+        bruteNanos += DispatchTime.now().uptimeNanoseconds - t0
+        total += positions.count
+        if insideBrute == insideIndexed { agree += 1 }
     }
-    bruteNanos += DispatchTime.now().uptimeNanoseconds - t0
-    total += positions.count
-    if insideBrute == insideIndexed { agree += 1 }
+    print(String(format: "evaluation per fix over %d fixes: place index (lookups of a %d-fix append, as ingest makes them + rule on its candidates) %.2f µs, %.1f candidates an append (summed over its runs); brute force over %d places %.2f µs (%.1f×); %d/%d groups agree",
+                 total, batch, Double(indexedNanos) / Double(total) / 1_000, Double(candidatesSeen) / Double(max(byGroup.count, 1)), placesPerGroup,
+                 Double(bruteNanos) / Double(total) / 1_000, Double(bruteNanos) / Double(max(indexedNanos, 1)), agree, byGroup.count))
 }
-print(String(format: "evaluation per fix over %d fixes: place index (lookups of a %d-fix append, as ingest makes them + rule on its candidates) %.2f µs, %.1f candidates an append (summed over its runs); brute force over %d places %.2f µs (%.1f×); %d/%d groups agree",
-             total, batch, Double(indexedNanos) / Double(total) / 1_000, Double(candidatesSeen) / Double(max(byGroup.count, 1)), placesPerGroup,
-             Double(bruteNanos) / Double(total) / 1_000, Double(bruteNanos) / Double(max(indexedNanos, 1)), agree, byGroup.count))
-with.backend.close()
-without.backend.close()
-for side in ["with", "without"] { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "fod-places-bench-\(side)-\(getpid())") }
+for side in [with, without] {
+    side.sqlite?.close()
+    (side.store as? PostgresStore)?.close()
+}
+if let postgresURL {
+    for side in ["with", "without"] { try Connection(postgresURL).execute("DROP DATABASE fod_places_bench_\(side)_\(getpid()) WITH (FORCE)") }
+} else {
+    for side in ["with", "without"] { try? FileManager.default.removeItem(atPath: NSTemporaryDirectory() + "fod-places-bench-\(side)-\(getpid())") }
+}
