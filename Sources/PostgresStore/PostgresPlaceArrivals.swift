@@ -33,6 +33,7 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
     /// version and the rows it counts.
     private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces? {
         guard let read else { return nil }
+        // A group not among the sharing periods read (never, in an append) has no known version: read it.
         return try read.places(groupID: groupID, version: { placeVersions[groupID] ?? -1 }) {
             // Row kinds: 0 the version, 1 a place (key, id, name, revision, radius), 2 an index cell (cell, place key).
             let rows = try c.queryPrepared("""
@@ -92,11 +93,7 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
 
     /// One statement: the candidates' rows (their geometry read only for a shape not cached).
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
-        if let group = try groupPlaces(groupID) {
-            var found: [Int64: CachedPlace] = [:]
-            for key in group.keys(cells: cells, range: range).union(including) { found[key] = group.places[key] }
-            return found
-        }
+        if let group = try groupPlaces(groupID) { return group.places(cells: cells, range: range, including: including) }
         guard !cells.isEmpty || range != nil || !including.isEmpty else { return [:] }
         // Found by key (a filter on group_id invites a scan of the group's places); the group is
         // checked on each row.

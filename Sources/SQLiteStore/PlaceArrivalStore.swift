@@ -94,11 +94,7 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
 
     /// One statement: the candidates' rows (their geometry read only for a shape not cached).
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
-        if let group = try groupPlaces(groupID) {
-            var found: [Int64: CachedPlace] = [:]
-            for key in group.keys(cells: cells, range: range).union(including) { found[key] = group.places[key] }
-            return found
-        }
+        if let group = try groupPlaces(groupID) { return group.places(cells: cells, range: range, including: including) }
         var lookup = Self.candidateKeys(groupID, cells, range)
         if !including.isEmpty {
             lookup.selects.append("VALUES \(Array(repeating: "(?)", count: including.count).joined(separator: ", "))")

@@ -50,6 +50,14 @@ public struct GroupPlaces: Sendable {
         return keys
     }
 
+    /// The places `keys(cells:range:)` finds and those `including` names (when they are
+    /// among these places): what a ledger's `places(groupID:cells:range:including:)` returns.
+    public func places(cells probes: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) -> [Int64: CachedPlace] {
+        var found: [Int64: CachedPlace] = [:]
+        for key in keys(cells: probes, range: range).union(including) { found[key] = places[key] }
+        return found
+    }
+
     /// The first position whose cell is ≥ `cell` (`cells.count` when none is).
     private func firstIndex(notBelow cell: Int64) -> Int {
         var low = 0, high = cells.count
