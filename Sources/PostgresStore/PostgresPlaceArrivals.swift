@@ -9,32 +9,33 @@ import Tracking
 /// Presence rows (`place_presence`): inside = true, not known = false; under a baseline
 /// (`place_baselines`: the device's state in the group is known) no row means outside.
 ///
-/// With an `index` (appends), a group's places and index cells are read in one statement per
-/// version of them (`place_versions`, schema 8, read with the append's sharing periods) and
-/// the candidate lookups are answered from memory; without one (place changes) every read is
-/// SQL.
+/// A group's places and index cells are read in one statement per version of them
+/// (`place_versions`, schema 8, read with the append's sharing periods), from `index` when it
+/// holds that version, and the candidate lookups are answered from memory (`GroupPlaces`).
 struct PostgresPlaceArrivals: PlaceArrivalLedger {
     let c: Connection
     let shapes: PlaceShapeCache
     /// The version of each group's places as this transaction read them (0: never had one).
     let placeVersions: [GroupID: Int64]
-    /// The groups' places this transaction uses; nil: every read is SQL.
-    private let read: TransactionPlaces?
+    /// The groups' places this transaction uses.
+    private let read: TransactionPlaces
 
-    init(c: Connection, shapes: PlaceShapeCache, index: PlaceIndexCache? = nil, placeVersions: [GroupID: Int64] = [:]) {
+    /// - Parameters:
+    ///   - index: the node's copies (an append), or an empty one (a place change, whose own
+    ///     loads are never kept: they come from a transaction not yet committed).
+    ///   - placeVersions: as the append read them; a group not named is read from the database.
+    init(c: Connection, shapes: PlaceShapeCache, index: PlaceIndexCache, placeVersions: [GroupID: Int64] = [:]) {
         self.c = c
         self.shapes = shapes
         self.placeVersions = placeVersions
-        read = index.map(TransactionPlaces.init)
+        read = TransactionPlaces(cache: index)
     }
 
-    /// The group's places (nil without an index): at the version read with the sharing
-    /// periods, from the cache, or from the database in one statement, so one snapshot of the
-    /// version and the rows it counts.
-    private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces? {
-        guard let read else { return nil }
-        // A group not among the sharing periods read (never, in an append) has no known version: read it.
-        return try read.places(groupID: groupID, version: { placeVersions[groupID] ?? -1 }) {
+    /// The group's places: at the version read with the sharing periods, from the cache, or
+    /// from the database in one statement, so one snapshot of the version and the rows it counts.
+    private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces {
+        // A group without a known version (-1: none is) is read.
+        try read.places(groupID: groupID, version: { placeVersions[groupID] ?? -1 }) { _ in
             // Row kinds: 0 the version, 1 a place (key, id, name, revision, radius), 2 an index cell (cell, place key).
             let rows = try c.queryPrepared("""
                 SELECT 0, coalesce((SELECT version FROM place_versions WHERE group_id = $1), 0), NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::double precision
@@ -58,14 +59,15 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
         }
     }
 
+    /// The copies of groups' places this transaction read from the database: for
+    /// `PlaceIndexCache.keep(_:)` once it has committed.
+    var loadedPlaces: LoadedPlaces { read.loaded }
+
     private func geometry(key: Int64) throws -> String {
         try c.firstRow("SELECT geometry FROM places WHERE key = $1", [.int64(key)]) { try $0.text(0) } ?? ""
     }
 
-    func groupHasPlaces(_ groupID: GroupID) throws -> Bool {
-        if let group = try groupPlaces(groupID) { return !group.places.isEmpty }
-        return try c.firstRow("SELECT 1 FROM places WHERE group_id = $1 LIMIT 1", [.id(groupID)], { _ in true }) == true
-    }
+    func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !(try groupPlaces(groupID).places.isEmpty) }
 
     func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {
         try c.firstRow("SELECT 1 FROM place_baselines WHERE group_id = $1 AND device_key = $2",
@@ -81,50 +83,18 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
         return remembered
     }
 
-    func placeKeys(groupID: GroupID) throws -> Set<Int64> {
-        if let group = try groupPlaces(groupID) { return Set(group.places.keys) }
-        return Set(try c.rows("SELECT key FROM places WHERE group_id = $1", [.id(groupID)]) { try $0.int64(0) })
-    }
+    func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(try groupPlaces(groupID).places.keys) }
 
     func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
-        if let group = try groupPlaces(groupID) { return group.keys(cells: cells, range: range) }
-        return Set(try c.rows(Self.candidateKeysSQL, Self.lookupParameters(groupID, cells, range)) { try $0.int64(0) })
+        try groupPlaces(groupID).keys(cells: cells, range: range)
     }
 
-    /// One statement: the candidates' rows (their geometry read only for a shape not cached).
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
-        if let group = try groupPlaces(groupID) { return group.places(cells: cells, range: range, including: including) }
-        guard !cells.isEmpty || range != nil || !including.isEmpty else { return [:] }
-        // Found by key (a filter on group_id invites a scan of the group's places); the group is
-        // checked on each row.
-        let result = try c.queryPrepared("""
-            SELECT key, id, name, revision, radius, group_id FROM places
-            WHERE key IN (\(Self.candidateKeysSQL) UNION ALL SELECT unnest($5::bigint[]))
-            """, Self.lookupParameters(groupID, cells, range) + [.int64Array(including.sorted())])
-        var found: [Int64: CachedPlace] = [:]
-        for row in result.rows where try row.text(5) == groupID.rawValue {
-            let key = try row.int64(0)
-            let place = try shapes.place(id: try row.id(1), name: try row.text(2), revision: try row.int64(3),
-                                         geometry: { try geometry(key: key) }, radiusMeters: try row.optionalDouble(4))
-            if let place { found[key] = place }
-        }
-        return found
-    }
-
-    /// The place-index lookup both candidate reads share: keys of group `$1`'s places with an
-    /// index cell among `$2` or in `$3...$4`.
-    private static let candidateKeysSQL = """
-        SELECT place_key FROM place_cells WHERE group_id = $1 AND cell = ANY($2::bigint[])
-        UNION ALL SELECT place_key FROM place_cells WHERE group_id = $1 AND cell BETWEEN $3 AND $4
-        """
-
-    /// `candidateKeysSQL`'s parameters; no range is the empty range 1...0.
-    private static func lookupParameters(_ groupID: GroupID, _ cells: [Int64], _ range: ClosedRange<Int64>?) -> [PostgresValue] {
-        [.id(groupID), .int64Array(cells), .int64(range?.lowerBound ?? 1), .int64(range?.upperBound ?? 0)]
+        try groupPlaces(groupID).places(cells: cells, range: range, including: including)
     }
 
     func place(key: Int64) throws -> CachedPlace? {
-        if let place = read?.place(key: key) { return place }
+        if let place = read.place(key: key) { return place }
         guard let row = try c.queryPrepared("SELECT id, name, revision, geometry, radius FROM places WHERE key = $1", [.int64(key)]).first
         else { return nil }
         return try shapes.place(id: try row.id(0), name: try row.text(1), revision: try row.int64(2),

@@ -11,9 +11,14 @@ extension PostgresStore: LocationStore {
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let shapes = placeShapes
         let index = placeIndex
+        // The copies of groups' places an append loads go into the cache only once it has
+        // committed (a batch that runs again, or fails, keeps nothing).
         return try await write({ c in
             try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, shapes: shapes, index: index, on: c)
-        }, lockOrder: deviceID.rawValue, onCommit: onCommit)
+        }, lockOrder: deviceID.rawValue, onCommit: { appended in
+            index.keep(appended.places)
+            onCommit(appended.outcome)
+        }).outcome
     }
 
     /// The append inside the writer's transaction: dedupe (`DuplicateRule` against what is
@@ -27,13 +32,13 @@ extension PostgresStore: LocationStore {
     /// each group's events in a third. Statements run in the order sent, so event heads are
     /// still locked in group id order.
     static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PlaceShapeCache,
-                       index: PlaceIndexCache, on c: Connection) throws -> IngestOutcome {
+                       index: PlaceIndexCache, on c: Connection) throws -> (outcome: IngestOutcome, places: LoadedPlaces) {
         let reads = try AppendReads(deviceID: deviceID, fixes: fixes, on: c)
         var outcome = IngestOutcome()
         let survivors = reads.survivors(of: fixes)
         guard !survivors.isEmpty else {
             outcome.duplicates = fixes.count
-            return outcome
+            return (outcome, [])
         }
         let planned = zip(survivors, reads.sequences).map { StoredFix(deviceID: deviceID, sequence: $1, fix: fixes[$0]) }
         let written = try store(planned, cells: survivors.map { cells[$0] }, deviceKey: reads.deviceKey, on: c)
@@ -48,13 +53,14 @@ extension PostgresStore: LocationStore {
             // backfill (an append larger than maxEventsPerAppend) only its newest.
             let fresh = PlaceArrivalRun.freshFixes(outcome.stored, previousLatest: reads.lastTimestamp,
                                                    maxEventsPerAppend: rule.maxEventsPerAppend)
-            for (groupID, entries) in try PlaceArrivalRun.entries(
-                deviceID: deviceID, device: DeviceKey(storeValue: reads.deviceKey), fresh: fresh, sharing: reads.sharing,
-                ledger: PostgresPlaceArrivals(c: c, shapes: shapes, index: index, placeVersions: reads.placeVersions)) {
+            let ledger = PostgresPlaceArrivals(c: c, shapes: shapes, index: index, placeVersions: reads.placeVersions)
+            for (groupID, entries) in try PlaceArrivalRun.entries(deviceID: deviceID, device: DeviceKey(storeValue: reads.deviceKey),
+                                                                  fresh: fresh, sharing: reads.sharing, ledger: ledger) {
                 outcome.events += try PostgresStore.appendEvents(groupID: groupID, entries, on: c)
             }
+            return (outcome, ledger.loadedPlaces)
         }
-        return outcome
+        return (outcome, [])
     }
 
     /// What an append reads before it writes, in one pipeline (one round trip): the device row,

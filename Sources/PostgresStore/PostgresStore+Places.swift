@@ -45,7 +45,7 @@ extension PostgresDirectory: PlaceTransaction {
             throw PostgresError(sqlState: .internalError, origin: .client, message: "the place's key was not returned")
         }
         try Self.index(placeKey: key, groupID: place.groupID, shape: shape, on: c)
-        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape, ledger: PostgresPlaceArrivals(c: c, shapes: shapes))
+        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape, ledger: PostgresPlaceArrivals(c: c, shapes: shapes, index: PlaceIndexCache()))
     }
 
     func updatePlace(_ place: Place, shape: PlaceShape?) throws {
@@ -57,7 +57,7 @@ extension PostgresDirectory: PlaceTransaction {
         try c.run("DELETE FROM place_cells WHERE place_key = $1", [.int64(key)])
         try c.run("DELETE FROM place_presence WHERE place_key = $1", [.int64(key)])
         try Self.index(placeKey: key, groupID: place.groupID, shape: shape, on: c)
-        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape, ledger: PostgresPlaceArrivals(c: c, shapes: shapes))
+        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape, ledger: PostgresPlaceArrivals(c: c, shapes: shapes, index: PlaceIndexCache()))
     }
 
     func deletePlace(id: PlaceID) throws {

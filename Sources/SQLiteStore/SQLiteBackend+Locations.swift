@@ -16,14 +16,16 @@ extension SQLiteBackend: LocationStore {
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
-        return try await write({ db in
+        // The copies of groups' places an append loads go into the cache only once it has
+        // committed (`PlaceIndexCache.keep(_:)`).
+        return try await write({ db -> (outcome: IngestOutcome, places: LoadedPlaces) in
             guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.id(deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { throw TrackingError.notFound("device") }
             var outcome = IngestOutcome()
             let survivors = try Self.deduplicate(fixes, idHashes: idHashes, deviceKey: device.key,
                                                  lastTimestamp: device.lastTimestamp, unmerged: unmerged, in: db, outcome: &outcome)
-            guard !survivors.isEmpty else { return outcome }
+            guard !survivors.isEmpty else { return (outcome, []) }
             let first = try sequences.reserve(survivors.count, in: db)
             // Survivors by position, as index entries; `fixes` is read in place (no copies).
             var entries: [IndexEntry] = []
@@ -81,23 +83,26 @@ extension SQLiteBackend: LocationStore {
             let sharing = try Self.sharingPeriods(deviceID: deviceID, in: db)
             outcome.events = try Self.locationEvents(deviceID: deviceID, deviceKey: device.key, outcome: outcome, rule: rule,
                                                      sharing: sharing, in: db)
+            var loaded: LoadedPlaces = []
             if !rule.silent, outcome.newLatestSequence != nil, !sharing.isEmpty {
                 // Place arrivals (not for imports): the fixes that became the latest in turn; of a
                 // backfill (an append larger than maxEventsPerAppend) only its newest.
                 let fresh = PlaceArrivalRun.freshFixes(outcome.stored, previousLatest: device.lastTimestamp,
                                                        maxEventsPerAppend: rule.maxEventsPerAppend)
-                for (groupID, entries) in try PlaceArrivalRun.entries(
-                    deviceID: deviceID, device: DeviceKey(storeValue: device.key), fresh: fresh, sharing: sharing,
-                    ledger: PlaceArrivalStore(db: db, shapes: placeShapes, index: placeIndex)) {
+                let ledger = PlaceArrivalStore(db: db, shapes: placeShapes, index: placeIndex)
+                for (groupID, entries) in try PlaceArrivalRun.entries(deviceID: deviceID, device: DeviceKey(storeValue: device.key),
+                                                                      fresh: fresh, sharing: sharing, ledger: ledger) {
                     outcome.events += try Self.appendEvents(groupID: groupID, entries, in: db)
                 }
+                loaded = ledger.loadedPlaces
             }
             unmerged.add(entries)
-            return outcome
-        }, onCommit: { outcome in
+            return (outcome, loaded)
+        }, onCommit: { appended in
+            placeIndex.keep(appended.places)
             merger.noteAppended()
-            onCommit(outcome)
-        })
+            onCommit(appended.outcome)
+        }).outcome
     }
 
     /// Location events for every group in which the device's member shares, as `rule` says.

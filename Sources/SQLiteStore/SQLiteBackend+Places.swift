@@ -42,7 +42,7 @@ extension SQLiteDirectory: PlaceTransaction {
         let key = db.lastInsertRowID
         try Self.index(placeKey: key, groupID: place.groupID, shape: shape, in: db)
         try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape,
-                                        ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache()))
+                                        ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache(), index: PlaceIndexCache()))
     }
 
     func updatePlace(_ place: Place, shape: PlaceShape?) throws {
@@ -55,7 +55,7 @@ extension SQLiteDirectory: PlaceTransaction {
         try db.run("DELETE FROM place_presence WHERE place_key = ?", [.integer(key)])
         try Self.index(placeKey: key, groupID: place.groupID, shape: shape, in: db)
         try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape,
-                                        ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache()))
+                                        ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache(), index: PlaceIndexCache()))
     }
 
     func deletePlace(id: PlaceID) throws {
@@ -95,11 +95,13 @@ extension SQLiteBackend {
             let lookup = try db.prepare("SELECT id FROM places WHERE key = ?")
             let leaves = points.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)) }
             let ledger = PlaceArrivalStore(db: db, shapes: placeShapes, index: placeIndex)
-            return try PlaceArrivalRun.candidateKeys(groupID: groupID, leaves: leaves, ledger: ledger).sorted().compactMap { key in
+            let candidates = try PlaceArrivalRun.candidateKeys(groupID: groupID, leaves: leaves, ledger: ledger).sorted().compactMap { key in
                 try lookup.bind(key, at: 1)
                 defer { lookup.reset() }
-                return try lookup.step() ? lookup.id(0) : nil
+                return try lookup.step() ? lookup.id(0) as PlaceID : nil
             }
+            placeIndex.keep(ledger.loadedPlaces)   // a read-only snapshot of committed state
+            return candidates
         }
     }
 }

@@ -62,8 +62,16 @@ import TestRandom
             }
         }
         let cache = PlaceIndexCache(capacity: 1_000)
-        cache.keep(group, groupID: GroupID("g"))
+        cache.keep([(GroupID("g"), group)])
         #expect(cache.places(groupID: GroupID("g"), version: 3) != nil && cache.places(groupID: GroupID("g"), version: 4) == nil)
+        // A transaction's loads reach the cache only when its caller keeps them (after commit):
+        // a rolled-back load could carry a version a later commit reuses for other places.
+        let transaction = TransactionPlaces(cache: cache)
+        let newer = transaction.places(groupID: GroupID("g"), version: { 4 }) { GroupPlaces(version: $0, places: ledger.places, cells: cells) }
+        #expect(newer.version == 4 && cache.places(groupID: GroupID("g"), version: 4) == nil)
+        #expect(transaction.places(groupID: GroupID("g"), version: { 5 }) { _ in group }.version == 4, "read once per transaction")
+        cache.keep(transaction.loaded)
+        #expect(cache.places(groupID: GroupID("g"), version: 4) != nil)
     }
 
     /// A device remembered inside that leaves and comes back within one append is still inside

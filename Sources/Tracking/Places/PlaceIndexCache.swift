@@ -88,37 +88,45 @@ public final class PlaceIndexCache: Sendable {
         state.withLock { state in state.groups[groupID].flatMap { $0.version == version ? $0 : nil } }
     }
 
-    /// Keeps `places` for the group (replacing an older version).
-    public func keep(_ places: GroupPlaces, groupID: GroupID) {
-        let weight = places.weight
+    /// Keeps copies read by a transaction that has committed, or by a read-only one (each
+    /// replaces an older version of its group). Never a copy from a transaction that may still
+    /// roll back: its version number could come again with other places in a later commit.
+    public func keep(_ loaded: LoadedPlaces) {
         state.withLock { state in
-            if let old = state.groups[groupID] {
-                guard old.version < places.version else { return }
-                state.held -= old.weight
+            for (groupID, places) in loaded {
+                if let old = state.groups[groupID] {
+                    guard old.version < places.version else { continue }
+                    state.held -= old.weight
+                }
+                if state.held + places.weight > capacity {
+                    state.groups.removeAll(keepingCapacity: true)
+                    state.held = 0
+                }
+                state.groups[groupID] = places
+                state.held += places.weight
             }
-            if state.held + weight > capacity {
-                state.groups.removeAll(keepingCapacity: true)
-                state.held = 0
-            }
-            state.groups[groupID] = places
-            state.held += weight
         }
     }
 }
 
+/// Copies of groups' places a transaction read from its store (`TransactionPlaces.loaded`).
+public typealias LoadedPlaces = [(groupID: GroupID, places: GroupPlaces)]
+
 /// The groups' places one transaction of an append uses: each group's read once (it sees no
 /// other writer's changes meanwhile), from the cache when it holds the version the transaction
-/// read, else loaded by the store and kept in the cache. Not shared between transactions.
+/// read, else loaded by the store. Not shared between transactions.
 public final class TransactionPlaces {
     private var groups: [GroupID: GroupPlaces] = [:]
     private let cache: PlaceIndexCache
+    /// The copies loaded from the store, for the cache once the transaction has committed.
+    public private(set) var loaded: LoadedPlaces = []
 
     public init(cache: PlaceIndexCache) { self.cache = cache }
 
     /// The group's places at the version `version` reads (0: it never had a place, so none);
-    /// `load` reads them with their version in one snapshot when the cache does not hold that
-    /// version. Both run at most once per group and transaction.
-    public func places(groupID: GroupID, version: () throws -> Int64, load: () throws -> GroupPlaces) rethrows -> GroupPlaces {
+    /// `load` reads them (given that version; a store may read it again in the same snapshot)
+    /// when the cache does not hold it. Both run at most once per group and transaction.
+    public func places(groupID: GroupID, version: () throws -> Int64, load: (Int64) throws -> GroupPlaces) rethrows -> GroupPlaces {
         if let known = groups[groupID] { return known }
         let version = try version()
         let current: GroupPlaces
@@ -127,8 +135,8 @@ public final class TransactionPlaces {
         } else if let cached = cache.places(groupID: groupID, version: version) {
             current = cached
         } else {
-            current = try load()
-            cache.keep(current, groupID: groupID)
+            current = try load(version)
+            loaded.append((groupID, current))
         }
         groups[groupID] = current
         return current
