@@ -30,6 +30,71 @@ import HTTPTestSupport
         }
     }
 
+    /// The push streams `GET /stream` opened, in order.
+    final class OpenedStreams: Sendable {
+        let all = Mutex<[ResponseStream]>([])
+
+        var route: Route {
+            Route("GET", "/stream", .inline { [self] _ in
+                let stream = ResponseStream(capacity: 1024)
+                all.withLock { $0.append(stream) }
+                return Response(contentType: "text/event-stream", stream: stream)
+            })
+        }
+    }
+
+    /// Opens `count` streams and waits until the server parked every one of them (its
+    /// connection suspended, waiting for bytes).
+    private func parkedStreams(_ count: Int, server: HTTPServer, streams: OpenedStreams) throws -> [(HTTPTestClient, ResponseStream)] {
+        var clients: [HTTPTestClient] = []
+        for _ in 0..<count {
+            let client = try HTTPTestClient(port: server.port)
+            #expect(try client.openStream("/stream").status == 200)
+            clients.append(client)
+        }
+        let deadline = Date().addingTimeInterval(5)
+        while streams.all.withLock({ $0.count < count || !$0.allSatisfy { $0.isParked } }) && Date() < deadline {
+            _ = Gate().wait(seconds: 0.001)
+        }
+        let opened = streams.all.withLock { $0 }
+        try #require(opened.count == count && opened.allSatisfy { $0.isParked })
+        return Array(zip(clients, opened))
+    }
+
+    @Test func parkedStreamsWrittenInOnePassAreResumedTogether() throws {
+        let streams = OpenedStreams()
+        try withTestServer(extraRoutes: [streams.route]) { server in
+            let pairs = try parkedStreams(20, server: server, streams: streams)
+            var wakes = StreamWakeups()
+            for (_, stream) in pairs { #expect(stream.write(Array("one\n".utf8), wakes: &wakes)) }
+            // Nothing resumed yet: every reader is still parked, its wake-up held in `wakes`.
+            #expect(wakes.count == 20)
+            #expect(pairs.allSatisfy { !$0.1.isParked && $0.1.pendingByteCount == 4 })
+            wakes.wakeAll()
+            #expect(wakes.count == 0)
+            for (client, _) in pairs { #expect(String(decoding: try client.readChunk(), as: UTF8.self) == "one\n") }
+        }
+    }
+
+    @Test func wakeUpsNotSentExplicitlyAreSentWhenDropped() throws {
+        let streams = OpenedStreams()
+        try withTestServer(extraRoutes: [streams.route]) { server in
+            let pairs = try parkedStreams(3, server: server, streams: streams)
+            func writeWithoutWaking() {
+                var wakes = StreamWakeups()
+                #expect(pairs[0].1.write(Array("a\n".utf8), wakes: &wakes))
+                pairs[1].1.finish(with: Array("b\n".utf8), wakes: &wakes)
+                pairs[2].1.finish(wakes: &wakes)
+                #expect(wakes.count == 3)
+            }
+            writeWithoutWaking()
+            #expect(String(decoding: try pairs[0].0.readChunk(), as: UTF8.self) == "a\n")
+            #expect(String(decoding: try pairs[1].0.readChunk(), as: UTF8.self) == "b\n")
+            #expect(try pairs[1].0.readChunk().isEmpty)
+            #expect(try pairs[2].0.readChunk().isEmpty)
+        }
+    }
+
     @Test func pushStreamRefusesWritesBeyondItsCapacity() {
         let stream = ResponseStream(capacity: 10)
         #expect(stream.write(Array("12345".utf8)))
