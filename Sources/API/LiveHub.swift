@@ -98,23 +98,19 @@ public final class LiveHub: GroupEventSink, Sendable {
             state.scheduled = false
             return events
         }
-        // Every stream of the pass is written first and resumed after (see `StreamWakeups`).
-        var wakes = StreamWakeups()
         var start = 0
         while start < batch.count {
             var end = start
             while end < batch.count && batch[end].groupID == batch[start].groupID { end += 1 }
-            deliver(batch[start..<end], wakes: &wakes)
+            deliver(batch[start..<end])
             start = end
         }
-        wakes.wakeAll()
     }
 
     /// Delivers consecutive events of one group: bytes are gathered into a segment and
     /// written to each live stream once; an event that ends some streams (a member left or
     /// was removed, the group was deleted) closes the segment so those streams end right after it.
-    /// Parked streams that got bytes are added to `wakes`.
-    func deliver(_ events: ArraySlice<GroupEvent>, wakes: inout StreamWakeups) {
+    func deliver(_ events: ArraySlice<GroupEvent>) {
         guard let groupID = events.first?.groupID else { return }
         groups.withLock { all in
             guard let channel = all[groupID] else { return }
@@ -140,11 +136,11 @@ public final class LiveHub: GroupEventSink, Sendable {
                 guard visibility.serves(event) else { continue }
                 segment.append(event)
                 if MembershipChange(event).map(Self.endsStreams) == true {
-                    flush(segment, channel, ending: event, wakes: &wakes)
+                    flush(segment, channel, ending: event)
                     segment = Segment()
                 }
             }
-            if !segment.bytes.isEmpty { flush(segment, channel, ending: nil, wakes: &wakes) }
+            if !segment.bytes.isEmpty { flush(segment, channel, ending: nil) }
             if channel.subscribers.isEmpty { all[groupID] = nil }
         }
     }
@@ -158,16 +154,16 @@ public final class LiveHub: GroupEventSink, Sendable {
 
     /// Writes a segment to every live stream of the channel (streams that already have these
     /// ids are skipped); streams that `ending` ends get it as their last word.
-    private func flush(_ segment: Segment, _ channel: GroupChannel, ending: GroupEvent?, wakes: inout StreamWakeups) {
+    private func flush(_ segment: Segment, _ channel: GroupChannel, ending: GroupEvent?) {
         for (id, subscriber) in channel.subscribers where subscriber.isLive && subscriber.lastSent < segment.lastID {
             let bytes = segment.bytes(after: subscriber.lastSent)
             if let ending, GroupVisibility.ends(streamOf: subscriber.userID, with: ending) {
-                subscriber.stream.finish(with: bytes, wakes: &wakes)
+                subscriber.stream.finish(with: bytes)
                 channel.subscribers[id] = nil
-            } else if subscriber.stream.write(bytes, wakes: &wakes) {
+            } else if subscriber.stream.write(bytes) {
                 subscriber.lastSent = segment.lastID
             } else {
-                subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent), wakes: &wakes)
+                subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent))
                 channel.subscribers[id] = nil
             }
         }
@@ -175,12 +171,10 @@ public final class LiveHub: GroupEventSink, Sendable {
 
     func sendHeartbeats() {
         let comment = Array(": heartbeat\n\n".utf8)
-        var wakes = StreamWakeups()
-        defer { wakes.wakeAll() }
         groups.withLock { all in
             for (groupID, channel) in all {
-                for (id, subscriber) in channel.subscribers where subscriber.isLive && !subscriber.stream.write(comment, wakes: &wakes) {
-                    subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent), wakes: &wakes)
+                for (id, subscriber) in channel.subscribers where subscriber.isLive && !subscriber.stream.write(comment) {
+                    subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent))
                     channel.subscribers[id] = nil
                 }
                 if channel.subscribers.isEmpty { all[groupID] = nil }

@@ -120,9 +120,6 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
 
     private func deliver(_ fixes: [StoredFix], deviceID: DeviceID, latest: Int64?) {
         let now = Timestamp.nowMilliseconds()
-        // Every stream is written first and resumed after (see `StreamWakeups`).
-        var wakes = StreamWakeups()
-        defer { wakes.wakeAll() }
         devices.withLock { all in
             guard let subscribers = all[deviceID] else { return }
             for (id, subscriber) in subscribers {
@@ -133,14 +130,14 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
                     subscriber.mode = .collecting(collected + visible)
                 case .live:
                     if now >= subscriber.expiresAt {
-                        subscriber.stream.finish(with: Self.end("expired"), wakes: &wakes)
+                        subscriber.stream.finish(with: Self.end("expired"))
                         all[deviceID]?[id] = nil
                         continue
                     }
                     var bytes: [UInt8] = []
                     for fix in visible { bytes += Self.event(fix, latest: fix.sequence == latest) }
-                    if !subscriber.stream.write(bytes, wakes: &wakes) {
-                        subscriber.stream.finish(wakes: &wakes)
+                    if !subscriber.stream.write(bytes) {
+                        subscriber.stream.finish()
                         all[deviceID]?[id] = nil
                     }
                 }
@@ -231,14 +228,12 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
 
     private func sendHeartbeats() {
         let comment = Array(": heartbeat\n\n".utf8)
-        var wakes = StreamWakeups()
-        defer { wakes.wakeAll() }
         devices.withLock { all in
             for (deviceID, subscribers) in all {
                 for (id, subscriber) in subscribers {
                     guard case .live = subscriber.mode else { continue }
-                    if !subscriber.stream.write(comment, wakes: &wakes) {
-                        subscriber.stream.finish(wakes: &wakes)
+                    if !subscriber.stream.write(comment) {
+                        subscriber.stream.finish()
                         all[deviceID]?[id] = nil
                     }
                 }

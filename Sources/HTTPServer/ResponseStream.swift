@@ -47,15 +47,6 @@ public final class ResponseStream: Sendable {
     /// Appends bytes for the client; `false` when closed or over `capacity` (nothing appended).
     @discardableResult
     public func write(_ bytes: [UInt8]) -> Bool {
-        var wakes = StreamWakeups()
-        defer { wakes.wakeAll() }
-        return write(bytes, wakes: &wakes)
-    }
-
-    /// Same as `write(_:)`, but a parked reader's connection is added to `wakes` instead of
-    /// being resumed now: for a producer writing to many streams in one pass (see
-    /// `StreamWakeups`).
-    public func write(_ bytes: [UInt8], wakes: inout StreamWakeups) -> Bool {
         let outcome: (accepted: Bool, wake: ConnectionPointer?) = state.withLock { s in
             guard !s.closed, !s.finished else { return (false, nil) }
             if s.buffer.count - s.readOffset + bytes.count > capacity { return (false, nil) }
@@ -63,20 +54,13 @@ public final class ResponseStream: Sendable {
             if s.parked { s.parked = false; return (true, s.connection) }
             return (true, nil)
         }
-        if let connection = outcome.wake { wakes.add(connection) }
+        if let connection = outcome.wake { MHD_resume_connection(connection.pointer) }
         return outcome.accepted
     }
 
     /// Appends `bytes` whatever the capacity, then ends the stream (a last word such as a
     /// `resync` event for a subscriber that fell behind). No-op when already closed or finished.
     public func finish(with bytes: [UInt8]) {
-        var wakes = StreamWakeups()
-        defer { wakes.wakeAll() }
-        finish(with: bytes, wakes: &wakes)
-    }
-
-    /// Same as `finish(with:)`, the wake-up added to `wakes`.
-    public func finish(with bytes: [UInt8], wakes: inout StreamWakeups) {
         let wake: ConnectionPointer? = state.withLock { s in
             guard !s.closed, !s.finished else { return nil }
             s.buffer.append(contentsOf: bytes)
@@ -84,33 +68,24 @@ public final class ResponseStream: Sendable {
             if s.parked { s.parked = false; return s.connection }
             return nil
         }
-        if let wake { wakes.add(wake) }
+        if let wake { MHD_resume_connection(wake.pointer) }
     }
 
     /// Ends the stream after the bytes already written.
     public func finish() {
-        var wakes = StreamWakeups()
-        defer { wakes.wakeAll() }
-        finish(wakes: &wakes)
-    }
-
-    /// Same as `finish()`, the wake-up added to `wakes`.
-    public func finish(wakes: inout StreamWakeups) {
         let wake: ConnectionPointer? = state.withLock { s in
             guard !s.finished else { return nil }
             s.finished = true
             if s.parked { s.parked = false; return s.connection }
             return nil
         }
-        if let wake { wakes.add(wake) }
+        if let wake { MHD_resume_connection(wake.pointer) }
     }
 
     /// Bytes written but not yet handed to the connection.
     public var pendingByteCount: Int { state.withLock { $0.buffer.count - $0.readOffset } }
     /// True once the client went away or the server closed the stream.
     public var isClosed: Bool { state.withLock { $0.closed } }
-    /// True while the server's reader waits, suspended, for bytes (tests use it).
-    var isParked: Bool { state.withLock { $0.parked } }
     /// Total bytes handed to the connection so far.
     public var bytesSent: Int { state.withLock { $0.bytesSent } }
 
@@ -211,36 +186,5 @@ public final class ResponseStream: Sendable {
             return all
         }
         for handler in handlers { handler() }
-    }
-}
-
-/// Connections of parked streams that got bytes, resumed together once a producer's pass over
-/// many streams is done.
-///
-/// Why: libmicrohttpd resumes connections by walking its whole list of suspended connections
-/// (under the daemon's lock) each time its thread wakes. Resuming each stream right after
-/// writing to it, while that thread keeps waking, costs one walk of every open stream per
-/// stream: with 1,000 idle live streams, tens of milliseconds for one event. Resumed in one
-/// tight loop after the pass, a few walks serve them all.
-/// Invariant: every connection added is resumed exactly once, by `wakeAll` or when the value
-/// is destroyed (a parked reader that got bytes is never left suspended).
-public struct StreamWakeups: ~Copyable, Sendable {
-    private var connections: [ConnectionPointer] = []
-
-    public init() {}
-
-    mutating func add(_ connection: ConnectionPointer) { connections.append(connection) }
-
-    /// Connections waiting to be resumed.
-    public var count: Int { connections.count }
-
-    /// Resumes every connection added so far.
-    public mutating func wakeAll() {
-        for connection in connections { MHD_resume_connection(connection.pointer) }
-        connections.removeAll(keepingCapacity: true)
-    }
-
-    deinit {
-        for connection in connections { MHD_resume_connection(connection.pointer) }
     }
 }
