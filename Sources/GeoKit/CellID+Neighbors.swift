@@ -33,11 +33,15 @@ extension CellID {
     }
 
     /// The deepest level whose cells are at least `width` wide everywhere (S2's minimum cell
-    /// width for the quadratic projection: 2√2/3 · 2⁻ˡᵉᵛᵉˡ radians), clamped to 0…30.
+    /// width for the quadratic projection: 2√2/3 · 2⁻ˡᵉᵛᵉˡ radians), clamped to 0…30. Total:
+    /// no width (zero, negative, NaN) or one too small for any level is the deepest level, an
+    /// infinite one level 0.
     public static func level(forMinimumWidth width: Angle) -> Int {
         let derivative = 2 * 2.0.squareRoot() / 3
         guard width.radians > 0 else { return maxLevel }
-        let level = Int(floor(log2(derivative / width.radians)))
-        return Swift.max(0, Swift.min(maxLevel, level))
+        // Clamped while still a Double: a denormal width makes the quotient infinite, and
+        // converting an infinite level to Int would trap.
+        let level = floor(log2(derivative / width.radians))
+        return Int(Swift.max(0, Swift.min(Double(maxLevel), level)))
     }
 }

@@ -394,7 +394,8 @@ final class MergeCycle: @unchecked Sendable {
             point.progress += 1
             if step + 1 < cellChunks.count {
                 point.cycleThrough = max(point.cycleThrough, through)
-                point.cycleCell = cellChunks[step + 1].first!.cell
+                // `split` makes no empty piece; the fallback only keeps this free of traps.
+                point.cycleCell = cellChunks[step + 1].first?.cell ?? point.cycleCell
             } else {
                 point.mergedThrough = max(point.mergedThrough, through)
                 point.cycleThrough = point.mergedThrough
