@@ -201,6 +201,14 @@ class ValueMaker:
         w, rng, name = self.world, self.rng, parameter.name
         if name in ("id",) and operation.path.startswith("/v1/devices/"):
             return rng.choice([w.da, w.da, w.db, w.da2]).id
+        if name == "id" and operation.path.startswith("/v1/sessions/"):
+            return rng.choice([w.spare_session, w.spare_session, "s_unknown"])
+        if name == "placeId":
+            return rng.choice([w.place, w.place, w.group])
+        if name == "shareId":
+            return rng.choice([w.share, w.share, w.da.id])
+        if name == "token":
+            return rng.choice([w.share_token, w.share_token, w.da.token, "x"])
         if name in ("id", "groupId"):
             return w.group
         if name == "userId":

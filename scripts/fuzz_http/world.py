@@ -23,8 +23,9 @@ class Device:
 
 class World:
     """Users a (owner of group g with device da; spare device da2), b (member with db), c
-    (invited, not yet answered, with device dc) and d (not invited). `dirty` is set once a
-    request may have destroyed part of it."""
+    (invited, not yet answered, with device dc) and d (not invited); a place of g drawn by a, a
+    share link of da, and a second session of b (`spare_session`, not the one b's token is).
+    `dirty` is set once a request may have destroyed part of it."""
 
     def __init__(self, connection, tag):
         self.connection, self.tag = connection, tag
@@ -70,6 +71,17 @@ class World:
         for device, lon in ((self.da, -73.99), (self.db, -73.98)):
             fixes = [{"location": [lon + k * 0.001, 40.73 + k * 0.001], "timestamp": now - 60_000 * (5 - k), "accuracy": 10} for k in range(5)]
             self.call("POST", f"/v1/devices/{device.id}/locations", device.token, {"locations": fixes})
+        # Ids that only a setup can know, so that operations on them reach their 2xx paths too.
+        self.place = self.call("POST", f"/v1/groups/{self.group}/places", self.a.token,
+                               {"name": "home", "geometry": {"type": "Point", "coordinates": [-73.99, 40.73]}, "radius": 200})["id"]
+        share = self.call("POST", f"/v1/devices/{self.da.id}/shares", self.a.token, {"name": "fuzz", "expiresIn": 3600})
+        self.share, self.share_token = share["id"], share["token"]
+        self.call("POST", "/v1/sessions", body={"email": self.b.email, "password": self.b.password})
+        sessions = self.call("GET", "/v1/sessions", self.b.token)["sessions"]
+        spare = [session["id"] for session in sessions if not session.get("current")]
+        if not spare:
+            raise SetupFailed("GET /v1/sessions: no second session of b")
+        self.spare_session = spare[0]
         self.dirty = False
 
     def ensure(self):
@@ -99,4 +111,5 @@ class World:
             device = getattr(self, name)
             out[f"{name}.id"], out[f"{name}.token"] = device.id, device.token
             out[f"{name}.basic"] = self.basic(device)[6:]
+        out["place"], out["share"], out["share.token"], out["session"] = self.place, self.share, self.share_token, self.spare_session
         return out
