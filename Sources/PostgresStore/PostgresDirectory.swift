@@ -206,6 +206,10 @@ extension PostgresStore: DirectoryStore {
         return try await write({ try body(PostgresDirectory(c: $0, shapes: shapes)) }, onCommit: onCommit)
     }
 
+    public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
+        try read { try PostgresDirectory(c: $0, shapes: placeShapes).deviceCredential(tokenHash: tokenHash) }
+    }
+
     public func deviceOwner(deviceID: DeviceID) throws -> UserID? {
         try read { try $0.firstRow("SELECT owner_id FROM devices WHERE id = $1", [.id(deviceID)]) { try $0.id(0) } }
     }

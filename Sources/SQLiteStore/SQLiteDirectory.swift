@@ -206,6 +206,10 @@ extension SQLiteBackend: DirectoryStore {
         try await write { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
     }
 
+    public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
+        try read { try SQLiteDirectory(db: $0, unmerged: self.unmerged).deviceCredential(tokenHash: tokenHash) }
+    }
+
     public func deviceOwner(deviceID: DeviceID) throws -> UserID? {
         try read { try $0.firstRow("SELECT owner_id FROM devices WHERE id = ?", [.id(deviceID)]) { $0.id(0) } }
     }

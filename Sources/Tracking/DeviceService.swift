@@ -98,7 +98,7 @@ public final class DeviceService: Sendable {
     public func credential(forDeviceToken token: String) throws -> Credential? {
         guard token.hasPrefix(Self.tokenPrefix), token.utf8.count < 200 else { return nil }
         let hash = Secrets.tokenHash(token)
-        guard let (deviceID, ownerID) = try store.readDirectory({ try $0.deviceCredential(tokenHash: hash) }) else { return nil }
+        guard let (deviceID, ownerID) = try store.deviceCredential(tokenHash: hash) else { return nil }
         return .device(deviceID: deviceID, ownerID: ownerID)
     }
 

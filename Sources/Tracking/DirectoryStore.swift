@@ -58,6 +58,9 @@ public protocol DirectoryTransaction {
 /// Runs directory transactions: reads on a snapshot, writes in the next durable group commit.
 public protocol DirectoryStore: PartitionFacts {
     func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T
+    /// (deviceID, ownerID) of the device whose token hashes to `tokenHash`: one read, without
+    /// opening a snapshot (it runs before every device request).
+    func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)?
     @discardableResult
     func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T
     /// Like `writeDirectory`; `onCommit` runs right after the commit, in commit order.

@@ -73,6 +73,9 @@ struct DirectoryStoreConformance {
             #expect(devices.map(\.name) == ["renamed", "two"])
             #expect(try store.readDirectory { try $0.deviceCredential(tokenHash: "new-hash") }?.0 == second.id)
             #expect(try store.readDirectory { try $0.deviceCredential(tokenHash: "device-token-\(second.id.rawValue)") } == nil)
+            // The port's own lookup (no snapshot) agrees with the transaction's, after the rotation too.
+            #expect(try store.deviceCredential(tokenHash: "new-hash").map { [$0.0.rawValue, $0.1.rawValue] } == [second.id.rawValue, ann.id.rawValue])
+            #expect(try store.deviceCredential(tokenHash: "device-token-\(second.id.rawValue)") == nil)
             #expect(try store.deviceOwner(deviceID: first.id) == ann.id)
             #expect(try store.deviceOwner(deviceID: .generate()) == nil)
         }
