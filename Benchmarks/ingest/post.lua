@@ -5,6 +5,8 @@ local counter = 0
 tid = 0  -- set per thread by setup() (a global: thread:set writes globals)
 local batch = tonumber(os.getenv("FOD_BATCH") or "100")
 local base = tonumber(os.getenv("FOD_BASE_MS"))
+-- FOD_RUN prefixes the client ids, so that repeated runs into one database are not duplicates.
+local run = os.getenv("FOD_RUN") or ""
 local threads = 0
 
 function setup(thread)
@@ -27,7 +29,7 @@ function request()
     local k = (tid * 100000000) + counter * batch + i
     local lon = ((k * 7919) % 360000) / 1000 - 180
     local lat = ((k * 104729) % 170000) / 1000 - 85
-    parts[i] = string.format('{"location":[%.3f,%.3f],"timestamp":%d,"id":"%d-%d-%d"}', lon, lat, base + (k % 3000000), tid, counter, i)
+    parts[i] = string.format('{"location":[%.3f,%.3f],"timestamp":%d,"id":"%s%d-%d-%d"}', lon, lat, base + (k % 3000000), run, tid, counter, i)
   end
   local body = batch == 1 and parts[1] or ('{"locations":[' .. table.concat(parts, ",") .. ']}')
   return wrk.format("POST", "/v1/devices/" .. d.id .. "/locations",
