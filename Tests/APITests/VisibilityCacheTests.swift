@@ -11,6 +11,7 @@ import Tracking
     static func bobSeenByAnn(_ app: TestApp, _ w: PermissionWorld) throws -> [Double] {
         let body = #"{"filter":{"location":{"$geoWithin":{"$box":[[0,49],[40,51]]}}},"scope":"history","limit":1000}"#
         let reply = try app.client().request("POST", "/v1/groups/\(w.groupID)/query", token: w.users["ann"]!.token, json: body)
+        guard reply.status == 200 else { throw TestFailure("query: \(reply.status) \(reply.text)") }
         return reply.json["results"].array.filter { $0["deviceId"].string == w.devices["B1"]!.id }.compactMap { $0["location"][0].double }.sorted()
     }
 
@@ -19,15 +20,18 @@ import Tracking
             let w = try PermissionWorld(app: app)
             let client = try app.client()
             let fixes = (0..<3).map { #"{"location":[\#(10 + $0),50],"timestamp":\#(w.sharedSince + 1 + Int64($0))}"# }
-            _ = try client.request("POST", "/v1/devices/\(w.devices["B1"]!.id)/locations", token: w.devices["B1"]!.token,
-                                   json: #"{"locations":[\#(fixes.joined(separator: ","))]}"#)
+            let posted = try client.request("POST", "/v1/devices/\(w.devices["B1"]!.id)/locations", token: w.devices["B1"]!.token,
+                                            json: #"{"locations":[\#(fixes.joined(separator: ","))]}"#)
+            #expect(posted.status == 200, "\(posted.status) \(posted.text)")
             #expect(try Self.bobSeenByAnn(app, w) == [10, 11, 12])
             #expect(try Self.bobSeenByAnn(app, w) == [10, 11, 12])
 
-            _ = try client.request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":false}"#)
+            let off = try client.request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":false}"#)
+            #expect(off.status == 200, "\(off.status) \(off.text)")
             #expect(try Self.bobSeenByAnn(app, w) == [])
 
-            _ = try client.request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":true}"#)
+            let on = try client.request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":true}"#)
+            #expect(on.status == 200, "\(on.status) \(on.text)")
             #expect(try Self.bobSeenByAnn(app, w) == [10, 11, 12])
 
             let removed = try client.request("DELETE", "/v1/groups/\(w.groupID)/members/\(w.users["bob"]!.id)",
