@@ -13,6 +13,7 @@ extension SQLiteBackend: LocationStore {
         let merger = self.merger
         let placeShapes = self.placeShapes
         let placeIndex = self.placeIndex
+        let filter = self.clientIDFilter
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
@@ -24,7 +25,8 @@ extension SQLiteBackend: LocationStore {
             }) else { throw TrackingError.notFound("device") }
             var outcome = IngestOutcome()
             let survivors = try Self.deduplicate(fixes, idHashes: idHashes, deviceKey: device.key,
-                                                 lastTimestamp: device.lastTimestamp, unmerged: unmerged, in: db, outcome: &outcome)
+                                                 lastTimestamp: device.lastTimestamp, unmerged: unmerged, filter: filter,
+                                                 in: db, outcome: &outcome)
             guard !survivors.isEmpty else { return (outcome, []) }
             let first = try sequences.reserve(survivors.count, in: db)
             // Survivors by position, as index entries; `fixes` is read in place (no copies).
@@ -119,15 +121,18 @@ extension SQLiteBackend: LocationStore {
 
     /// The indexes of the fixes to store (`DuplicateRule`). A stored client id is looked up in
     /// the mirror of unmerged ids (each kept id is staged there at once, so concurrent appends
-    /// see it) and in `client_ids`; a timestamp newer than the device's latest cannot be stored
-    /// yet, so it needs no lookup. `idHashes[i]` is the client id's `idHash`.
+    /// see it), then in `client_ids` unless `filter` rules it out; a timestamp newer than the
+    /// device's latest cannot be stored yet, so it needs no lookup. `idHashes[i]` is the client
+    /// id's `idHash`.
     static func deduplicate(_ fixes: [Fix], idHashes: [UInt64], deviceKey: Int64, lastTimestamp: Int64?,
-                            unmerged: UnmergedFixes, in db: Database, outcome: inout IngestOutcome) throws -> [Int] {
+                            unmerged: UnmergedFixes, filter: ClientIDFilter, in db: Database,
+                            outcome: inout IngestOutcome) throws -> [Int] {
         let byID = try db.prepare("SELECT 1 FROM client_ids WHERE device_key = ? AND client_id = ?")
         let byTime = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? LIMIT 1")
         let survivors = try DuplicateRule.survivors(of: fixes, storedID: { index, id in
             let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: id, idHash: idHashes[index])
             guard unmerged.stageClientIDIfAbsent(key) else { return true }
+            guard filter.mayContainThenNote(key.fingerprint) else { return false }
             try byID.bind(deviceKey, at: 1)
             try byID.bind(id, at: 2)
             defer { byID.reset() }

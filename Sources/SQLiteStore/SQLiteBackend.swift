@@ -20,6 +20,10 @@ public final class SQLiteBackend: Sendable {
     let sequences = SequenceAllocator()
     /// Fixes in `index_queue`, mirrored in memory for queries and dedupe.
     let unmerged: UnmergedFixes
+    /// Rules out most new client ids without a probe of `client_ids` (built in the background).
+    let clientIDFilter = ClientIDFilter()
+    /// Signalled once the filter's build ended (built or abandoned).
+    private let clientIDFilterBuilt = DispatchSemaphore(value: 0)
     let merger: IndexMerger
     /// Parsed place shapes for arrivals on ingest.
     let placeShapes = PlaceShapeCache()
@@ -75,8 +79,9 @@ public final class SQLiteBackend: Sendable {
          walBound: WALBound) throws {
         self.path = path
         let unmerged = UnmergedFixes()
-        try Self.loadUnmerged(into: unmerged, from: writerDatabase)
+        let mirroredIDs = try Self.loadUnmerged(into: unmerged, from: writerDatabase)
         self.unmerged = unmerged
+        clientIDFilter.note(mirroredIDs.map(\.fingerprint))
         let files = try FileConnections(readers: try ReaderPool(path: path, size: readerCount)) {
             try Checkpointer(path: path, bound: walBound)
         }
@@ -89,11 +94,27 @@ public final class SQLiteBackend: Sendable {
         }
         self.merger = IndexMerger(policy: merging, unmerged: unmerged, writer: writer, readers: readers)
         merger.start()
+        let (filter, readers, built) = (clientIDFilter, files.readers, clientIDFilterBuilt)
+        let builder = Thread {
+            filter.build(from: readers)
+            built.signal()
+        }
+        builder.name = "fod-client-id-filter"
+        builder.start()
+    }
+
+    /// Blocks until the client-id filter's build ended; returns whether it is ready (tests).
+    func awaitClientIDFilter() -> Bool {
+        clientIDFilterBuilt.wait()
+        clientIDFilterBuilt.signal()
+        return clientIDFilter.isReady
     }
 
     /// Fills the mirror from `index_queue`: the fixes the stored merge point does not cover,
-    /// leaving out those deleted since they were queued, and client ids not yet in `client_ids`.
-    static func loadUnmerged(into unmerged: UnmergedFixes, from db: Database) throws {
+    /// leaving out those deleted since they were queued, and client ids not yet in `client_ids`
+    /// (returned too).
+    @discardableResult
+    static func loadUnmerged(into unmerged: UnmergedFixes, from db: Database) throws -> [UnmergedFixes.ClientKey] {
         let point = try MergePoint.read(from: db)
         let idsMergedThrough = try db.firstRow("SELECT ids_merged_through FROM index_state", []) { $0.int64(0) } ?? 0
         var entries: [IndexEntry] = []
@@ -105,6 +126,7 @@ public final class SQLiteBackend: Sendable {
             }
         }
         unmerged.reload(entries: entries, clientIDs: clientIDs, point: point)
+        return clientIDs
     }
 
     /// Fixes stored but not yet merged into the cell index (queries see them all the same).

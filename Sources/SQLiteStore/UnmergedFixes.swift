@@ -35,16 +35,29 @@ final class UnmergedFixes: Sendable {
         init(deviceKey: Int64, clientID: String, idHash: UInt64? = nil) {
             self.deviceKey = deviceKey
             self.clientID = clientID
-            var x = (idHash ?? Self.idHash(clientID)) ^ (UInt64(bitPattern: deviceKey) &* 0x9E37_79B9_7F4A_7C15)
+            fingerprint = Self.fingerprint(deviceKey: deviceKey, idHash: idHash ?? Self.idHash(clientID))
+        }
+
+        /// The key's 64-bit fingerprint: the id's hash mixed with the device (SplitMix64's
+        /// finaliser), so its bits are uniform (`ClientIDFilter` uses them directly).
+        static func fingerprint(deviceKey: Int64, idHash: UInt64) -> UInt64 {
+            var x = idHash ^ (UInt64(bitPattern: deviceKey) &* 0x9E37_79B9_7F4A_7C15)
             x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
             x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
-            fingerprint = x ^ (x >> 31)
+            return x ^ (x >> 31)
         }
 
         /// 64-bit FNV-1a of the id's UTF-8 bytes.
         static func idHash(_ id: String) -> UInt64 {
             var hash: UInt64 = 0xCBF2_9CE4_8422_2325
             for byte in id.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return hash
+        }
+
+        /// `idHash` of an id's UTF-8 bytes as stored.
+        static func idHash(bytes: UnsafeRawBufferPointer) -> UInt64 {
+            var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
             return hash
         }
 

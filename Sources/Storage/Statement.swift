@@ -114,6 +114,12 @@ public final class Statement {
     public func optionalString(_ column: Int32) -> String? { isNull(column) ? nil : string(column) }
     public func optionalDouble(_ column: Int32) -> Double? { isNull(column) ? nil : double(column) }
     public func optionalInt64(_ column: Int32) -> Int64? { isNull(column) ? nil : int64(column) }
+    /// Calls `body` with the UTF-8 bytes of a text column (empty for NULL); the bytes are valid
+    /// only inside `body` (do not let them escape).
+    public func withText<T>(_ column: Int32, _ body: (UnsafeRawBufferPointer) throws -> T) rethrows -> T {
+        guard let text = sqlite3_column_text(handle, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
+    }
     public func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
