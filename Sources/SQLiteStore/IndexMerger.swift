@@ -313,6 +313,7 @@ final class MergeCycle: @unchecked Sendable {
         var ids: [(key: UnmergedFixes.ClientKey, timestamp: Int64, sequence: Int64)] = []
         var last: (firstSequence: Int64, lastSequence: Int64)?
         var count = 0
+        var resuming = false
         repeat {
             let first = last == nil
             let piece: (firstSequence: Int64, lastSequence: Int64)? = try readers.read { db in
@@ -321,13 +322,17 @@ final class MergeCycle: @unchecked Sendable {
                         ($0.int64(0), $0.int64(1))
                     } ?? (0, 0)
                     point = try MergePoint.read(from: db)
+                    resuming = point.cycleThrough > point.mergedThrough
                 }
-                // An interrupted cycle's point covers part of its batch: the new batch reaches at
-                // least as far, so the point it writes never claims fixes beyond its own batch.
-                let reached = last?.lastSequence ?? .min
+                // An interrupted cycle's point covers part of its batch (the cells below
+                // `cycleCell`). The new batch is exactly the rest of that batch: a batch reaching
+                // further would start its chunks at lower cells, and the point of its first commit
+                // would stop covering fixes the interrupted cycle merged (a restart would then load
+                // them into the mirror again, and queries would find them twice).
                 let records = try IndexMerger.queuedRecords(after: last?.firstSequence ?? idsMergedThrough,
-                                                            upTo: min(Self.fixesPerRead, batch - count),
-                                                            reaching: reached < point.cycleThrough ? point.cycleThrough : .min, in: db)
+                                                            through: resuming ? point.cycleThrough : .max,
+                                                            upTo: resuming ? Self.fixesPerRead : min(Self.fixesPerRead, batch - count),
+                                                            in: db)
                 try IndexMerger.forEachStoredFix(of: records, checkStored: deletions > 0, in: db) { entry, clientID in
                     if !point.covers(entry) { entries.append(entry) }
                     if let clientID {
@@ -339,16 +344,29 @@ final class MergeCycle: @unchecked Sendable {
             }
             guard let piece else { break }
             last = piece
-        } while count < batch || last.map({ $0.lastSequence < point.cycleThrough }) ?? false
-        guard let last else { return nil }
+        } while resuming ? Self.readsEnd(last, before: point.cycleThrough) : count < batch
         self.unmerged = unmerged
-        through = last.lastSequence
-        lastRowKey = last.firstSequence
+        if resuming {
+            // Even if the rest of the interrupted batch was deleted since, this cycle completes
+            // its point.
+            through = point.cycleThrough
+            lastRowKey = last?.firstSequence ?? .min
+        } else {
+            guard let last else { return nil }
+            through = last.lastSequence
+            lastRowKey = last.firstSequence
+        }
         deletionsAtRead = deletions
         entries.sort { ($0.cell, $0.deviceKey, $0.timestamp, $0.sequence) < ($1.cell, $1.deviceKey, $1.timestamp, $1.sequence) }
         ids.sort { ($0.key.deviceKey, $0.key.clientID) < ($1.key.deviceKey, $1.key.clientID) }
         cellChunks = Self.split(entries, chunk: max(1, chunk)) { $0.cell }
         idChunks = stride(from: 0, to: ids.count, by: max(1, chunk)).map { ids[$0..<min($0 + max(1, chunk), ids.count)] }
+    }
+
+    /// Whether the queue rows read so far (up to `last`) end before `sequence`.
+    private static func readsEnd(_ last: (firstSequence: Int64, lastSequence: Int64)?, before sequence: Int64) -> Bool {
+        guard let last else { return false }
+        return last.lastSequence < sequence
     }
 
     /// Splits sorted `items` into pieces of about `chunk`, never between two equal keys.
@@ -455,24 +473,24 @@ extension IndexMerger {
         }
     }
 
-    /// The queue rows after sequence `after`, in order, until they hold at least `limit` fixes
-    /// and reach sequence `reaching`.
-    static func queuedRecords(after: Int64 = .min, upTo limit: Int, reaching: Int64 = .min,
+    /// The queue rows after sequence `after` and none past sequence `through`, in order, until
+    /// they hold at least `limit` fixes. (A row's fixes are numbered from its key on; every merge
+    /// point ends at the last fix of a row, so a row starting at or before one ends there too.)
+    static func queuedRecords(after: Int64 = .min, through: Int64 = .max, upTo limit: Int,
                               in db: Database) throws -> [IndexQueueRecord] {
-        let statement = try db.prepare("SELECT seq, device_key, fixes FROM index_queue WHERE seq > ? ORDER BY seq")
+        let statement = try db.prepare("SELECT seq, device_key, fixes FROM index_queue WHERE seq > ? AND seq <= ? ORDER BY seq")
         defer { statement.reset() }
         try statement.bind(after, at: 1)
+        try statement.bind(through, at: 2)
         var records: [IndexQueueRecord] = []
         var count = 0
-        var reached = Int64.min
-        while count < limit || reached < reaching, try statement.step() {
+        while count < limit, try statement.step() {
             guard let record = IndexQueueRecord.decode(firstSequence: statement.int64(0), deviceKey: statement.int64(1),
                                                        bytes: statement.blob(2)) else {
                 throw StorageError(code: 11, message: "index_queue row \(statement.int64(0)) is damaged")  // SQLITE_CORRUPT
             }
             records.append(record)
             count += record.items.count
-            reached = record.lastSequence
         }
         return records
     }

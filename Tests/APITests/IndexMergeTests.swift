@@ -223,6 +223,45 @@ struct IndexMergeTests {
         #expect(merged == 30)
     }
 
+    /// A cycle that replaces an interrupted one finishes that one's batch first: a bigger batch
+    /// would commit lower cells first, and its merge point would stop covering what the
+    /// interrupted cycle had merged, which a restart would then load into the mirror again (a
+    /// query would find those fixes twice).
+    @Test func aCycleReplacingAnInterruptedOneNeverUncoversWhatThatOneMerged() async throws {
+        let world = try await World(devices: 1)
+        defer { world.close() }
+        let device = world.deviceIDs[0]
+        // Twenty points along a street; the first append gets the ten with the highest cells.
+        let points = (0..<20).map { LatLng(degreesLatitude: 48.85, longitude: 2.35 + Double($0) * 1e-4) }
+            .sorted { CellID($0).int64Key > CellID($1).int64Key }
+        func fixes(_ range: Range<Int>, from start: Int64) -> [Fix] {
+            range.map { i in Fix(longitude: points[i].lng.degrees, latitude: points[i].lat.degrees, timestamp: start + Int64(i), clientID: "p\(i)") }
+        }
+        _ = try await world.backend.append(deviceID: device, fixes: fixes(0..<10, from: 1_700_000_000_000), events: .standard) { _ in }
+        let first = try #require(try world.backend.beginMerge(batch: 100, chunk: 3))
+        #expect(try await first.step())   // the three lowest cells of the batch merged; then a crash
+        _ = try await world.backend.append(deviceID: device, fixes: fixes(10..<20, from: 1_700_000_001_000), events: .standard) { _ in }
+        try world.restart()
+        let second = try #require(try world.backend.beginMerge(batch: 100, chunk: 3))
+        #expect(try await second.step())
+        try world.restart()
+        // Every fix once: in the cell index or in the mirror, never in both.
+        let indexed = try world.backend.read { db in try db.firstRow("SELECT count(*) FROM cell_index", []) { $0.int(0) } ?? -1 }
+        #expect(indexed + world.backend.unmergedCount == 20)
+        let service = GeoQueryService(index: world.backend, directory: world.backend)
+        var explain = QueryExplain()
+        let street = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.351,48.85],0.0002]}}"#.utf8)))
+        let found = try service.queryHistory(street, readable: world.readable, from: nil, to: nil, limit: 100, &explain)
+        #expect(found.count == 20 && Set(found.map(\.timestamp)).count == 20)
+        let model = (fixes(0..<10, from: 1_700_000_000_000) + fixes(10..<20, from: 1_700_000_001_000)).map {
+            ModelFix(deviceKey: world.keys[device]!, clientID: $0.clientID, timestamp: $0.timestamp, longitude: $0.longitude, latitude: $0.latitude)
+        }
+        var random = SplitMix64(seed: 7)
+        try check(world, model, &random, step: 0)
+        try await world.backend.drainIndex()
+        try check(world, model, &random, step: 1)
+    }
+
     @Test func aCycleInterruptedAfterItsCellPhaseIsFinishedAfterARestart() async throws {
         let world = try await World(devices: 1)
         defer { world.close() }
