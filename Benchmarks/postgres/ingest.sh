@@ -62,17 +62,42 @@ with open(out, "w") as f:
 PY
 }
 
-measure() {  # label, port
+# CPU clock ticks (user + system) used so far by the given processes.
+cpu_ticks() {
+  local total=0 pid
+  for pid in "$@"; do
+    [ -r "/proc/$pid/stat" ] && total=$(( total + $(sed 's/^.*) //' "/proc/$pid/stat" | awk '{print $12 + $13}') ))
+  done
+  echo "$total"
+}
+
+measure() {  # label, port, "db" to account the PostgreSQL server's CPU too
   make_devices "$2"
+  local nodes pg="" node0 pg0
+  nodes=$(jobs -p | tr '\n' ' ')
+  [ "${3:-}" = db ] && pg=$(pgrep -x postgres | tr '\n' ' ')
+  node0=$(cpu_ticks $nodes); pg0=$(cpu_ticks $pg)
   FOD_BATCH=100 FOD_BASE_MS=$(( $(date +%s) * 1000 - 3600000 )) wrk -t2 -c64 -d"${duration}s" --latency -s "$root/Benchmarks/ingest/post.lua" \
     "http://127.0.0.1:$2" -- "$work/devices.txt" >"$work/wrk.txt"
-  python3 - "$1" "$work/wrk.txt" <<'PY'
+  local node1 pg1
+  node1=$(cpu_ticks $nodes); pg1=$(cpu_ticks $pg)
+  python3 - "$1" "$work/wrk.txt" "$((node1 - node0))" "$((pg1 - pg0))" "$(getconf CLK_TCK)" <<'PY'
 import re, sys
 label, t = sys.argv[1], open(sys.argv[2]).read()
+node_ticks, pg_ticks, hz = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
 m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", t); p99 = float(m.group(1)) * {"us": .001, "ms": 1, "s": 1000}[m.group(2)]
 e = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
 print(f"{label:<34} {rps * 100:>9.0f} fixes/s  p99 {p99:7.1f} ms  non-2xx {e.group(1) if e else 0}")
+# CPU per request and per fix of the nodes (the fod processes) and of the database server (every
+# postgres process), from their clock ticks over the wrk window: what one core of each sustains.
+requests = int(re.search(r"(\d+) requests in", t).group(1))
+if requests:
+    for name, ticks in (("node", node_ticks), ("database", pg_ticks)):
+        if ticks:
+            per_fix_us = ticks / hz / (requests * 100) * 1e6
+            print(f"  {name:<8} CPU {ticks / hz:6.2f} s: {per_fix_us * 100 / 1000:5.2f} ms a request, {per_fix_us:5.1f} µs a fix; "
+                  f"one core: {1e6 / per_fix_us:8.0f} fixes/s")
 PY
 }
 
@@ -85,7 +110,7 @@ measure "1 node, SQLite (sync full)" "$p"; stop_nodes
 # (2) one node on PostgreSQL
 psql_admin -c "CREATE DATABASE bench_one" >/dev/null
 p=$(free_port); start_node "$p" --database "${pgurl%/postgres}/bench_one"
-measure "1 node, PostgreSQL" "$p"; stop_nodes
+measure "1 node, PostgreSQL" "$p" db; stop_nodes
 
 # (3) three nodes on PostgreSQL behind HAProxy. Each opens one writer (FOD_CLUSTER_NODE_ARGS
 # changes it): the cluster's writers are sized to the database, as in production — three nodes
@@ -115,7 +140,7 @@ $servers
 CFG
 haproxy -f "$work/haproxy.cfg" -D -p "$work/haproxy.pid"
 wait_up "$front"
-measure "3 nodes, PostgreSQL, HAProxy" "$front"
+measure "3 nodes, PostgreSQL, HAProxy" "$front" db
 kill "$(cat "$work/haproxy.pid")" 2>/dev/null || true; rm -f "$work/haproxy.pid"; stop_nodes
 
 # (4) the ceiling: raw binary COPY of as many rows, same server, 10,000 rows a transaction: into
