@@ -75,7 +75,12 @@ measure() {  # label, port, "db" to account the PostgreSQL server's CPU too
   make_devices "$2"
   local nodes pg="" node0 pg0
   nodes=$(jobs -p | tr '\n' ' ')
-  [ "${3:-}" = db ] && pg=$(pgrep -x postgres | tr '\n' ' ')
+  # This run's server only: its postmaster and the backends and workers it started (the pool
+  # connections the nodes keep open through the window).
+  if [ "${3:-}" = db ]; then
+    local postmaster; postmaster=$(head -n 1 "$pgdir/data/postmaster.pid")
+    pg="$postmaster $(pgrep -P "$postmaster" | tr '\n' ' ')"
+  fi
   node0=$(cpu_ticks $nodes); pg0=$(cpu_ticks $pg)
   FOD_BATCH=100 FOD_BASE_MS=$(( $(date +%s) * 1000 - 3600000 )) wrk -t2 -c64 -d"${duration}s" --latency -s "$root/Benchmarks/ingest/post.lua" \
     "http://127.0.0.1:$2" -- "$work/devices.txt" >"$work/wrk.txt"
@@ -89,8 +94,8 @@ rps = float(re.search(r"Requests/sec:\s+([\d.]+)", t).group(1))
 m = re.search(r"99%\s+([\d.]+)(us|ms|s)\b", t); p99 = float(m.group(1)) * {"us": .001, "ms": 1, "s": 1000}[m.group(2)]
 e = re.search(r"Non-2xx or 3xx responses: (\d+)", t)
 print(f"{label:<34} {rps * 100:>9.0f} fixes/s  p99 {p99:7.1f} ms  non-2xx {e.group(1) if e else 0}")
-# CPU per request and per fix of the nodes (the fod processes) and of the database server (every
-# postgres process), from their clock ticks over the wrk window: what one core of each sustains.
+# CPU per request and per fix of the nodes (the fod processes) and of the database server (its
+# postgres processes), from their clock ticks over the wrk window: what one core of each sustains.
 requests = int(re.search(r"(\d+) requests in", t).group(1))
 if requests:
     for name, ticks in (("node", node_ticks), ("database", pg_ticks)):

@@ -347,7 +347,7 @@ final class MergeCycle: @unchecked Sendable {
             }
             guard let piece else { break }
             last = piece
-        } while resuming ? Self.readsEnd(last, before: point.cycleThrough) : count < batch
+        } while resuming || count < batch   // resuming: the rows stop at `cycleThrough` (an empty piece ends it)
         self.unmerged = unmerged
         if resuming {
             // Even if the rest of the interrupted batch was deleted since, this cycle completes
@@ -364,12 +364,6 @@ final class MergeCycle: @unchecked Sendable {
         ids.sort { ($0.key.deviceKey, $0.key.clientID) < ($1.key.deviceKey, $1.key.clientID) }
         cellChunks = Self.split(entries, chunk: max(1, chunk)) { $0.cell }
         idChunks = stride(from: 0, to: ids.count, by: max(1, chunk)).map { ids[$0..<min($0 + max(1, chunk), ids.count)] }
-    }
-
-    /// Whether the queue rows read so far (up to `last`) end before `sequence`.
-    private static func readsEnd(_ last: (firstSequence: Int64, lastSequence: Int64)?, before sequence: Int64) -> Bool {
-        guard let last else { return false }
-        return last.lastSequence < sequence
     }
 
     /// Splits sorted `items` into pieces of about `chunk`, never between two equal keys.
