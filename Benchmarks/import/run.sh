@@ -5,21 +5,23 @@
 # batches stored through LocationService without HTTP or parsing). Reports fixes/s of both, the
 # ratio, the time until the index merge caught up, and the server's peak RSS above idle
 # (VmHWM − VmRSS before the import, from /proc/<pid>/status).
-# Usage: Benchmarks/import/run.sh [--points N] [--index-buffer N] [--file Records.json] [--quick]
+# Usage: Benchmarks/import/run.sh [--points N] [--index-buffer N] [--file Records.json] [--bin DIR] [--quick]
+# (--bin: a directory holding fod and fod-import-bench, e.g. a copy of another build to compare)
 # Run it niced on a shared machine: nice -n 10 Benchmarks/import/run.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"; root="$(cd "$here/../.." && pwd)"
-points=5000000; config=release; buffer=""; file=""
+points=5000000; config=release; buffer=""; file=""; bin=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) points=20000; config=debug ;;
     --points) points="$2"; shift ;;
     --index-buffer) buffer="$2"; shift ;;
     --file) file="$2"; shift ;;
+    --bin) bin="$2"; shift ;;
     *) echo "unknown argument $1" >&2; exit 2 ;;
   esac; shift
 done
-bin="$root/.build/$config"
+bin="${bin:-$root/.build/$config}"
 [ -x "$bin/fod" ] && [ -x "$bin/fod-import-bench" ] || { echo "build first: swift build -c $config" >&2; exit 1; }
 work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 if [ -z "$file" ]; then

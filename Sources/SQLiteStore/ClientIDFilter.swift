@@ -55,6 +55,12 @@ final class ClientIDFilter: Sendable {
         }
     }
 
+    /// Whether an id with this fingerprint may be stored already, noting nothing: for ids that
+    /// are looked up, not stored (an import's derived ids, kept only in `locations`).
+    func mayContain(_ fingerprint: UInt64) -> Bool {
+        state.withLock { s in s.bits?.contains(fingerprint) ?? true }
+    }
+
     /// Notes ids as stored (the mirror's, loaded at start-up).
     func note(_ fingerprints: [UInt64]) {
         state.withLock { s in
@@ -184,7 +190,7 @@ final class BloomBits: @unchecked Sendable {
         return present
     }
 
-    /// Whether all 4 bits of `fingerprint` are set (for tests).
+    /// Whether all 4 bits of `fingerprint` are set; sets nothing.
     func contains(_ fingerprint: UInt64) -> Bool {
         let block = Int(truncatingIfNeeded: fingerprint >> UInt64(64 - blockBits)) << 3
         for probe in 0..<4 {

@@ -17,6 +17,7 @@ extension SQLiteBackend: LocationStore {
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
+        let lookups = fixes.map(ClientIDLookup.init)
         // The copies of groups' places an append loads go into the cache only once it has
         // committed (`PlaceIndexCache.keep(_:)`).
         return try await write({ db -> (outcome: IngestOutcome, places: LoadedPlaces) in
@@ -24,7 +25,7 @@ extension SQLiteBackend: LocationStore {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { throw TrackingError.notFound("device") }
             var outcome = IngestOutcome()
-            let survivors = try Self.deduplicate(fixes, idHashes: idHashes, deviceKey: device.key,
+            let survivors = try Self.deduplicate(fixes, idHashes: idHashes, lookups: lookups, deviceKey: device.key,
                                                  lastTimestamp: device.lastTimestamp, unmerged: unmerged, filter: filter,
                                                  in: db, outcome: &outcome)
             guard !survivors.isEmpty else { return (outcome, []) }
@@ -41,9 +42,11 @@ extension SQLiteBackend: LocationStore {
             }
             // One queue row for the whole append (a pure append at the end of a rowid table) and
             // history rows in key order (a device's new fixes land at the end of its range):
-            // nothing here touches a random-key B-tree.
-            let record = IndexQueueRecord(firstSequence: first, deviceKey: device.key,
-                                          items: zip(entries, survivors).map { ($0, fixes[$1].clientID) })
+            // nothing here touches a random-key B-tree. Derived ids are not queued for
+            // `client_ids`: their history row is where they are looked up.
+            let record = IndexQueueRecord(firstSequence: first, deviceKey: device.key, items: zip(entries, survivors).map {
+                ($0, lookups[$1] == .derived ? nil : fixes[$1].clientID)
+            })
             let enqueue = try db.prepare("INSERT INTO index_queue (seq, device_key, fixes) VALUES (?, ?, ?)")
             try enqueue.bind(first, at: 1)
             try enqueue.bind(device.key, at: 2)
@@ -119,28 +122,51 @@ extension SQLiteBackend: LocationStore {
         return events
     }
 
-    /// The indexes of the fixes to store (`DuplicateRule`). A stored client id is looked up in
-    /// the mirror of unmerged ids (each kept id is staged there at once, so concurrent appends
-    /// see it), then in `client_ids` unless `filter` rules it out; a timestamp newer than the
-    /// device's latest cannot be stored yet, so it needs no lookup. `idHashes[i]` is the client
-    /// id's `idHash`.
-    static func deduplicate(_ fixes: [Fix], idHashes: [UInt64], deviceKey: Int64, lastTimestamp: Int64?,
+    /// The indexes of the fixes to store (`DuplicateRule`). A client id a client chose is looked
+    /// up in the mirror of unmerged ids (each kept id is staged there at once, so concurrent
+    /// appends see it), then in `client_ids` unless `filter` rules it out. An import's derived id
+    /// (`ClientIDLookup.derived`) is looked up in history at its own time, where alone it is
+    /// kept, then (for a client that sent the same string as its own id) in the mirror and, past
+    /// the filter, `client_ids`. A timestamp newer than the device's latest cannot be stored yet,
+    /// so it needs no lookup in history. `idHashes[i]` is the client id's `idHash`.
+    static func deduplicate(_ fixes: [Fix], idHashes: [UInt64], lookups: [ClientIDLookup], deviceKey: Int64, lastTimestamp: Int64?,
                             unmerged: UnmergedFixes, filter: ClientIDFilter, in db: Database,
                             outcome: inout IngestOutcome) throws -> [Int] {
         let byID = try db.prepare("SELECT 1 FROM client_ids WHERE device_key = ? AND client_id = ?")
         let byTime = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? LIMIT 1")
-        let survivors = try DuplicateRule.survivors(of: fixes, storedID: { index, id in
-            let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: id, idHash: idHashes[index])
-            guard unmerged.stageClientIDIfAbsent(key) else { return true }
-            guard filter.mayContainThenNote(key.fingerprint) else { return false }
+        let byTimeAndID = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND client_id = ? LIMIT 1")
+        func inClientIDs(_ id: String) throws -> Bool {
             try byID.bind(deviceKey, at: 1)
             try byID.bind(id, at: 2)
             defer { byID.reset() }
-            if try byID.step() {
-                unmerged.unstage(key)
-                return true
+            return try byID.step()
+        }
+        func inHistory(_ id: String, at timestamp: Int64) throws -> Bool {
+            guard let lastTimestamp, timestamp <= lastTimestamp else { return false }
+            try byTimeAndID.bind(deviceKey, at: 1)
+            try byTimeAndID.bind(timestamp, at: 2)
+            try byTimeAndID.bind(id, at: 3)
+            defer { byTimeAndID.reset() }
+            return try byTimeAndID.step()
+        }
+        let survivors = try DuplicateRule.survivors(of: fixes, storedID: { index, id in
+            let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: id, idHash: idHashes[index])
+            switch lookups[index] {
+            case .derived:
+                if try inHistory(id, at: fixes[index].timestamp) || unmerged.containsClientID(key) { return true }
+                return try filter.mayContain(key.fingerprint) && inClientIDs(id)
+            case .chosen(let importTimestamp):
+                if let importTimestamp, try inHistory(id, at: importTimestamp) { return true }
+                guard unmerged.stageClientIDIfAbsent(key) else { return true }
+                guard filter.mayContainThenNote(key.fingerprint) else { return false }
+                if try inClientIDs(id) {
+                    unmerged.unstage(key)
+                    return true
+                }
+                return false
+            case .none:
+                return false
             }
-            return false
         }, storedTimestamp: { timestamp in
             guard let lastTimestamp, timestamp <= lastTimestamp else { return false }
             try byTime.bind(deviceKey, at: 1)
@@ -275,5 +301,26 @@ final class SequenceAllocator: Sendable {
         }
         try db.run("UPDATE index_state SET last_seq = ?", [.integer(start + Int64(count) - 1)])
         return start
+    }
+}
+
+/// How the writer looks a fix's client id up, decided off the writer thread.
+enum ClientIDLookup: Equatable {
+    /// No client id (the timestamp rule applies).
+    case none
+    /// An id a client chose: staged in the mirror, noted in the filter, merged into
+    /// `client_ids`. `importTimestamp` is set when the id has the shape of an import's derived
+    /// ids (`ImportPointID`): it is then also looked up in history at that time, where an
+    /// imported fix with that id would be.
+    case chosen(importTimestamp: Int64?)
+    /// The id an import derived for this very fix (`ImportPointID.isDerived`): kept only in the
+    /// fix's `locations` row, at the time it names, so neither `client_ids`, the mirror nor the
+    /// filter ever hold it.
+    case derived
+
+    init(_ fix: Fix) {
+        guard let id = fix.clientID else { self = .none; return }
+        if ImportPointID.isDerived(id, for: fix) { self = .derived; return }
+        self = .chosen(importTimestamp: ImportPointID.timestamp(in: id))
     }
 }

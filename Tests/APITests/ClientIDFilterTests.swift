@@ -84,4 +84,37 @@ struct ClientIDFilterTests {
                                                    events: .standard) { _ in }
         #expect(fresh.accepted == 1)
     }
+
+    /// An import's derived ids live in history only: after the merge `client_ids` holds none of
+    /// them and the filter has no bit of theirs, yet sending the points again — merged, after a
+    /// restart — is all duplicates. A client's own id equal to a derived one, merged into
+    /// `client_ids`, still makes that imported point a duplicate (the filter answers "maybe").
+    @Test func derivedImportIDsStayInHistoryAndStillDeduplicate() async throws {
+        let world = try await IndexMergeTests.World(devices: 1)
+        defer { world.close() }
+        let device = world.deviceIDs[0]
+        let deviceKey = try #require(world.keys[device]).storeValue
+        let points = (0..<40).map { i in
+            var fix = Fix(longitude: 2.35 + Double(i) * 1e-4, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64(i) * 1_000)
+            fix.clientID = ImportPointID.make(for: fix, format: .googleRecords)
+            return fix
+        }
+        var later = Fix(longitude: 3, latitude: 49, timestamp: 1_700_001_000_000)
+        later.clientID = ImportPointID.make(for: later, format: .gpx)
+        let chosen = Fix(longitude: 2.35, latitude: 48.85, timestamp: 1_699_000_000_000, clientID: later.clientID)
+        #expect(try await world.backend.append(deviceID: device, fixes: points + [chosen], events: .standard) { _ in }.accepted == 41)
+        try await world.backend.drainIndex()
+        let merged = try world.backend.read { db in
+            try db.rows("SELECT client_id FROM client_ids WHERE device_key = ?", [.integer(deviceKey)]) { $0.string(0) }
+        }
+        #expect(merged == [later.clientID])
+        try world.restart()
+        #expect(world.backend.awaitClientIDFilter())
+        for fix in points {
+            let key = UnmergedFixes.ClientKey(deviceKey: deviceKey, clientID: try #require(fix.clientID))
+            #expect(!world.backend.clientIDFilter.mayContain(key.fingerprint))
+        }
+        let again = try await world.backend.append(deviceID: device, fixes: points + [later], events: .standard) { _ in }
+        #expect(again.accepted == 0 && again.duplicates == 41)
+    }
 }

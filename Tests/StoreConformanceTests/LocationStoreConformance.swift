@@ -31,6 +31,41 @@ struct LocationStoreConformance {
         }
     }
 
+    /// An import gives each point without an id one derived from its format, time and position
+    /// (`ImportPointID`); the SQLite store keeps such ids in history only. Whichever way an id
+    /// string first arrived — derived by an import, or chosen by a client (even one naming
+    /// another point) — sending it again is a duplicate, and the same point from another format
+    /// is a different id.
+    @Test(arguments: StoreFactory.all)
+    func anImportsDerivedIdsAreDuplicatesHoweverTheyWereSent(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            func imported(_ offset: Int64, longitude: Double = 2.35, format: ImportFormat = .googleRecords) -> Fix {
+                var fix = Fixtures.fix(offset, longitude: longitude)
+                fix.clientID = ImportPointID.make(for: fix, format: format)
+                return fix
+            }
+            let points = (0..<5).map { imported(Int64($0) * 1_000, longitude: 2.35 + Double($0) * 1e-4) }
+            #expect(try await Fixtures.append(store, world.device.id, points).accepted == 5)
+            let again = try await Fixtures.append(store, world.device.id, points + [points[2]])
+            #expect(again.accepted == 0 && again.duplicates == 6)
+            // A client that sends an import's id for another fix of its own: already sent.
+            var chosen = Fixtures.fix(50_000, id: points[1].clientID)
+            #expect(try await Fixtures.append(store, world.device.id, [chosen]).duplicates == 1)
+            // A client's own id that names a point not imported yet; the import of that point
+            // then finds the id sent (before and after the store indexed it).
+            let later = imported(60_000)
+            chosen = Fixtures.fix(55_000, id: later.clientID)
+            #expect(try await Fixtures.append(store, world.device.id, [chosen]).accepted == 1)
+            #expect(try await Fixtures.append(store, world.device.id, [later]).duplicates == 1)
+            // The same time and place from another format is another id: stored.
+            #expect(try await Fixtures.append(store, world.device.id, [imported(0, format: .gpx)]).accepted == 1)
+            let history = try store.history(deviceID: world.device.id, from: nil, to: nil, after: nil, limit: 100)
+            #expect(history.fixes.count == 7)
+            #expect(Set(history.fixes.compactMap(\.fix.clientID)).count == 7)
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func theSameBatchPostedConcurrentlyIsStoredOnce(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in

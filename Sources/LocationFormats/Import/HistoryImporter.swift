@@ -10,7 +10,7 @@
 /// `Measure`); an invalid point is counted and sampled in `summary` and never stops the import.
 /// A defect that makes the rest of the file unreadable (cut short, not JSON any more, a second
 /// format) stops reading: `summary.stopped` says why and where, and everything before it is kept.
-/// Each fix without a client id gets one derived from its content (`ImportCollector.clientID`),
+/// Each fix without a client id gets one derived from its content (`ImportPointID`),
 /// so importing the same file twice stores nothing new under the native duplicate rule.
 ///
 /// ```swift
