@@ -4,7 +4,9 @@
 //
 // The server's own fix and batch bodies (NativeFormat, FixValidation). Invariants: besides the
 // shared fix and batch rules (FixInvariants), an accepted fix written back in the native format
-// is accepted again as the same fix, so validation and our own documents agree.
+// is accepted again as the same fix, so validation and our own documents agree; and the
+// store's reading of a client id (ImportPointID) never traps, and takes an id for an import's
+// derived id of its fix only when an import of that fix would write exactly that id.
 import JSONCore
 import LocationFormats
 import Timestamps
@@ -23,6 +25,9 @@ public func fuzzNative(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let submitted = body["locations"]?.arrayValue?.count ?? 1
     checkBatch(batch, submitted: submitted, context: shown(input))
     guard !batch.fixes.isEmpty else { return 0 }
+    for entry in batch.fixes {
+        if let id = entry.fix.clientID { checkImportPointID(id, entry.fix) }
+    }
 
     let written: JSONValue = ["locations": .array(batch.fixes.map { nativeDocument($0.fix) })]
     do {
@@ -35,6 +40,15 @@ public func fuzzNative(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         require(false, "accepted fixes written back are not a valid batch: \(error)")
     }
     return 0
+}
+
+/// `ImportPointID` on an id a client sent: derived only if an import would have written it.
+func checkImportPointID(_ id: String, _ fix: Fix) {
+    let named = ImportPointID.timestamp(in: id)
+    guard ImportPointID.isDerived(id, for: fix) else { return }
+    require(named == fix.timestamp, "\(id) is derived for a fix at \(fix.timestamp) but names \(String(describing: named))")
+    require(ImportFormat.allCases.contains { ImportPointID.make(for: fix, format: $0) == id },
+            "\(id) is taken as derived for \(fix), but no import writes it")
 }
 
 /// A fix as the native format writes it (what the history API returns).
