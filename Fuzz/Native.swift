@@ -45,6 +45,9 @@ public func fuzzNative(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// `ImportPointID` on an id a client sent: derived only if an import would have written it.
 func checkImportPointID(_ id: String, _ fix: Fix) {
     let named = ImportPointID.timestamp(in: id)
+    let naming = ImportPointID.naming(of: id, for: fix)
+    require((naming == nil) == (named == nil), "\(id): naming \(String(describing: naming)) but timestamp \(String(describing: named))")
+    if case .otherPoint(let timestamp)? = naming { require(timestamp == named, "\(id) names \(timestamp) and \(String(describing: named))") }
     guard ImportPointID.isDerived(id, for: fix) else { return }
     require(named == fix.timestamp, "\(id) is derived for a fix at \(fix.timestamp) but names \(String(describing: named))")
     require(ImportFormat.allCases.contains { ImportPointID.make(for: fix, format: $0) == id },

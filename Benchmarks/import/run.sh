@@ -39,18 +39,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
   --device-request-rate 0 "${bufferFlag[@]}" >/dev/null 2>"$work/fod.log" &
 server=$!
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
-read -r device token < <(python3 - "$port" <<'PY'
-import json, sys, urllib.request
-port = sys.argv[1]
-def call(method, path, body, token=None):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method=method,
-                                 headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
-    return json.load(urllib.request.urlopen(req))
-user = call("POST", "/v1/users", {"email": "bench@example.org", "password": "bench-password", "displayName": "Bench"})
-d = call("POST", "/v1/devices", {"name": "phone"}, user["token"])
-print(d["device"]["id"], d["deviceToken"])
-PY
-)
+read -r device token _ < <(python3 "$here/../lib/fod_api.py" "$port")
 kib() { awk -v f="$1:" '$1 == f {print $2}' "/proc/$server/status"; }
 idle=$(kib VmRSS)
 start=$(date +%s.%N)

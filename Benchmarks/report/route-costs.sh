@@ -24,24 +24,18 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
   --device-request-rate 0 >/dev/null 2>"$work/fod.log" &
 server=$!
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
-read -r token group < <(python3 - "$port" <<'PY'
-import json, random, sys, time, urllib.request
-port = sys.argv[1]
-def call(method, path, body, token=None):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method=method,
-                                 headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
-    return json.load(urllib.request.urlopen(req))
-user = call("POST", "/v1/users", {"email": "route@example.org", "password": "bench-password", "displayName": "Route"})
-device = call("POST", "/v1/devices", {"name": "phone"}, user["token"])
-group = call("POST", "/v1/groups", {"name": "family", "deviceId": device["device"]["id"]}, user["token"])
+read -r device device_token token group < <(python3 "$here/../lib/fod_api.py" "$port" --group)
+python3 - "$here/../lib" "$port" "$device" "$device_token" <<'PY'
+import random, sys, time
+sys.path.insert(0, sys.argv[1])
+from fod_api import call
+port, device, token = sys.argv[2:5]
 rnd, t0 = random.Random(1), int(time.time() * 1000) - 86_400_000
 for b in range(20):
     fixes = [{"location": [2.35 + rnd.uniform(-0.5, 0.5), 48.85 + rnd.uniform(-0.5, 0.5)], "timestamp": t0 + b * 10_000 + i}
              for i in range(5_000)]
-    call("POST", f"/v1/devices/{device['device']['id']}/locations", {"locations": fixes}, device["deviceToken"])
-print(user["token"], group.get("group", group)["id"])
+    call(port, "POST", f"/v1/devices/{device}/locations", {"locations": fixes}, token)
 PY
-)
 for _ in $(seq 1 600); do  # until the cell index merge has caught up
   left=$(curl -s "http://127.0.0.1:$port/metrics" | awk '$1 == "fod_index_unmerged_fixes" {print $2}')
   [ "${left%.*}" = "0" ] && break; sleep 0.2

@@ -25,18 +25,7 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 "$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --log-level warning --password-cost minimal \
   --device-request-rate 0 >/dev/null 2>"$work/fod.log" &
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
-read -r device token user < <(python3 - "$port" <<'PY'
-import json, sys, urllib.request
-port = sys.argv[1]
-def call(method, path, body, token=None):
-    req = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=json.dumps(body).encode(), method=method,
-                                 headers={"Content-Type": "application/json", **({"Authorization": f"Bearer {token}"} if token else {})})
-    return json.load(urllib.request.urlopen(req))
-user = call("POST", "/v1/users", {"email": "bench@example.org", "password": "bench-password", "displayName": "Bench"})
-d = call("POST", "/v1/devices", {"name": "phone"}, user["token"])
-print(d["device"]["id"], d["deviceToken"], user["token"])
-PY
-)
+read -r device token user < <(python3 "$here/../lib/fod_api.py" "$port")
 curl -sS -X POST -T "$work/year.csv" -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/devices/$device/import" \
   | python3 -c 'import json,sys; r=json.load(sys.stdin); print("imported", r["accepted"], "fixes (" + r["format"] + ")")'
 from=2024-01-01T00:00:00Z; to=$(python3 -c "import datetime as d; print((d.datetime(2024,1,1)+d.timedelta(days=$days)).strftime('%Y-%m-%dT%H:%M:%SZ'))")

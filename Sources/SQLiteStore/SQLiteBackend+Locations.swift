@@ -320,7 +320,10 @@ enum ClientIDLookup: Equatable {
 
     init(_ fix: Fix) {
         guard let id = fix.clientID else { self = .none; return }
-        if ImportPointID.isDerived(id, for: fix) { self = .derived; return }
-        self = .chosen(importTimestamp: ImportPointID.timestamp(in: id))
+        switch ImportPointID.naming(of: id, for: fix) {
+        case .thisFix?: self = .derived
+        case .otherPoint(let timestamp)?: self = .chosen(importTimestamp: timestamp)
+        case nil: self = .chosen(importTimestamp: nil)
+        }
     }
 }

@@ -14,27 +14,43 @@ public enum ImportPointID {
     /// |lng| ≤ 180) before this is called, so the E7 values fit easily in `Int64`.
     public static func make(for fix: Fix, format: ImportFormat) -> String {
         let (latE7, lngE7) = e7(fix)
-        // Written digit by digit into one buffer: this runs for every imported fix.
+        // Written digit by digit into one buffer, nothing allocated but the string: this runs
+        // for every imported fix.
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 80) { buffer in
             var n = 0
             for c in format.clientIDTag.utf8 { buffer[n] = c; n += 1 }
-            for value in [fix.timestamp, latE7, lngE7] {
+            func field(_ value: Int64) {
                 buffer[n] = UInt8(ascii: ":")
                 n += 1
                 n += writeDecimal(value, into: UnsafeMutableBufferPointer(rebasing: buffer[n...]))
             }
+            field(fix.timestamp)
+            field(latE7)
+            field(lngE7)
             return String(decoding: buffer[..<n], as: UTF8.self)
         }
     }
 
-    /// Whether `id` is exactly the id an import makes for `fix` (of some format): then it is
-    /// unique to the fix's timestamp and position.
-    public static func isDerived(_ id: String, for fix: Fix) -> Bool {
-        guard let fields = fields(of: id), fields.timestamp == fix.timestamp,
-              fix.latitude.isFinite, fix.longitude.isFinite, abs(fix.latitude) <= 90, abs(fix.longitude) <= 180 else { return false }
-        let (latE7, lngE7) = e7(fix)
-        return fields.latitudeE7 == latE7 && fields.longitudeE7 == lngE7
+    /// What a client id says of the fix it came with.
+    public enum Naming: Equatable, Sendable {
+        /// Exactly the id an import makes for this fix (of some format): unique to the fix's
+        /// time and position.
+        case thisFix
+        /// An id of the import shape that an import would make for another point, at `timestamp`.
+        case otherPoint(timestamp: Int64)
     }
+
+    /// How `id` names `fix`; nil when it is not of the import shape. One pass over the id.
+    public static func naming(of id: String, for fix: Fix) -> Naming? {
+        guard let fields = fields(of: id) else { return nil }
+        guard fields.timestamp == fix.timestamp, fix.latitude.isFinite, fix.longitude.isFinite,
+              abs(fix.latitude) <= 90, abs(fix.longitude) <= 180 else { return .otherPoint(timestamp: fields.timestamp) }
+        let (latE7, lngE7) = e7(fix)
+        return fields.latitudeE7 == latE7 && fields.longitudeE7 == lngE7 ? .thisFix : .otherPoint(timestamp: fields.timestamp)
+    }
+
+    /// Whether `id` is exactly the id an import makes for `fix` (of some format).
+    public static func isDerived(_ id: String, for fix: Fix) -> Bool { naming(of: id, for: fix) == .thisFix }
 
     /// The timestamp an id of the import shape names (whoever sent it), else nil.
     public static func timestamp(in id: String) -> Int64? { fields(of: id)?.timestamp }
@@ -45,23 +61,22 @@ public enum ImportPointID {
     }
 
     /// The three numbers of an id of the import shape: a known tag, then three integers in the
-    /// form `make` writes them (so two ids are equal exactly when tag and numbers are).
+    /// form `make` writes them, separated by `:` (so two ids are equal exactly when tag and
+    /// numbers are).
     static func fields(of id: String) -> (timestamp: Int64, latitudeE7: Int64, longitudeE7: Int64)? {
         var id = id
         return id.withUTF8 { bytes -> (Int64, Int64, Int64)? in
-            guard bytes.count <= 80, let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
-                  tags.contains(where: { $0.elementsEqual(bytes[..<colon]) }) else { return nil }
-            var numbers: [Int64] = []
-            var start = colon + 1
-            while numbers.count < 3 {
-                let end = bytes[start...].firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
-                guard let value = canonicalInteger(bytes[start..<end]) else { return nil }
-                numbers.append(value)
-                start = end + 1
-                if end == bytes.endIndex { break }
-            }
-            guard numbers.count == 3, start > bytes.endIndex else { return nil }
-            return (numbers[0], numbers[1], numbers[2])
+            let colon = UInt8(ascii: ":")
+            guard bytes.count <= 80, let tagEnd = bytes.firstIndex(of: colon),
+                  tags.contains(where: { $0.elementsEqual(bytes[..<tagEnd]) }) else { return nil }
+            // The rest splits into exactly three fields.
+            guard let first = bytes[(tagEnd + 1)...].firstIndex(of: colon),
+                  let second = bytes[(first + 1)...].firstIndex(of: colon),
+                  !bytes[(second + 1)...].contains(colon),
+                  let timestamp = canonicalInteger(bytes[(tagEnd + 1)..<first]),
+                  let latitudeE7 = canonicalInteger(bytes[(first + 1)..<second]),
+                  let longitudeE7 = canonicalInteger(bytes[(second + 1)...]) else { return nil }
+            return (timestamp, latitudeE7, longitudeE7)
         }
     }
 
