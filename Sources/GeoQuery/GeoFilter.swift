@@ -109,6 +109,16 @@ public enum GeoFilter: Sendable {
         }
     }
 
+    /// Conservative: true only if every stored point the index files under `cell` matches (see
+    /// ``GeoShape/containsEntirely(_:)``); always false for `$near`, whose matches are ordered
+    /// by an exact distance anyway.
+    public func matchesEntirely(_ cell: Cell) -> Bool {
+        switch self {
+        case .near: false
+        case .within(let shape), .intersects(let shape): shape.containsEntirely(cell)
+        }
+    }
+
     /// A region containing every matching point, for index coverings.
     public var region: any Region {
         switch self {

@@ -73,6 +73,24 @@ public indirect enum GeoJSONGeometry: Sendable {
         }
     }
 
+    /// Conservative: true only if every point of `cell`, and every stored point the index files
+    /// under it, passes ``contains(_:)``; such index entries need no exact test. Polygons use
+    /// their own cell containment (which keeps a clearance from every edge for the point → leaf
+    /// projection); points and lines (whose covering regions are wider than what they match)
+    /// never claim a cell.
+    public func containsEntirely(_ cell: Cell) -> Bool {
+        switch self {
+        case .point, .multiPoint, .lineString, .multiLineString:
+            return false
+        case .polygon(let polygon):
+            return polygon.contains(cell)
+        case .multiPolygon(let multiPolygon):
+            return multiPolygon.contains(cell)
+        case .geometryCollection(let members):
+            return members.contains { $0.containsEntirely(cell) }
+        }
+    }
+
     /// A region for coverings: it contains every point ``contains(_:)`` accepts (a Point is its
     /// leaf cell).
     public var region: any Region {

@@ -50,6 +50,30 @@ public enum GeoShape: Sendable {
         }
     }
 
+    /// Conservative: true only if every stored point the index files under `cell` passes
+    /// ``contains(longitude:latitude:)``, so that index entries in the cell need no exact test.
+    ///
+    /// `$centerSphere` tests the cell against the cap narrowed by ``interiorMargin`` (the exact
+    /// test compares the unwidened radius, and a stored point may lie a rounding error outside
+    /// its leaf cell); `$geometry` defers to ``GeoJSONGeometry/containsEntirely(_:)``. The flat
+    /// shapes are decided on lng/lat degrees, not on the sphere, and never claim a cell.
+    public func containsEntirely(_ cell: Cell) -> Bool {
+        switch self {
+        case .geometry(let geometry):
+            return geometry.containsEntirely(cell)
+        case .centerSphere(let center, let radius):
+            let inner = radius.radians - Self.interiorMargin
+            guard inner > 0 else { return false }
+            return Cap(center: center, radius: Angle(radians: inner)).contains(cell)
+        case .box, .polygon, .center:
+            return false
+        }
+    }
+
+    /// How far inside a `$centerSphere` a cell must lie for ``containsEntirely(_:)`` (radians,
+    /// ~64 µm on Earth: far above the rounding of the point → cell → vertex computations).
+    public static let interiorMargin = 1e-11
+
     /// The exact filter for a stored `[longitude, latitude]` in degrees (valid coordinates).
     /// Flat shapes are decided exactly on the coordinates; spherical shapes on their unit vector.
     public func contains(longitude: Double, latitude: Double) -> Bool {

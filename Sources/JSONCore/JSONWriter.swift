@@ -314,9 +314,40 @@ public struct JSONWriter: Sendable {
             appendInteger(integer)
             return
         }
+        if appendSevenDecimals(value) { return }
         // Swift's description is the shortest round-tripping form; for finite values it
         // only produces JSON-compatible text ("0.1", "1e-05", "5e+20", "1.5e+300").
         bytes.append(contentsOf: value.description.utf8)
+    }
+
+    /// Writes a non-integral `value` that has a round-tripping form of at most seven fraction
+    /// digits (stored coordinates are E7) straight from integer digits, with no `String`, and
+    /// returns false (writing nothing) for any other value.
+    ///
+    /// The output is exactly the shortest round-tripping form `description` gives: for
+    /// 10⁻³ ≤ |value| < 2²⁶ a Double's spacing is below 2⁻²⁷ < 10⁻⁷, so `n / 10⁷` (n the integer
+    /// nearest |value| × 10⁷) is the only decimal with at most seven fraction digits that
+    /// rounds to `value` — it does when `fl(n / 10⁷)` (what parsing it gives) equals |value|
+    /// — and any other round-tripping decimal has more fraction digits and so more significant
+    /// ones. In that range `description` uses plain notation.
+    private mutating func appendSevenDecimals(_ value: Double) -> Bool {
+        let magnitude = value.magnitude
+        guard magnitude >= 1e-3, magnitude < 67_108_864 else { return false }
+        let scaled = (magnitude * 1e7).rounded()
+        guard scaled / 1e7 == magnitude else { return false }
+        let units = UInt64(scaled)  // < 6.8e14: exact
+        var fraction = units % 10_000_000
+        guard fraction != 0 else { return false }  // integral: never here (written as an integer)
+        var fractionDigits = 7
+        while fraction % 10 == 0 {
+            fraction /= 10
+            fractionDigits &-= 1
+        }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        appendDecimal(units / 10_000_000)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(fraction, minimumWidth: fractionDigits)
+        return true
     }
 
     private mutating func appendFixed(_ value: Double, fractionDigits: Int) {

@@ -34,7 +34,11 @@ extension Timestamp {
         let (seconds, millis) = floorDivision(ms, 1000)
         let (days, secondOfDay) = floorDivision(seconds, 86_400)
         let (y, m, d) = civilDate(daysSince1970: days)
-        if (0...9999).contains(y) { appendDigits(y, 4, &bytes) } else { bytes.append(contentsOf: pad(y, 4).utf8) }
+        if (0...9999).contains(y) {
+            appendFourDigitYearForm(y, m, d, secondOfDay, millis, &bytes)
+            return
+        }
+        bytes.append(contentsOf: pad(y, 4).utf8)
         bytes.append(UInt8(ascii: "-")); appendDigits(m, 2, &bytes)
         bytes.append(UInt8(ascii: "-")); appendDigits(d, 2, &bytes)
         bytes.append(UInt8(ascii: "T")); appendDigits(secondOfDay / 3600, 2, &bytes)
@@ -42,6 +46,28 @@ extension Timestamp {
         bytes.append(UInt8(ascii: ":")); appendDigits(secondOfDay % 60, 2, &bytes)
         bytes.append(UInt8(ascii: ".")); appendDigits(millis, 3, &bytes)
         bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// The 24 bytes of a time in years 0–9999, composed on the stack and appended at once
+    /// (two digits at a time with constant divisors).
+    private static func appendFourDigitYearForm(_ year: Int64, _ month: Int64, _ day: Int64, _ secondOfDay: Int64,
+                                                _ millis: Int64, _ bytes: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            func two(_ value: Int64, at offset: Int) {
+                text[offset] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value / 10)
+                text[offset &+ 1] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
+            }
+            two(year / 100, at: 0); two(year % 100, at: 2)
+            text[4] = UInt8(ascii: "-"); two(month, at: 5)
+            text[7] = UInt8(ascii: "-"); two(day, at: 8)
+            text[10] = UInt8(ascii: "T"); two(secondOfDay / 3600, at: 11)
+            text[13] = UInt8(ascii: ":"); two(secondOfDay / 60 % 60, at: 14)
+            text[16] = UInt8(ascii: ":"); two(secondOfDay % 60, at: 17)
+            text[19] = UInt8(ascii: "."); text[20] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: millis / 100)
+            two(millis % 100, at: 21)
+            text[23] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: text)
+        }
     }
 
     /// `value` (0 ≤ value < 10^width) in exactly `width` decimal digits.

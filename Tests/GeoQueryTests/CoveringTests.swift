@@ -154,4 +154,40 @@ struct CoveringTests {
         #expect(misses == 0)
         #expect(matched > 0, "no sample matched; the test would prove nothing")
     }
+
+    /// Entries in covering cells a filter matches entirely skip the exact test, so every stored
+    /// point the index files under such a cell must match: checked on the usual samples and on
+    /// points just inside each such cell's corners (a cell's nearest points to a boundary), each
+    /// stored as lng/lat degrees and filed by its leaf cell as the index does. Flat shapes,
+    /// lines, points and `$near` never claim a cell.
+    @Test(arguments: filters)
+    func cellsMatchedEntirelyHoldOnlyMatches(_ text: String) throws {
+        let filter = try GeoFilter.parse(json(text))
+        let covering = RegionCoverer(minLevel: 2, maxLevel: 16, maxCells: 64).covering(of: filter.region)
+        let entire = covering.filter { id in Cell(id).map(filter.matchesEntirely) ?? false }
+        let spherical = filter.shape?.isSpherical ?? false
+        if !spherical { #expect(entire.isEmpty) }
+        if text.contains("[20, -10], 2.5") || text.contains("(-60, 30), (60, 30)") { #expect(!entire.isEmpty) }
+        var rng = SeededGenerator(seed: UInt64(truncatingIfNeeded: text.utf8.reduce(7) { ($0 &* 31) &+ Int($1) }))
+        var points = Self.samples(for: filter, &rng)
+        for id in entire {
+            guard let cell = Cell(id) else { continue }
+            for k in 0..<4 {
+                for inward in [1e-15, 1e-13, 1e-11, 1e-9, 1e-6] {
+                    points.append((cell.vertex(k) + (cell.center - cell.vertex(k)) * inward).normalized)
+                }
+            }
+        }
+        var checked = 0
+        for p in points {
+            let stored = LatLng(p)
+            let point = LatLng(degreesLatitude: stored.lat.degrees, longitude: stored.lng.degrees).toPoint()
+            let leaf = CellID(point)
+            guard entire.contains(where: { $0.contains(leaf) }) else { continue }
+            checked += 1
+            #expect(filter.matches(point), "\(stored) in a cell matched entirely but not by the exact test")
+        }
+        if !entire.isEmpty { #expect(checked > 0) }
+    }
+
 }

@@ -151,6 +151,25 @@ struct JSONWriterTests {
         }
     }
 
+    @Test func shortDecimalsAreWrittenAsTheirShortestForm() throws {
+        var generator = JSONTestRNG(seed: 11)
+        var values: [Double] = [0.001, -0.001, 0.0015, 0.0009999, 0.00099, 1e-3 + 1e-7, 0.1, 0.2, 0.3, 1.5, -2.25,
+                                0.1 + 0.2, 1 / 3, 2.0 / 3, 67_108_863.9999999, 67_108_864.5, 67_108_863.5,
+                                179.9999999, -180.0000001, 12_345_678.1234567, 1e-7, 5e-4, 0.0001234]
+        for _ in 0..<20_000 {
+            let e7 = Int64.random(in: -1_800_000_000...1_800_000_000, using: &generator)
+            values.append(Double(e7) / 1e7)
+            values.append(Double(e7) / 1e6)
+            values.append(Double(e7) / 1e9)
+            values.append(Double(e7) * 0.1 + Double.random(in: -1...1, using: &generator))
+            values.append(Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &generator)))
+        }
+        for value in values where value.isFinite && value.rounded() != value {
+            #expect(writtenJSON { $0.number(value) } == value.description, "\(value)")
+            #expect(try parseJSON(writtenJSON { $0.number(value) }).doubleValue == value)
+        }
+    }
+
     @Test func streamsDocuments() {
         var writer = JSONWriter()
         writer.beginObject()

@@ -16,6 +16,19 @@ import Timestamps
         #expect(Timestamp.parseRFC3339(text) == milliseconds)
     }
 
+    /// Four-digit years are composed two digits at a time: every field of random times in
+    /// years 0000–9999 reads back (the parser is independent of the writer), and the text has
+    /// the fixed 24-byte shape.
+    @Test func fourDigitYearTimesRoundTrip() {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<50_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let ms = -62_167_219_200_000 + Int64(state % 315_569_520_000_000)
+            let text = Timestamp.rfc3339(millisecondsSince1970: ms)
+            #expect(text.utf8.count == 24 && Timestamp.parseRFC3339(text) == ms, "\(ms) → \(text)")
+        }
+    }
+
     /// Found by `Fuzz/Timestamps.swift`: `Int64.min + 50` trapped (an overflow while flooring to
     /// whole seconds). Every millisecond count formats; years beyond 0000–9999 are expanded.
     @Test func formatsEveryInt64WithoutTrapping() {

@@ -1,6 +1,6 @@
 // Engine-only geo queries for the comparison report (Benchmarks/report/run.py): the same JSON
 // bodies the report POSTs over HTTP, answered by GeoQueryService straight on the server's
-// stopped data directory (no HTTP, no authentication, readable devices loaded once), so the
+// stopped data directory (no HTTP, no authentication, the group's sharing devices loaded once), so the
 // difference to the HTTP figures is what the request path costs.
 // Usage: fod-engine-bench <data dir | postgresql:// URL> <group id> <bodies file> <latencies out> <ids out> <t0 ms> <timed passes>
 //   (a postgresql:// URL: the same on the PostgreSQL store, Benchmarks/postgres/geo.py)
@@ -24,7 +24,8 @@ func runEngine() throws {
         : try SQLiteBackend.open(directory: argv[1], synchronous: .normal)
     defer { backend.close() }
     let service = GeoQueryService(index: backend, directory: backend)
-    let readable = Dictionary(uniqueKeysWithValues: try backend.sharedDevices(groupID: GroupID(argv[2])).map { ($0.key, $0) })
+    // The group's sharing devices as the server caches them (once per visibility version).
+    let sharing = SharingDevices(try backend.sharedDevices(groupID: GroupID(argv[2])))
     let lines = String(decoding: FileManager.default.contents(atPath: argv[3]) ?? Data(), as: UTF8.self).split(whereSeparator: \.isNewline)
     let queries: [(GeoFilter, Int)] = try lines.map { line in
         let body = try JSONParser.parse(Array(line.utf8))
@@ -36,7 +37,7 @@ func runEngine() throws {
         for (filter, limit) in queries {
             var explain = QueryExplain()
             let started = DispatchTime.now().uptimeNanoseconds
-            let results = try service.queryHistory(filter, readable: readable, from: nil, to: nil, limit: limit, &explain)
+            let results = try service.queryHistory(filter, sharing: sharing, caller: nil, limit: limit, &explain)
             let micros = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000
             if pass == 0 {
                 ids += results.map { String($0.timestamp - t0) }.joined(separator: " ") + "\n"

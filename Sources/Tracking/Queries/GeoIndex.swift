@@ -49,10 +49,14 @@ public final class SharingDevices: Sendable {
     /// Whether any device has a sharing period (otherwise only a caller's own device is readable).
     public let anyShared: Bool
 
+    /// `byKey` as a table for the lookups of index scans (built once, with the cache entry).
+    let table: ReadableDeviceTable
+
     public init(_ devices: [SharedDevice]) {
         byKey = Dictionary(devices.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })
         byUser = Dictionary(grouping: byKey.values, by: \.userID).mapValues { $0.map(\.key) }
         anyShared = devices.contains { !$0.windows.isEmpty }
+        table = ReadableDeviceTable(byKey.values)
     }
 
     /// The history of `key` that `caller` may read: all of it for the device's owner, else its

@@ -4,23 +4,25 @@ import GeoQuery
 extension GeoQueryService {
     /// `$geoWithin` / `$geoIntersects` over history: the covering depends on the region alone;
     /// only readable positions are examined, counted and matched, and the scan stops at `limit`
-    /// matches.
+    /// matches. Entries in covering cells the filter matches entirely skip the exact test.
     func withinHistory(_ filter: GeoFilter, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
                        reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [GeoQueryResult] {
-        let covering = coverer.covering(of: filter.region)
+        let region = filter.region
+        let covering = coverer(for: region).covering(of: region)
         let ranges = RegionCoverer.ranges(of: covering)
         run.explain.cellsInCovering = covering.count
         run.explain.ranges = ranges.count
         run.explain.coveringCells = covering
+        let inside = InteriorRanges(covering: covering, filter: filter)
         var results: [GeoQueryResult] = []
         func consider(_ entry: IndexEntry, _ run: inout QueryRun) throws -> Bool {
             try run.read()
-            guard let device = readable.device(of: entry) else { return true }
+            guard let device = readable.index(of: entry) else { return true }
             try run.examined()
             run.explain.docsExamined += 1
-            let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
-            if filter.matches(longitude: entry.longitude, latitude: entry.latitude, point: point) {
-                results.append(device.result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
+            if inside.contains(entry.cell) || filter.matches(longitude: entry.longitude, latitude: entry.latitude,
+                                                              point: LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()) {
+                results.append(readable.table.devices[device].result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
             }
             return results.count < limit
         }
@@ -110,7 +112,7 @@ extension GeoQueryService {
             try run.seek()
             func consider(_ entry: IndexEntry) throws {
                 try run.read()
-                guard readable.device(of: entry) != nil else { return }
+                guard readable.index(of: entry) != nil else { return }
                 readableInCell += 1
                 try run.examined()
                 let point = LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()
@@ -204,7 +206,7 @@ extension GeoQueryService {
         for (slot, index) in probing.enumerated() {
             let found = slot < entries.count ? entries[slot] : []
             for _ in found { try run.read() }
-            if found.contains(where: { readable.device(of: $0) != nil }) {
+            if found.contains(where: { readable.index(of: $0) != nil }) {
                 kept[index].probe = .holdsReadable
             } else if found.count < leading {
                 empty.insert(index)
@@ -225,7 +227,7 @@ extension GeoQueryService {
         try run.seek()
         _ = try reader.scan(range, from: from, to: to) { entry in
             try run.read()
-            found = readable.device(of: entry) != nil
+            found = readable.index(of: entry) != nil
             return !found
         }
         return found
@@ -244,4 +246,25 @@ enum NearProbe {
     /// Probed and counted, but the entries read did not decide it: probed again (uncounted)
     /// when reached, before it is split or scanned.
     case undecided
+}
+
+/// The key ranges of the covering cells whose every entry matches the filter
+/// (``GeoFilter/matchesEntirely(_:)``): entries there skip the exact test.
+struct InteriorRanges {
+    /// Sorted, disjoint signed-key ranges.
+    private let ranges: [ClosedRange<Int64>]
+
+    init(covering: [CellID], filter: GeoFilter) {
+        ranges = RegionCoverer.ranges(of: covering.filter { id in Cell(id).map(filter.matchesEntirely) ?? false })
+    }
+
+    /// Whether the index key `cell` lies in one of the ranges (a binary search).
+    func contains(_ cell: Int64) -> Bool {
+        var low = 0, high = ranges.count
+        while low < high {
+            let middle = (low + high) / 2
+            if ranges[middle].upperBound < cell { low = middle + 1 } else { high = middle }
+        }
+        return low < ranges.count && ranges[low].contains(cell)
+    }
 }

@@ -22,6 +22,14 @@ public final class GeoQueryService: Sendable {
     /// cell is a B-tree seek; covering time grows with the cell count).
     public struct Tuning: Sendable {
         public var coverer = GeoQueryService.defaultCoverer
+        /// Cells in the covering of a wide region (bounding cap radius ≥ `wideRegionRadians`):
+        /// rows outside the region that a coarse covering still scans grow with its area, while
+        /// the covering's own cost is a few microseconds per cell, so wide regions take more,
+        /// finer cells (and the cells they contain entirely skip the exact test). Decided by the
+        /// region alone. Never fewer than `coverer.maxCells`.
+        public var wideRegionMaxCells = 48
+        /// ~100 km on Earth.
+        public var wideRegionRadians = 100_000 / 6_378_100.0
         /// Level at which `$near` starts scanning (nil: chosen by `limit`, see `nearScanLevel`).
         public var nearScanLevel: Int?
         public init() {}
@@ -45,6 +53,16 @@ public final class GeoQueryService: Sendable {
     public let tuning: Tuning
     public let limits: Limits
     public var coverer: RegionCoverer { tuning.coverer }
+
+    /// The coverer for a history scan of `region`: ``Tuning/coverer``, with
+    /// ``Tuning/wideRegionMaxCells`` cells for a wide region.
+    func coverer(for region: some Region) -> RegionCoverer {
+        var chosen = tuning.coverer
+        if region.capBound.radius.radians >= tuning.wideRegionRadians {
+            chosen.maxCells = max(chosen.maxCells, tuning.wideRegionMaxCells)
+        }
+        return chosen
+    }
 
     public init(index: any GeoIndex, directory: any DirectoryStore, tuning: Tuning = Tuning(), limits: Limits = Limits()) {
         self.index = index
@@ -89,6 +107,18 @@ public final class GeoQueryService: Sendable {
         var run = QueryRun(limits: limits)
         defer { explain = run.explain }
         return try queryHistory(filter, readable: readable, from: from, to: to, limit: limit, &run)
+    }
+
+    /// The history path as a member of the group reads it, on its sharing devices as the
+    /// server caches them (`caller`'s own devices in full).
+    public func queryHistory(_ filter: GeoFilter, sharing: SharingDevices, caller: UserID?, limit: Int,
+                             _ explain: inout QueryExplain) throws -> [GeoQueryResult] {
+        var run = QueryRun(limits: limits)
+        defer { explain = run.explain }
+        run.explain.scope = "history"
+        let readable = ReadableEntries(sharing, caller: caller, from: nil, to: nil)
+        guard !readable.isEmpty else { return [] }
+        return try queryHistory(filter, readable: readable, from: nil, to: nil, limit: limit, &run)
     }
 
     func queryHistory(_ filter: GeoFilter, readable: [DeviceKey: SharedDevice], from: Int64?, to: Int64?, limit: Int,
@@ -149,7 +179,8 @@ public final class GeoQueryService: Sendable {
 
 /// The readable devices of one query and the test an index entry must pass to count.
 struct ReadableEntries {
-    let devices: [DeviceKey: SharedDevice]
+    /// The devices, with each one's windows (clipped to the query's range if it has one).
+    let table: ReadableDeviceTable
     /// Devices read in full whatever their windows: the caller's own (the owner of a device
     /// always reads all of its history). At most a few: one membership has one device.
     let own: [DeviceKey]
@@ -157,41 +188,46 @@ struct ReadableEntries {
     let isReadable: Bool
 
     init(_ devices: [DeviceKey: SharedDevice]) {
-        self.devices = devices
+        table = ReadableDeviceTable(devices.values)
         own = []
         isReadable = !devices.isEmpty
     }
 
     /// The group's sharing devices as `caller` reads them in [from, to]. Without a range the
-    /// shared dictionary is used as it is (no copy per query); with one, each device's windows
+    /// shared table is used as it is (no copy per query); with one, each device's windows
     /// are clipped and devices with nothing visible left out.
     init(_ sharing: SharingDevices, caller: UserID?, from: Int64?, to: Int64?) {
         if from == nil && to == nil {
-            devices = sharing.byKey
+            table = sharing.table
             own = caller.flatMap { sharing.byUser[$0] } ?? []
             isReadable = sharing.anyShared || !own.isEmpty
             return
         }
-        var clipped: [DeviceKey: SharedDevice] = [:]
+        var clipped: [SharedDevice] = []
         for device in sharing.byKey.values {
             let windows = (device.userID == caller ? .all : device.windows).clipped(from: from, to: to)
             guard !windows.isEmpty else { continue }
-            clipped[device.key] = SharedDevice(key: device.key, deviceID: device.deviceID, userID: device.userID,
-                                               last: device.last, windows: windows)
+            clipped.append(SharedDevice(key: device.key, deviceID: device.deviceID, userID: device.userID,
+                                        last: device.last, windows: windows))
         }
-        devices = clipped
+        table = ReadableDeviceTable(clipped)
         own = []
         isReadable = !clipped.isEmpty
     }
 
     var isEmpty: Bool { !isReadable }
 
-    /// The device of `entry` when the caller may read this fix (device readable, timestamp
-    /// inside its visible windows), else nil.
+    /// The index in `table.devices` of the device of `entry` when the caller may read this fix
+    /// (device readable, timestamp inside its visible windows), else nil.
+    func index(of entry: IndexEntry) -> Int? {
+        guard let index = table.index(of: entry.deviceKey) else { return nil }
+        guard table.isVisible(index, at: entry.timestamp) || own.contains(entry.deviceKey) else { return nil }
+        return index
+    }
+
+    /// The device of `entry` when the caller may read this fix, else nil.
     func device(of entry: IndexEntry) -> SharedDevice? {
-        guard let device = devices[entry.deviceKey] else { return nil }
-        guard device.windows.contains(entry.timestamp) || own.contains(entry.deviceKey) else { return nil }
-        return device
+        index(of: entry).map { table.devices[$0] }
     }
 }
 
