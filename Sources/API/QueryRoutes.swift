@@ -69,10 +69,20 @@ struct QueryRoutes {
         writer.beginObject()
         writer.key("results")
         writer.beginArray()
+        // A device's id members are the same in each of its results: rendered once.
+        var idMembers: [DeviceID: [UInt8]] = [:]
         for r in results {
             writer.beginObject()
-            writer.key("deviceId"); writer.string(r.deviceID.rawValue)
-            writer.key("userId"); writer.string(r.userID.rawValue)
+            if let rendered = idMembers[r.deviceID] {
+                writer.members(rendered)
+            } else {
+                let rendered = JSONWriter.renderedMembers { ids in
+                    ids.key("deviceId"); ids.string(r.deviceID.rawValue)
+                    ids.key("userId"); ids.string(r.userID.rawValue)
+                }
+                idMembers[r.deviceID] = rendered
+                writer.members(rendered)
+            }
             writer.key("location")
             writer.beginArray(); writer.number(JSONNumber(r.longitude)); writer.number(JSONNumber(r.latitude)); writer.endArray()
             writer.key("timestamp")

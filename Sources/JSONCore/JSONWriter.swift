@@ -163,6 +163,28 @@ public struct JSONWriter: Sendable {
         needsComma = true
     }
 
+    /// Writes members of the current object rendered beforehand — `"key":value` pairs joined
+    /// by commas, as ``renderedMembers(_:)`` makes them — as if each had been written with
+    /// `key(_:)` and a value: for objects that repeat the same members many times.
+    public mutating func members(_ rendered: [UInt8]) {
+        assert(containers.last == .object && !awaitingValue, "JSONWriter: members(_:) outside an object or after a key")
+        guard !rendered.isEmpty else { return }
+        if needsComma {
+            bytes.append(UInt8(ascii: ","))
+        }
+        bytes.append(contentsOf: rendered)
+        needsComma = true
+    }
+
+    /// The members `write` writes into an object, rendered for ``members(_:)``.
+    public static func renderedMembers(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
+        var writer = JSONWriter(capacity: 128)
+        writer.beginObject()
+        write(&writer)
+        writer.endObject()
+        return Array(writer.bytes.dropFirst().dropLast())
+    }
+
     /// Writes one value whose bytes `append` adds itself (it must append exactly one complete,
     /// valid JSON value, e.g. a quoted ASCII timestamp): for hot paths that would otherwise
     /// build a `String` per value.
@@ -416,6 +438,17 @@ public struct JSONWriter: Sendable {
 
     // MARK: - Strings
 
+    /// Whether some byte of `word` is ≥ 0x80, < 0x20, `"` or `\` (SWAR: for bytes below 0x80,
+    /// `(b − c) & ~b & 0x80` is set exactly when b < c, and b ^ c is 0 exactly when b == c).
+    @inline(__always)
+    private static func mayNeedEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        if word & highs != 0 { return true }
+        let below = (word &- ones &* 0x20) & ~word
+        let quote = word ^ (ones &* 0x22), backslash = word ^ (ones &* 0x5C)
+        return (below | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs != 0
+    }
+
     private mutating func appendString(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var value = value
@@ -430,6 +463,16 @@ public struct JSONWriter: Sendable {
         var runStart = 0
         var i = 0
         while i < count {
+            if let base = utf8.baseAddress {
+                // Eight bytes at a time while none needs a look: all below 0x80 (so no E2),
+                // none below 0x20, no `"` and no `\`.
+                while i &+ 8 <= count {
+                    let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+                    guard !Self.mayNeedEscape(word) else { break }
+                    i &+= 8
+                }
+                guard i < count else { break }
+            }
             let byte = utf8[i]
             if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 {
                 i &+= 1

@@ -30,6 +30,35 @@ struct JSONWriterTests {
         #expect(serializedJSONText(["k\"\n": 1]) == #"{"k\"\n":1}"#)
     }
 
+    /// Strings are skipped eight bytes at a time until a byte needs a look: a special byte at
+    /// every position of long plain runs is still escaped.
+    @Test func escapesAtEveryOffsetOfLongRuns() {
+        let specials: [(String, String)] = [("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1F}", #"\u001f"#),
+                                            ("\u{2028}", #"\u2028"#), ("é", "é"), ("\u{7F}", "\u{7F}"), (" ", " ")]
+        for length in [0, 1, 7, 8, 9, 15, 16, 17, 31] {
+            for offset in 0...length {
+                for (special, escaped) in specials {
+                    let before = String(repeating: "a", count: offset), after = String(repeating: "b", count: length - offset)
+                    #expect(serializedJSONText(.string(before + special + after)) == "\"" + before + escaped + after + "\"")
+                }
+            }
+        }
+    }
+
+    @Test func writesRenderedMembers() {
+        let members = JSONWriter.renderedMembers { $0.key("a"); $0.number(1 as Int64); $0.key("b\n"); $0.string("x") }
+        #expect(String(decoding: members, as: UTF8.self) == #""a":1,"b\n":"x""#)
+        var writer = JSONWriter()
+        writer.beginArray()
+        for _ in 0..<2 {
+            writer.beginObject(); writer.members(members); writer.key("c"); writer.bool(true); writer.endObject()
+            writer.beginObject(); writer.key("c"); writer.bool(false); writer.members(members); writer.members([]); writer.endObject()
+        }
+        writer.endArray()
+        let object = #"{"a":1,"b\n":"x","c":true},{"c":false,"a":1,"b\n":"x"}"#
+        #expect(String(decoding: writer.bytes, as: UTF8.self) == "[" + object + "," + object + "]")
+    }
+
     @Test func escapedStringsRoundTrip() throws {
         var scalars: [Unicode.Scalar] = []
         for value in UInt32(0)...0x2100 {
