@@ -190,7 +190,8 @@ def write(results, out):
         e, d = size.get("export", {}), size.get("during_merge", {})
         lines.append(f"| {size['n']:,} | {e.get('fixes_per_second', 0):,.0f} fixes/s ({e.get('bytes', 0) / 1e6:,.0f} MB in {e.get('seconds', 0):.1f} s) | "
                      f"p50 {ms(d.get('p50', 0))} ms, p99 {ms(d.get('p99', 0))} ms over {d.get('n', 0)} queries "
-                     f"({'a merge ran meanwhile' if d.get('merge_seen') else 'no merge cycle observed'}) |")
+                     f"({'a merge ran meanwhile' if d.get('merge_seen') else 'no merge cycle observed'}; idle, after an "
+                     f"untimed warm-up pass: p50 {ms(d.get('idle_p50', 0))}, p99 {ms(d.get('idle_p99', 0))} ms) |")
     lines += ["", "## Not like for like", "",
               "- Redis keeps everything in memory and is not durable by default; the query comparison used it without "
               "persistence. Its GEO set holds only (member, position): no device, time or visibility, and a polygon is a "
