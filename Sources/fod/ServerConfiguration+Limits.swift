@@ -37,7 +37,7 @@ extension ServerConfiguration {
           --share-lookup-limit <n>   unknown share-link tokens one address may try per 10 minutes (default 30)
           --share-streams-per-link <n>  live streams one share link may hold open (default 16)
         Query tuning (for experiments):
-          --cover-max-cells <n>      cells in a query region's covering (default 8; at least 48 for a region over ~100 km in radius)
+          --cover-max-cells <n>      cells in a query region's covering (default 8; at least 16/32/48 from ~15/25/50 km in radius)
           --cover-max-level <n>      finest covering level (default 16)
           --near-scan-level <n>      level at which $near starts scanning (default: by limit)
           --fanout-interval-ms <n>   least time between two live fan-out passes (default 10)

@@ -22,14 +22,16 @@ public final class GeoQueryService: Sendable {
     /// cell is a B-tree seek; covering time grows with the cell count).
     public struct Tuning: Sendable {
         public var coverer = GeoQueryService.defaultCoverer
-        /// Cells in the covering of a wide region (bounding cap radius ≥ `wideRegionRadians`):
-        /// rows outside the region that a coarse covering still scans grow with its area, while
-        /// the covering's own cost is a few microseconds per cell, so wide regions take more,
-        /// finer cells (and the cells they contain entirely skip the exact test). Decided by the
-        /// region alone. Never fewer than `coverer.maxCells`.
-        public var wideRegionMaxCells = 48
-        /// ~100 km on Earth.
-        public var wideRegionRadians = 100_000 / 6_378_100.0
+        /// Cells in the covering of a region by the radius of its bounding cap (tiers in
+        /// increasing radius; each applies from its radius up): the rows a coarse covering reads
+        /// outside the region grow with the region's area, while a cell costs the covering and
+        /// the scan a few microseconds whatever the region, so wider regions take more, finer
+        /// cells (and the cells they contain entirely skip the exact test). Decided by the region
+        /// alone. Never fewer than `coverer.maxCells`. Measured on people-like data
+        /// (Benchmarks/report): 8 cells are best up to ~15 km, 16 to ~25 km, 32 to ~50 km.
+        public var regionTiers: [(minRadians: Double, maxCells: Int)] = [
+            (15_000 / 6_378_100.0, 16), (25_000 / 6_378_100.0, 32), (50_000 / 6_378_100.0, 48),
+        ]
         /// Level at which `$near` starts scanning (nil: chosen by `limit`, see `nearScanLevel`).
         public var nearScanLevel: Int?
         public init() {}
@@ -54,12 +56,13 @@ public final class GeoQueryService: Sendable {
     public let limits: Limits
     public var coverer: RegionCoverer { tuning.coverer }
 
-    /// The coverer for a history scan of `region`: ``Tuning/coverer``, with
-    /// ``Tuning/wideRegionMaxCells`` cells for a wide region.
+    /// The coverer for a history scan of `region`: ``Tuning/coverer``, with the cells of the
+    /// widest of ``Tuning/regionTiers`` the region reaches.
     func coverer(for region: some Region) -> RegionCoverer {
         var chosen = tuning.coverer
-        if region.capBound.radius.radians >= tuning.wideRegionRadians {
-            chosen.maxCells = max(chosen.maxCells, tuning.wideRegionMaxCells)
+        let radius = region.capBound.radius.radians
+        for tier in tuning.regionTiers where radius >= tier.minRadians {
+            chosen.maxCells = max(chosen.maxCells, tier.maxCells)
         }
         return chosen
     }
