@@ -72,7 +72,7 @@ public enum GeoShape: Sendable {
 
     /// How far inside a `$centerSphere` a cell must lie for ``containsEntirely(_:)`` (radians,
     /// ~64 µm on Earth: far above the rounding of the point → cell → vertex computations).
-    public static let interiorMargin = 1e-11
+    static let interiorMargin = 1e-11
 
     /// The exact filter for a stored `[longitude, latitude]` in degrees (valid coordinates).
     /// Flat shapes are decided exactly on the coordinates; spherical shapes on their unit vector.

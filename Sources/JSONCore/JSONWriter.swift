@@ -462,13 +462,12 @@ public struct JSONWriter: Sendable {
         let count = utf8.count
         var runStart = 0
         var i = 0
+        let base = utf8.baseAddress.map(UnsafeRawPointer.init)
         while i < count {
-            if let base = utf8.baseAddress {
+            if let base {
                 // Eight bytes at a time while none needs a look: all below 0x80 (so no E2),
                 // none below 0x20, no `"` and no `\`.
-                while i &+ 8 <= count {
-                    let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                    guard !Self.mayNeedEscape(word) else { break }
+                while i &+ 8 <= count, !Self.mayNeedEscape((base + i).loadUnaligned(as: UInt64.self)) {
                     i &+= 8
                 }
                 guard i < count else { break }

@@ -17,12 +17,12 @@ extension GeoQueryService {
         var results: [GeoQueryResult] = []
         func consider(_ entry: IndexEntry, _ run: inout QueryRun) throws -> Bool {
             try run.read()
-            guard let device = readable.index(of: entry) else { return true }
+            guard let deviceIndex = readable.index(of: entry) else { return true }
             try run.examined()
             run.explain.docsExamined += 1
             if inside.contains(entry.cell) || filter.matches(longitude: entry.longitude, latitude: entry.latitude,
                                                               point: LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()) {
-                results.append(readable.table.devices[device].result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
+                results.append(readable.table.devices[deviceIndex].result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
             }
             return results.count < limit
         }
@@ -258,13 +258,8 @@ struct InteriorRanges {
         ranges = RegionCoverer.ranges(of: covering.filter { id in Cell(id).map(filter.matchesEntirely) ?? false })
     }
 
-    /// Whether the index key `cell` lies in one of the ranges (a binary search).
+    /// Whether the index key `cell` lies in one of the ranges.
     func contains(_ cell: Int64) -> Bool {
-        var low = 0, high = ranges.count
-        while low < high {
-            let middle = (low + high) / 2
-            if ranges[middle].upperBound < cell { low = middle + 1 } else { high = middle }
-        }
-        return low < ranges.count && ranges[low].contains(cell)
+        ranges.sortedDisjointContains(cell)
     }
 }

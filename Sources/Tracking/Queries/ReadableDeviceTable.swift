@@ -7,7 +7,7 @@
 struct ReadableDeviceTable: Sendable {
     /// The devices, in no particular order; lookups give indices into it.
     let devices: [SharedDevice]
-    /// Per device: its windows are ``HistoryWindows/all`` (no time test needed).
+    /// Per device: its windows are everything (``HistoryWindows/isAll``: no time test needed).
     private let sharesAlways: [Bool]
     /// Per slot: the device key's store value (meaningful where `slots` is not 0).
     private let keys: [Int64]
@@ -37,7 +37,7 @@ struct ReadableDeviceTable: Sendable {
         self.keys = keys
         self.slots = slots
         self.shift = shift
-        sharesAlways = kept.map { $0.windows.intervals == HistoryWindows.all.intervals }
+        sharesAlways = kept.map(\.windows.isAll)
     }
 
     private static func home(of key: Int64, shift: UInt64) -> Int {

@@ -44,12 +44,7 @@ public struct HistoryWindows: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether a fix timestamped `timestamp` is visible. O(log n).
     public func contains(_ timestamp: Int64) -> Bool {
-        var low = 0, high = intervals.count
-        while low < high {
-            let middle = low + (high - low) / 2
-            if intervals[middle].upperBound < timestamp { low = middle + 1 } else { high = middle }
-        }
-        return low < intervals.count && intervals[low].contains(timestamp)
+        intervals.sortedDisjointContains(timestamp)
     }
 
     /// The windows restricted to [from, to] (nil: unbounded on that side).
