@@ -15,6 +15,12 @@ import Tracking
         return reply.json["results"].array.filter { $0["deviceId"].string == w.devices["B1"]!.id }.compactMap { $0["location"][0].double }.sorted()
     }
 
+    /// Returns once the wall clock (milliseconds since 1970) is past `milliseconds`: a wait on
+    /// the condition itself, a few milliseconds at most here.
+    static func waitForClock(toPass milliseconds: Int64) {
+        while Int64(Date().timeIntervalSince1970 * 1000) <= milliseconds { sched_yield() }
+    }
+
     @Test func sharingOffOnAndRemovalShowInTheNextQuery() throws {
         try TestApp.with { app in
             let w = try PermissionWorld(app: app)
@@ -26,6 +32,11 @@ import Tracking
             #expect(try Self.bobSeenByAnn(app, w) == [10, 11, 12])
             #expect(try Self.bobSeenByAnn(app, w) == [10, 11, 12])
 
+            // Turning sharing off ends the period at the server's clock, turning it on starts the
+            // next one. The fixes are stamped up to 4 ms after the world was set up: a fast run
+            // turned sharing off and on within that time, a fix fell between the two periods and
+            // rightly stayed hidden. The clock passes the newest fix first.
+            Self.waitForClock(toPass: w.sharedSince + 3)
             let off = try client.request("PUT", "/v1/groups/\(w.groupID)/sharing", token: w.users["bob"]!.token, json: #"{"shareLocation":false}"#)
             #expect(off.status == 200, "\(off.status) \(off.text)")
             #expect(try Self.bobSeenByAnn(app, w) == [])
