@@ -118,8 +118,9 @@ struct RouteGroup {
     func inline(_ method: String, _ pattern: String, _ caller: Caller, queryToken: Bool = false, maxBodyBytes: Int? = nil,
                 _ handle: @escaping @Sendable (Request, RouteContext) throws -> Response) -> Route {
         let group = self
+        let store = services.store
         return Route(method, pattern, maxBodyBytes: maxBodyBytes, .inline { request in
-            try handle(request, try group.context(request, caller, queryToken: queryToken))
+            try store.readingTogether { try handle(request, try group.context(request, caller, queryToken: queryToken)) }
         })
     }
 
@@ -145,10 +146,11 @@ struct RouteGroup {
         guard let inlineBudget else {
             return deferred(method, pattern, caller, maxBodyBytes: maxBodyBytes) { request, context in try handle(request, context, nil) }
         }
+        let store = services.store
         return Route(method, pattern, maxBodyBytes: maxBodyBytes, .adaptive(inline: { request in
             guard request.body.count <= Self.smallBody else { return nil }
             do {
-                return try handle(request, try group.context(request, caller, queryToken: false), inlineBudget)
+                return try store.readingTogether { try handle(request, try group.context(request, caller, queryToken: false), inlineBudget) }
             } catch is WorkBudget.Exceeded {
                 return nil
             }

@@ -164,6 +164,12 @@ public final class SQLiteBackend: Sendable {
         do { return try readers.read(body) } catch let error as StorageError { throw Self.translate(error) }
     }
 
+    /// Every `read` that `body` makes on this thread joins one read transaction
+    /// (`ReaderPool.readingTogether`).
+    public func readingTogether<T>(_ body: () throws -> T) throws -> T {
+        do { return try readers.readingTogether(body) } catch let error as StorageError { throw Self.translate(error) }
+    }
+
     /// Runs `body` inside the next group commit; returns once it is durable.
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A small pool of read-only connections to the same database file.
 ///
@@ -29,20 +32,66 @@ public final class ReaderPool: @unchecked Sendable {
         self.open = size
     }
 
-    /// Runs `body` with a read-only connection.
-    public func read<T>(_ body: (Database) throws -> T) throws -> T {
-        let database = try borrow()
-        defer {
-            condition.lock()
-            idle.append(database)
-            condition.broadcast()
-            condition.unlock()
+    /// The read transaction a thread runs `readingTogether` in: its pool and connection.
+    private final class JoinedRead {
+        let pool: ObjectIdentifier
+        let database: Database
+        init(pool: ObjectIdentifier, database: Database) {
+            self.pool = pool
+            self.database = database
         }
+    }
+
+    /// A thread's `JoinedRead` (unretained; kept alive by the `readingTogether` frame that set
+    /// it), one key for every pool of the process; nil if the system had no key to give.
+    private static let joinedKey: pthread_key_t? = {
+        var key = pthread_key_t()
+        return pthread_key_create(&key, nil) == 0 ? key : nil
+    }()
+
+    /// The connection of the calling thread's `readingTogether` on this pool, if any.
+    private func joinedDatabase() -> Database? {
+        guard let key = Self.joinedKey, let value = pthread_getspecific(key) else { return nil }
+        let joined = Unmanaged<JoinedRead>.fromOpaque(value).takeUnretainedValue()
+        return joined.pool == ObjectIdentifier(self) ? joined.database : nil
+    }
+
+    /// Runs `body` in one read transaction that every `read` of this pool on the calling
+    /// thread joins until `body` returns: the reads of one request (credential, membership,
+    /// visibility, the query) then share one snapshot, one connection and one set of the
+    /// database's locks instead of taking their own. For synchronous code only, as the
+    /// transaction belongs to the thread; a nested call just runs `body`.
+    public func readingTogether<T>(_ body: () throws -> T) throws -> T {
+        guard let key = Self.joinedKey, joinedDatabase() == nil else { return try body() }
+        let database = try borrow()
+        defer { giveBack(database) }
+        try database.prepare("BEGIN").run()
+        defer { _ = try? database.prepare("COMMIT").run() }
+        let joined = JoinedRead(pool: ObjectIdentifier(self), database: database)
+        let outer = pthread_getspecific(key)   // another pool's, restored afterwards
+        pthread_setspecific(key, Unmanaged.passUnretained(joined).toOpaque())
+        defer { pthread_setspecific(key, outer) }
+        return try withExtendedLifetime(joined) { try body() }
+    }
+
+    /// Runs `body` with a read-only connection: in a transaction of its own, or in the
+    /// calling thread's `readingTogether` transaction.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        if let joined = joinedDatabase() { return try body(joined) }
+        let database = try borrow()
+        defer { giveBack(database) }
         // Each read is its own transaction so it sees one consistent snapshot (prepared once per
         // connection: sqlite3_exec would parse both statements on every read).
         try database.prepare("BEGIN").run()
         defer { _ = try? database.prepare("COMMIT").run() }
         return try body(database)
+    }
+
+    private func giveBack(_ database: Database) {
+        condition.lock()
+        idle.append(database)
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func borrow() throws -> Database {

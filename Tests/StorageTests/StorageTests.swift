@@ -124,3 +124,34 @@ final class Counter: Sendable {
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
+
+@Suite struct ReaderPoolTests {
+    /// Reads joined by `readingTogether` see one snapshot (a commit made meanwhile is not in
+    /// it, and is in the next read after it), on one connection: with a pool of one, a read
+    /// that took a connection of its own inside would wait forever. Another pool's reads keep
+    /// transactions of their own.
+    @Test func readsJoinedTogetherShareOneSnapshotAndOneConnection() throws {
+        let path = temporaryDatabasePath()
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let db = try Database(path: path)
+        try db.execute("CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1)")
+        let readers = try ReaderPool(path: path, size: 1)
+        defer { readers.close() }
+        let others = try ReaderPool(path: path, size: 1)
+        defer { others.close() }
+        func count(_ pool: ReaderPool) throws -> Int? { try pool.read { try $0.firstRow("SELECT count(*) FROM t") { $0.int(0) } } }
+        let seen = try readers.readingTogether { () throws -> [Int?] in
+            let before = try count(readers)
+            try db.execute("INSERT INTO t VALUES (2)")
+            let nested = try readers.readingTogether { try count(readers) }
+            return [before, try count(readers), nested, try count(others)]
+        }
+        #expect(seen == [1, 1, 1, 2])
+        #expect(try count(readers) == 2)
+        // An error inside ends the transaction and gives the connection back.
+        struct Stop: Error {}
+        #expect(throws: Stop.self) { try readers.readingTogether { _ = try count(readers); throw Stop() } }
+        try db.execute("INSERT INTO t VALUES (3)")
+        #expect(try count(readers) == 3)
+    }
+}

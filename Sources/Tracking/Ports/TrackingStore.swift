@@ -18,6 +18,15 @@ public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, Even
     var limitCounters: any LimitCounters { get }
     /// Finishes queued writes and closes every connection. Call exactly once, last.
     func close()
+    /// Runs `body`, synchronous, with the reads it makes on the calling thread joined into one
+    /// read transaction: one snapshot for a request's credential, membership, visibility and
+    /// query, and the cost of one transaction instead of one each. Writes are unaffected.
+    func readingTogether<T>(_ body: () throws -> T) throws -> T
+}
+
+extension TrackingStore {
+    /// A store whose reads cost nothing to begin just runs `body`.
+    public func readingTogether<T>(_ body: () throws -> T) throws -> T { try body() }
 }
 
 /// One `/metrics` gauge of a store.
