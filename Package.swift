@@ -7,8 +7,9 @@ import PackageDescription
 /// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
 /// the stores (SQLiteStore on Storage, PostgresStore on PostgresClient) implement Tracking's ports and are chosen by `fod`;
 /// ErrorCodes (the `ErrorCode` every layer throws) sits below HTTPServer, LocationFormats and Tracking;
-/// only Storage, HTTPServer, Crypto, PlanarGeometry and PostgresClient import the C modules
-/// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient).
+/// only Storage, HTTPServer, Crypto, PlanarGeometry, PostgresClient and GeoKit import the C modules
+/// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient; CMath: glibc's
+/// `sincos`, for GeoKit).
 let package = Package(
     name: "FindOurDevices",
     platforms: [.macOS(.v15)],
@@ -21,12 +22,13 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CMalloc"),
+        .systemLibrary(name: "CMath"),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "Timestamps"),
         .target(name: "ErrorCodes"),
         .target(name: "JSONCore"),
-        .target(name: "GeoKit"),
+        .target(name: "GeoKit", dependencies: ["CMath"]),
         .target(name: "LocationFormats", dependencies: ["ErrorCodes", "JSONCore", "Timestamps"]),
         .target(name: "GeoQuery", dependencies: ["GeoKit", "JSONCore"]),
         .target(name: "Exports", dependencies: ["JSONCore", "Timestamps", "GeoKit"]),

@@ -1,14 +1,16 @@
 /// The readable devices of a query by key, for the one lookup every index entry costs: an
 /// open-addressing table (multiplicative hashing, linear probing, at most half full) instead of
-/// a `Dictionary` and its `Hasher`, with each device's "every fix counts" flag beside it.
+/// a `Dictionary` and its `Hasher`, with each device's windows' bounds beside it so that the
+/// time test of a device with one window (nearly all) is two comparisons.
 ///
 /// Built once per cached ``SharingDevices`` (the group's sharing devices at one visibility
 /// version), or per query when a time range clips the devices' windows.
 struct ReadableDeviceTable: Sendable {
     /// The devices, in no particular order; lookups give indices into it.
     let devices: [SharedDevice]
-    /// Per device: its windows are everything (``HistoryWindows/isAll``: no time test needed).
-    private let sharesAlways: [Bool]
+    /// Per device: the first and last instant of its windows (ms; `Int64.min...Int64.max` for
+    /// ``HistoryWindows/isAll``), and whether they are one window, so that the bounds decide.
+    private let spans: [(first: Int64, last: Int64, isOneWindow: Bool)]
     /// Per slot: the device key's store value (meaningful where `slots` is not 0).
     private let keys: [Int64]
     /// Per slot: the index of the device in `devices` plus one; 0 for an empty slot.
@@ -37,7 +39,11 @@ struct ReadableDeviceTable: Sendable {
         self.keys = keys
         self.slots = slots
         self.shift = shift
-        sharesAlways = kept.map(\.windows.isAll)
+        spans = kept.map { device in
+            let intervals = device.windows.intervals
+            guard let first = intervals.first, let last = intervals.last else { return (1, 0, true) }  // none: nothing passes
+            return (first.lowerBound, last.upperBound, intervals.count == 1)
+        }
     }
 
     private static func home(of key: Int64, shift: UInt64) -> Int {
@@ -58,6 +64,8 @@ struct ReadableDeviceTable: Sendable {
 
     /// Whether the fix at `timestamp` of the device at `index` is inside its windows.
     func isVisible(_ index: Int, at timestamp: Int64) -> Bool {
-        sharesAlways[index] || devices[index].windows.contains(timestamp)
+        let span = spans[index]
+        guard span.first <= timestamp && timestamp <= span.last else { return false }
+        return span.isOneWindow || devices[index].windows.contains(timestamp)
     }
 }
