@@ -7,9 +7,9 @@ import PackageDescription
 /// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
 /// the stores (SQLiteStore on Storage, PostgresStore on PostgresClient) implement Tracking's ports and are chosen by `fod`;
 /// ErrorCodes (the `ErrorCode` every layer throws) sits below HTTPServer, LocationFormats and Tracking;
-/// only Storage, HTTPServer, Crypto, PlanarGeometry, PostgresClient and GeoKit import the C modules
+/// only Storage, HTTPServer, Crypto, PlanarGeometry, PostgresClient, GeoKit and ThreadControl import the C modules
 /// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient; CMath: glibc's
-/// `sincos`, for GeoKit).
+/// `sincos`, for GeoKit; CThreadControl: thread names and scheduling, for ThreadControl).
 let package = Package(
     name: "FindOurDevices",
     platforms: [.macOS(.v15)],
@@ -23,9 +23,11 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CMalloc"),
         .systemLibrary(name: "CMath"),
+        .systemLibrary(name: "CThreadControl"),
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         .target(name: "Timestamps"),
+        .target(name: "ThreadControl", dependencies: ["CThreadControl"]),
         .target(name: "ErrorCodes"),
         .target(name: "JSONCore"),
         .target(name: "GeoKit", dependencies: ["CMath"]),
@@ -34,13 +36,13 @@ let package = Package(
         .target(name: "Exports", dependencies: ["JSONCore", "Timestamps", "GeoKit"]),
         .target(name: "Timeline", dependencies: ["GeoKit"]),
         .target(name: "PlanarGeometry", dependencies: ["CGEOS"]),
-        .target(name: "Storage", dependencies: ["CSQLite", "CMalloc"]),
-        .target(name: "HTTPServer", dependencies: ["ErrorCodes", "CMicroHTTPD", "Timestamps"]),
+        .target(name: "Storage", dependencies: ["CSQLite", "CMalloc", "ThreadControl"]),
+        .target(name: "HTTPServer", dependencies: ["ErrorCodes", "CMicroHTTPD", "Timestamps", "ThreadControl"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
-        .target(name: "Tracking", dependencies: ["ErrorCodes", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
-        .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
-        .target(name: "PostgresStore", dependencies: ["Tracking", "PostgresClient", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
+        .target(name: "Tracking", dependencies: ["ErrorCodes", "ThreadControl", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
+        .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
+        .target(name: "PostgresStore", dependencies: ["Tracking", "PostgresClient", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "API", dependencies: ["ErrorCodes", "Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "PostgresStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
 
@@ -59,6 +61,7 @@ let package = Package(
         .target(name: "TestRandom", dependencies: ["GeoKit"], path: "Tests/TestRandom"),
         .target(name: "PostgresTestSupport", dependencies: ["ProcessTestSupport"], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "ThreadControlTests", dependencies: ["ThreadControl"]),
         .testTarget(name: "JSONCoreTests", dependencies: ["JSONCore", "TestRandom"]),
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes", "GeoQuery"]),

@@ -1,6 +1,7 @@
 import CMicroHTTPD
 import Synchronization
 import Timestamps
+import ThreadControl
 
 /// Per-request state kept by libmicrohttpd in `req_cls` from the first call to the completed
 /// callback (retained there with `Unmanaged`, released on completion).
@@ -52,6 +53,8 @@ final class RequestContext: @unchecked Sendable {
 func mhdAcceptPolicy(cls: UnsafeMutableRawPointer?, address: UnsafePointer<sockaddr>?, length: socklen_t) -> MHD_Result {
     guard let cls else { return .NO }
     let server = Unmanaged<HTTPServer>.fromOpaque(cls).takeUnretainedValue()
+    // Runs on the worker thread that will serve the connection (thread pool with epoll).
+    CurrentThread.schedule(as: .requests)
     return server.accepting.load(ordering: .acquiring) ? .YES : .NO
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import PostgresClient
 import Tracking
+import ThreadControl
 
 /// The node's writer: one connection on one thread that group-commits.
 ///
@@ -34,8 +35,10 @@ final class GroupCommitWriter: @unchecked Sendable {
     init(connectionString: String, maxJobsPerCommit: Int = 1_024) {
         self.connectionString = connectionString
         self.maxJobsPerCommit = maxJobsPerCommit
-        let thread = Thread { [unowned self] in self.runLoop() }
-        thread.name = "fod-pg-writer"
+        let thread = Thread { [unowned self] in
+            CurrentThread.name("fod-pg-writer")
+            self.runLoop()
+        }
         thread.start()
     }
 

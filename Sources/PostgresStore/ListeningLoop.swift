@@ -1,5 +1,6 @@
 import Foundation
 import PostgresClient
+import ThreadControl
 
 /// A thread that keeps one `LISTEN` session on `channels` and hands what arrives to its
 /// owner; when the session is lost it connects again (every `retryInterval` until it can) and
@@ -50,8 +51,10 @@ final class ListeningLoop: @unchecked Sendable {
         condition.lock()
         running = true
         condition.unlock()
-        let thread = Thread { [self] in run(callbacks) }
-        thread.name = name
+        let thread = Thread { [self, name] in
+            CurrentThread.name(name)
+            run(callbacks)
+        }
         thread.start()
     }
 

@@ -93,7 +93,7 @@ public final class ShareRelay: Sendable {
         self.streams = streams
         self.log = log
         loop = ListeningLoop(connectionString: store.connectionString,
-                             channels: [PostgresStore.shareFixChannel, PostgresStore.shareChangeChannel], name: "fod-pg-share-relay", log: log)
+                             channels: [PostgresStore.shareFixChannel, PostgresStore.shareChangeChannel], name: "fod-pg-shares", log: log)
     }
 
     /// Listens once (so nothing committed after `start` returns is missed), then relays on a

@@ -6,6 +6,7 @@ import Tracking
 import Foundation
 import Storage
 import Synchronization
+import ThreadControl
 
 /// When and how much of `index_queue` to merge into `cell_index` and `client_ids`.
 ///
@@ -130,8 +131,10 @@ final class IndexMerger: @unchecked Sendable {
         defer { condition.unlock() }
         guard !running else { return }
         running = true
-        let thread = Thread { [self] in loop() }
-        thread.name = "fod-index-merger"
+        let thread = Thread { [self] in
+            CurrentThread.name("fod-index-merge")
+            loop()
+        }
         thread.start()
     }
 

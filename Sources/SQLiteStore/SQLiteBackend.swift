@@ -2,6 +2,7 @@ import Tracking
 import Foundation
 import Synchronization
 import Storage
+import ThreadControl
 
 /// The embedded backend: one SQLite file in the data directory, one group-committing writer,
 /// a small pool of readers. It implements the domain's store protocols.
@@ -96,10 +97,10 @@ public final class SQLiteBackend: Sendable {
         merger.start()
         let (filter, readers, built) = (clientIDFilter, files.readers, clientIDFilterBuilt)
         let builder = Thread {
+            CurrentThread.name("fod-id-filter")
             filter.build(from: readers)
             built.signal()
         }
-        builder.name = "fod-client-id-filter"
         builder.start()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ThreadControl
 
 /// Copies the write-ahead log into the database in the background, on its own connection and
 /// thread, with passive checkpoints (which never block the writer or readers).
@@ -22,8 +23,10 @@ public final class Checkpointer: @unchecked Sendable {
     public init(path: String, bound: WALBound) throws {
         database = try Database(path: path)
         self.bound = bound
-        let thread = Thread { [self] in loop() }
-        thread.name = "fod-checkpointer"
+        let thread = Thread { [self] in
+            CurrentThread.name("fod-checkpoint")
+            loop()
+        }
         thread.start()
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import ThreadControl
 
 /// The single writer: one connection on one thread that group-commits.
 ///
@@ -45,8 +46,10 @@ public final class DatabaseWriter: @unchecked Sendable {
         self.observer = observer
         self.recovery = reconnect.map { WriterRecovery(path: database.path, reconnect: $0) }
         self.maintenance = maintenance
-        let thread = Thread { [unowned self] in self.runLoop() }
-        thread.name = "fod-writer"
+        let thread = Thread { [unowned self] in
+            CurrentThread.name("fod-writer")
+            self.runLoop()
+        }
         self.thread = thread
         thread.start()
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import ThreadControl
 
 /// Runs blocking work (Argon2id hashes) on a fixed set of dedicated threads with a bounded
 /// queue, so a flood can neither starve other requests of threads nor grow memory: past
@@ -21,8 +22,10 @@ public final class BlockingWorkPool: @unchecked Sendable {
         self.maxQueued = max(0, maxQueued)
         self.what = what
         for index in 0..<threadCount {
-            let thread = Thread { [unowned self] in self.work() }
-            thread.name = "\(name)-\(index)"
+            let thread = Thread { [unowned self] in
+                CurrentThread.name("\(name)-\(index)")
+                self.work()
+            }
             thread.start()
         }
     }
