@@ -83,6 +83,16 @@ struct PostgresGeoIndexReader: GeoIndexReader {
         try scan(range, from: from, to: to, after: nil, body)
     }
 
+    /// The scan yields keys in order: it stops at the first entry taken.
+    func firstCell(in range: ClosedRange<Int64>, from: Int64?, to: Int64?, where accept: (IndexEntry) throws -> Bool) throws -> Int64? {
+        var least: Int64?
+        _ = try scan(range, from: from, to: to, after: nil) { entry in
+            if try accept(entry) { least = entry.cell }
+            return least == nil
+        }
+        return least
+    }
+
     /// All ranges' first pages in one statement (`leadingEntries`); a range whose first page
     /// was full goes on from its last entry, page by page, before the next range's entries.
     func scan(ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {

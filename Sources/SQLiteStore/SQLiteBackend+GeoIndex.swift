@@ -49,18 +49,40 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
     let point: MergePoint
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+        let from = from ?? Int64.min, to = to ?? Int64.max
+        guard try scanMerged(range, from: from, to: to, body) else { return false }
+        return try pending.scan(range, from: from, to: to, point: point, body)
+    }
+
+    /// `cell_index` yields keys in order, so its scan stops at the first entry taken; the
+    /// unmerged fixes (runs, each in order) are searched below that key.
+    func firstCell(in range: ClosedRange<Int64>, from: Int64?, to: Int64?, where accept: (IndexEntry) throws -> Bool) throws -> Int64? {
+        let from = from ?? Int64.min, to = to ?? Int64.max
+        var least: Int64?
+        _ = try scanMerged(range, from: from, to: to) { entry in
+            if try accept(entry) { least = entry.cell }
+            return least == nil
+        }
+        _ = try pending.scan(range.lowerBound...(least ?? range.upperBound), from: from, to: to, point: point) { entry in
+            if entry.cell < least ?? .max, try accept(entry) { least = entry.cell }
+            return true
+        }
+        return least
+    }
+
+    /// The entries of `range` and [from, to] in `cell_index`, in key order.
+    private func scanMerged(_ range: ClosedRange<Int64>, from: Int64, to: Int64, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let statement = try db.prepare("""
             SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ?
             """)
         defer { statement.reset() }
-        let from = from ?? Int64.min, to = to ?? Int64.max
         try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from), .integer(to)])
         while try statement.step() {
             let entry = IndexEntry(cell: statement.int64(0), deviceKey: DeviceKey(storeValue: statement.int64(1)), timestamp: statement.int64(2),
                                    sequence: statement.int64(3), longitude: statement.double(4), latitude: statement.double(5))
             if try !body(entry) { return false }
         }
-        return try pending.scan(range, from: from, to: to, point: point, body)
+        return true
     }
 
     func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool {

@@ -182,6 +182,37 @@ struct IndexMergeTests {
         #expect(nearest.map { $0.distance ?? -1 } == Array(expectedDistances), "step \(step): $near k=\(k)")
     }
 
+    /// `firstCell` (what `$near`'s probes ask) finds the least accepted key whether it is in
+    /// `cell_index` or among the unmerged fixes, which a scan yields after the merged ones.
+    @Test func firstCellSeesMergedAndUnmergedFixesInKeyOrder() async throws {
+        let world = try await World(devices: 2)
+        defer { world.close() }
+        let places = [(lon: 2.35, lat: 48.85), (lon: 2.36, lat: 48.86)].map { place in
+            (place, CellID(LatLng(degreesLatitude: place.lat, longitude: place.lon)).int64Key)
+        }.sorted { $0.1 < $1.1 }
+        let (low, high) = (places[0], places[1])
+        let (merged, unmerged) = (world.deviceIDs[0], world.deviceIDs[1])
+        // The greater key is merged into cell_index, the lesser stays unmerged.
+        _ = try await world.backend.append(deviceID: merged, fixes: [Fix(longitude: high.0.lon, latitude: high.0.lat, timestamp: 1_000)],
+                                           events: .standard) { _ in }
+        try await world.backend.drainIndex()
+        _ = try await world.backend.append(deviceID: unmerged, fixes: [Fix(longitude: low.0.lon, latitude: low.0.lat, timestamp: 2_000)],
+                                           events: .standard) { _ in }
+        #expect(world.backend.unmergedCount == 1)
+        let everything = Int64.min...Int64.max
+        let unmergedKey = world.keys[unmerged]!
+        let (any, mergedOnly, none, below) = try world.backend.withReader { reader in
+            (try reader.firstCell(in: everything, from: nil, to: nil) { _ in true },
+             try reader.firstCell(in: everything, from: nil, to: nil) { $0.deviceKey != unmergedKey },
+             try reader.firstCell(in: everything, from: nil, to: nil) { _ in false },
+             try reader.firstCell(in: everything, from: nil, to: 1_500) { _ in true })
+        }
+        #expect(any == low.1)
+        #expect(mergedOnly == high.1)
+        #expect(none == nil)
+        #expect(below == high.1)
+    }
+
     @Test func unmergedFixesSurviveARestartAndStillDeduplicate() async throws {
         let world = try await World(devices: 1)
         defer { world.close() }

@@ -105,6 +105,10 @@ public protocol GeoIndexReader {
     func scan(ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
     /// Whether any entry lies in `range` (and [from, to]): one B-tree probe.
     func hasEntries(in range: ClosedRange<Int64>, from: Int64?, to: Int64?) throws -> Bool
+    /// The least cell key among the entries of `range` (and [from, to]) that `accept` takes;
+    /// nil if it takes none. `accept` may also see entries past that one (it must not depend
+    /// on which); a reader whose scan yields keys in order stops at the first one taken.
+    func firstCell(in range: ClosedRange<Int64>, from: Int64?, to: Int64?, where accept: (IndexEntry) throws -> Bool) throws -> Int64?
     /// True when a reader pays per call rather than per entry (a database across a network
     /// round trip): searches then ask `leadingEntries` for several ranges at once instead of
     /// probing them one at a time when they reach them.
@@ -116,6 +120,17 @@ public protocol GeoIndexReader {
 
 extension GeoIndexReader {
     public var prefersBatchedProbes: Bool { false }
+
+    /// By a scan of the whole range (`scan` promises no order).
+    public func firstCell(in range: ClosedRange<Int64>, from: Int64?, to: Int64?,
+                          where accept: (IndexEntry) throws -> Bool) throws -> Int64? {
+        var least: Int64?
+        _ = try scan(range, from: from, to: to) { entry in
+            if entry.cell < least ?? .max, try accept(entry) { least = entry.cell }
+            return true
+        }
+        return least
+    }
 
     public func scan(ranges: [ClosedRange<Int64>], from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         for range in ranges where try !scan(range, from: from, to: to, body) { return false }

@@ -43,7 +43,7 @@ extension GeoQueryService {
     /// `$near` over history: a best-first search over the cell hierarchy (no "fetch everything
     /// within the maximum distance and sort"). Cells wait in a min-heap keyed by a lower bound
     /// of their distance to the centre; a coarse cell is split into its children only if it
-    /// holds a *readable* position (an exact test: see `hasReadable`), a cell at the scan level
+    /// holds a *readable* position (an exact test: see `firstReadable`), a cell at the scan level
     /// is range-scanned. The search stops as soon as the `limit` best results are all closer
     /// than the next cell's lower bound, or the bound passes `$maxDistance`. Cells entirely
     /// inside `$minDistance` are skipped. Where a scanned cell held many readable positions,
@@ -61,13 +61,22 @@ extension GeoQueryService {
         var scanLevel = nearScanLevel(limit: limit)
         // Cells scanned at the current scan level and the readable positions they held.
         var scannedAtLevel = 0, readableAtLevel = 0
-        // Entries are compared by squared chord length (monotonic in the angle, no trig).
+        // Entries and cells are compared by squared chord length (monotonic in the angle, no
+        // trigonometry); the cells' chord bounds are conservative by themselves.
         let minChord = ChordAngle(Angle(radians: max(0, minAngle - slack))).length2
         let maxChord = ChordAngle(Angle(radians: min(Double.pi, maxAngle + slack))).length2
+        /// Slack for an entry's squared chord against a cell's bound (rounding of the entry's
+        /// point, ~1e-16 relative; absolute on chord² ≤ 4).
+        let chordSlack = 1e-15
+        /// A cell's upper bound matters only to skip cells inside `$minDistance`.
+        let needsUpper = minChord > 0
+        func candidate(_ cell: Cell) -> NearCandidate {
+            (cell.chordDistance(to: center).length2, needsUpper ? cell.maxChordDistance(to: center).length2 : 4, cell.id, .unprobed, nil)
+        }
         var queue = BinaryHeap<NearCandidate> { $0.lower < $1.lower }
         for face in 0..<6 {
             let cell = Cell.face(face)
-            queue.push((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, cell.id, .unprobed))
+            queue.push(candidate(cell))
         }
         // Plain values only (no strings): the heap moves them often; results are made for the
         // final `limit` entries alone.
@@ -78,28 +87,40 @@ extension GeoQueryService {
         // its answer and explain, are as if each cell were read when reached.
         var readAhead: [CellID: [IndexEntry]] = [:]
         while let next = queue.popFirst() {
-            if next.lower > maxAngle + slack { break }
-            if best.count >= limit, let worst = best.first, next.lower > ChordAngle(length2: worst.chord).angle.radians + slack { break }
-            if next.upper < minAngle - slack { continue }
+            if next.lower > maxChord { break }
+            if best.count >= limit, let worst = best.first, next.lower > worst.chord + chordSlack { break }
+            if next.upper < minChord { continue }
             let range = next.id.rangeMin.int64Key...next.id.rangeMax.int64Key
             // A batched probe (counted then) that read only other groups' entries is decided
             // now, before the cell is split or scanned: without those entries it would not
             // be in the queue at all.
+            var witness = next.witness
             if next.probe == .undecided {
-                guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
+                guard let found = try Self.firstReadable(range, from: from, to: to, readable, reader, &run) else { continue }
+                witness = found
             }
             if next.id.level < scanLevel {
                 if next.id.level >= 4 && next.probe == .unprobed {
                     run.explain.cellsProbed += 1
-                    guard try Self.hasReadable(range, from: from, to: to, readable, reader, &run) else { continue }
+                    guard let found = try Self.firstReadable(range, from: from, to: to, readable, reader, &run) else { continue }
+                    witness = found
                 }
                 var children: [NearCandidate] = []
                 for child in next.id.children {
+                    // The witness is the first readable position of the cell's range (in key
+                    // order), so children that end before it hold none.
+                    if let witness, child.rangeMax.int64Key < witness { continue }
                     guard let cell = Cell(child) else { continue }
-                    children.append((cell.distance(to: center).radians, cell.maxDistance(to: center).radians, child, .unprobed))
+                    var made = candidate(cell)
+                    // The child holding that position needs no probe of its own.
+                    if let witness, child.rangeMin.int64Key <= witness, witness <= child.rangeMax.int64Key {
+                        made.probe = .holdsReadable
+                        made.witness = witness
+                    }
+                    children.append(made)
                 }
                 if reader.prefersBatchedProbes {
-                    children = try Self.probed(children.filter { $0.upper >= minAngle - slack && $0.lower <= maxAngle + slack }, below: scanLevel, from: from, to: to,
+                    children = try Self.probed(children.filter { $0.upper >= minChord && $0.lower <= maxChord }, below: scanLevel, from: from, to: to,
                                                readable, reader, &run)
                 }
                 for child in children { queue.push(child) }
@@ -126,8 +147,8 @@ extension GeoQueryService {
             }
             var entries = readAhead.removeValue(forKey: next.id)
             if entries == nil && reader.prefersBatchedProbes {
-                readAhead = try Self.readAhead(of: next, in: &queue, scanLevel: scanLevel, minAngle: minAngle - slack,
-                                               maxAngle: maxAngle + slack, from: from, to: to, reader)
+                readAhead = try Self.readAhead(of: next, in: &queue, scanLevel: scanLevel, minChord: minChord,
+                                               maxChord: maxChord, from: from, to: to, reader)
                 entries = readAhead.removeValue(forKey: next.id)
             }
             if let entries {
@@ -167,14 +188,14 @@ extension GeoQueryService {
     /// The entries of `next` and of the scan-level cells that follow it in `queue` (those the
     /// search would scan next, unless it stops first), read in one call; `queue` is left as
     /// it was. Cells that hold more than `readAheadEntries` are left out (scanned when reached).
-    static func readAhead(of next: NearCandidate, in queue: inout BinaryHeap<NearCandidate>, scanLevel: Int, minAngle: Double,
-                          maxAngle: Double, from: Int64?, to: Int64?, _ reader: any GeoIndexReader) throws -> [CellID: [IndexEntry]] {
+    static func readAhead(of next: NearCandidate, in queue: inout BinaryHeap<NearCandidate>, scanLevel: Int, minChord: Double,
+                          maxChord: Double, from: Int64?, to: Int64?, _ reader: any GeoIndexReader) throws -> [CellID: [IndexEntry]] {
         var cells = [next.id]
         var taken: [NearCandidate] = []
-        while cells.count < readAheadCells, let following = queue.first, following.id.level >= scanLevel, following.lower <= maxAngle {
+        while cells.count < readAheadCells, let following = queue.first, following.id.level >= scanLevel, following.lower <= maxChord {
             _ = queue.popFirst()
             taken.append(following)
-            if following.upper >= minAngle { cells.append(following.id) }
+            if following.upper >= minChord { cells.append(following.id) }
         }
         for candidate in taken { queue.push(candidate) }
         let entries = try reader.leadingEntries(of: cells.map { $0.rangeMin.int64Key...$0.rangeMax.int64Key }, from: from, to: to,
@@ -194,7 +215,7 @@ extension GeoQueryService {
     /// probed, kept and counted depends on readable positions only.
     static func probed(_ children: [NearCandidate], below scanLevel: Int, from: Int64?, to: Int64?, _ readable: ReadableEntries,
                        _ reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [NearCandidate] {
-        let probing = children.indices.filter { (4..<scanLevel).contains(children[$0].id.level) }
+        let probing = children.indices.filter { (4..<scanLevel).contains(children[$0].id.level) && children[$0].probe == .unprobed }
         guard !probing.isEmpty else { return children }
         let leading = 4
         let ranges = probing.map { children[$0].id.rangeMin.int64Key...children[$0].id.rangeMax.int64Key }
@@ -217,31 +238,34 @@ extension GeoQueryService {
         return kept.indices.filter { !empty.contains($0) }.map { kept[$0] }
     }
 
-    /// Whether `range` holds a position the caller may read: the range is scanned up to its
-    /// first readable entry (an empty range costs one B-tree seek). Entries of other devices
-    /// passed on the way are the one cost other groups' data can add: time, never a
-    /// different answer.
-    static func hasReadable(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ readable: ReadableEntries,
-                            _ reader: any GeoIndexReader, _ run: inout QueryRun) throws -> Bool {
-        var found = false
+    /// The cell key of the first position in `range` (in index order) the caller may read, nil
+    /// if it holds none: the range is scanned up to that entry (an empty range costs one B-tree
+    /// seek). Entries of other devices passed on the way are the one cost other groups' data
+    /// can add: time, never a different answer (the first readable entry is the same whatever
+    /// precedes it).
+    static func firstReadable(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ readable: ReadableEntries,
+                              _ reader: any GeoIndexReader, _ run: inout QueryRun) throws -> Int64? {
         try run.seek()
-        _ = try reader.scan(range, from: from, to: to) { entry in
+        return try reader.firstCell(in: range, from: from, to: to) { entry in
             try run.read()
-            found = readable.index(of: entry) != nil
-            return !found
+            return readable.index(of: entry) != nil
         }
-        return found
     }
 }
 
-/// What `$near`'s search knows of a cell waiting in its queue: bounds of its angular distance
-/// to the centre (radians) and whether a probe found a readable position in it.
-typealias NearCandidate = (lower: Double, upper: Double, id: CellID, probe: NearProbe)
+/// What `$near`'s search knows of a cell waiting in its queue: conservative bounds of its
+/// distance to the centre as squared chord lengths (0…4; the upper bound is 4 when no
+/// `$minDistance` needs it), whether a probe found a readable position in it, and the cell
+/// key of the first readable position of its range (in key order) when a probe found it
+/// (`witness`): the child holding it is not probed again, and the children before it hold
+/// none.
+typealias NearCandidate = (lower: Double, upper: Double, id: CellID, probe: NearProbe, witness: Int64?)
 
 enum NearProbe {
     /// Not probed yet.
     case unprobed
-    /// Probed (and counted in explain's `cellsProbed`): it holds a readable position.
+    /// Probed (and counted in explain's `cellsProbed`), or the child of a probed cell that holds
+    /// the readable position the probe found: it holds a readable position.
     case holdsReadable
     /// Probed and counted, but the entries read did not decide it: probed again (uncounted)
     /// when reached, before it is split or scanned.
