@@ -26,17 +26,22 @@ extension SQLiteBackend: GeoIndex {
     /// A reader over `cell_index` in one snapshot plus the unmerged fixes that snapshot does not
     /// have in `cell_index` (those its `MergePoint` does not cover). If a merge committed after
     /// the snapshot began and the mirror already dropped what it merged, the snapshot is taken
-    /// again (merge commits are few and short; this loop ends).
+    /// again, in a transaction of its own (merge commits are few and short; this loop ends). A
+    /// request's joined transaction (`readingTogether`) is not retried: its snapshot, begun
+    /// before the merge, would never see it.
     public func withReader<T>(_ body: (any GeoIndexReader) throws -> T) throws -> T {
+        var ownSnapshot = false
         while true {
-            let result: T? = try read { db in
+            let attempt = { (db: Database) throws -> T? in
                 let point = try MergePoint.read(from: db)
-                readerTestHook.withLock { hook in defer { hook = nil }; return hook }?()
-                let pending = unmerged.snapshot()
+                self.readerTestHook.withLock { hook in defer { hook = nil }; return hook }?()
+                let pending = self.unmerged.snapshot()
                 guard pending.progress <= point.progress else { return nil }
-                return try body(SQLiteGeoIndexReader(db: db, pending: pending, point: point))
+                return try body(SQLiteGeoIndexReader(db: db, pending: pending, point: point,
+                                                     scanStatement: try db.prepare(SQLiteGeoIndexReader.scanSQL)))
             }
-            if let result { return result }
+            if let result = try ownSnapshot ? readAlone(attempt) : read(attempt) { return result }
+            ownSnapshot = true
         }
     }
 }
@@ -47,6 +52,12 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
     let db: Database
     let pending: UnmergedFixes.Snapshot
     let point: MergePoint
+    /// `scanSQL` on `db`, prepared once for all the scans of a query (scans never nest).
+    let scanStatement: Statement
+
+    static let scanSQL = """
+        SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ?
+        """
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let from = from ?? Int64.min, to = to ?? Int64.max
@@ -72,11 +83,12 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
 
     /// The entries of `range` and [from, to] in `cell_index`, in key order.
     private func scanMerged(_ range: ClosedRange<Int64>, from: Int64, to: Int64, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
-        let statement = try db.prepare("""
-            SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ?
-            """)
+        let statement = scanStatement
         defer { statement.reset() }
-        try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from), .integer(to)])
+        try statement.bind(range.lowerBound, at: 1)
+        try statement.bind(range.upperBound, at: 2)
+        try statement.bind(from, at: 3)
+        try statement.bind(to, at: 4)
         while try statement.step() {
             let entry = IndexEntry(cell: statement.int64(0), deviceKey: DeviceKey(storeValue: statement.int64(1)), timestamp: statement.int64(2),
                                    sequence: statement.int64(3), longitude: statement.double(4), latitude: statement.double(5))

@@ -165,6 +165,11 @@ public final class SQLiteBackend: Sendable {
         do { return try readers.read(body) } catch let error as StorageError { throw Self.translate(error) }
     }
 
+    /// `read` in a snapshot taken now, even inside `readingTogether` (`ReaderPool.readAlone`).
+    func readAlone<T>(_ body: (Database) throws -> T) throws -> T {
+        do { return try readers.readAlone(body) } catch let error as StorageError { throw Self.translate(error) }
+    }
+
     /// Every `read` that `body` makes on this thread joins one read transaction
     /// (`ReaderPool.readingTogether`).
     public func readingTogether<T>(_ body: () throws -> T) throws -> T {

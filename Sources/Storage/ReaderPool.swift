@@ -17,7 +17,8 @@ public final class ReaderPool: @unchecked Sendable {
     // exactly one thread until returned.
     private let condition = NSCondition()
     private var idle: [Database]
-    /// Connections open: idle plus borrowed. Invariant: `idle.count <= open <= size`.
+    /// Connections open: idle plus borrowed plus the extra ones of `readAlone`. Invariant:
+    /// `idle.count <= open`; `open <= size` but for those extra connections.
     private var open: Int
     private var suspended = false
     private var closed = false
@@ -85,6 +86,36 @@ public final class ReaderPool: @unchecked Sendable {
         try database.prepare("BEGIN").run()
         defer { _ = try? database.prepare("COMMIT").run() }
         return try body(database)
+    }
+
+    /// Runs `body` in a read transaction of its own (a snapshot taken now), even on a thread
+    /// inside `readingTogether`: there, on an extra connection opened for this read and closed
+    /// after it (the thread already holds one of the pool's, so waiting for a second could
+    /// wait forever when every connection is held that way). For the rare read that must see
+    /// commits made since the joined transaction's snapshot began.
+    public func readAlone<T>(_ body: (Database) throws -> T) throws -> T {
+        guard joinedDatabase() != nil else { return try read(body) }
+        condition.lock()
+        while !closed && suspended { condition.wait() }
+        if closed {
+            condition.unlock()
+            throw StorageError(code: 21, message: "the database is closing")
+        }
+        open += 1
+        condition.unlock()
+        defer {
+            condition.lock()
+            open -= 1
+            condition.broadcast()
+            condition.unlock()
+        }
+        // The connection is released (closed) at the end of this closure, before `open` drops.
+        return try {
+            let database = try Database(path: path, mode: .readOnly)
+            try database.prepare("BEGIN").run()
+            defer { _ = try? database.prepare("COMMIT").run() }
+            return try body(database)
+        }()
     }
 
     private func giveBack(_ database: Database) {

@@ -358,8 +358,12 @@ struct IndexMergeTests {
 
     /// A merge that commits after a query's snapshot began but before it took the mirror: the
     /// mirror no longer has the merged fixes and the snapshot does not have them indexed, so
-    /// the query must take a new snapshot rather than miss them.
-    @Test func aQueryOverlappingAMergeCommitRetriesWithANewSnapshot() async throws {
+    /// the query must take a new snapshot rather than miss them. `joined`: inside a request's
+    /// joined read transaction (`readingTogether`, begun before the merge by an earlier read),
+    /// whose snapshot never advances, so the retry takes one of its own (it looped on the
+    /// joined one forever, spinning the request's thread).
+    @Test(arguments: [false, true])
+    func aQueryOverlappingAMergeCommitRetriesWithANewSnapshot(joined: Bool) async throws {
         let world = try await World(devices: 1)
         defer { world.close() }
         let fixes = (0..<30).map { Fix(longitude: 2.35 + Double($0) * 1e-4, latitude: 48.85, timestamp: 1_700_000_000_000 + Int64($0)) }
@@ -372,9 +376,19 @@ struct IndexMergeTests {
             merged.wait()
         } }
         let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))
-        var explain = QueryExplain()
-        let found = try GeoQueryService(index: backend, directory: backend)
-            .queryHistory(within, readable: world.readable, from: nil, to: nil, limit: 100, &explain)
+        let readable = world.readable
+        func query() throws -> [GeoQueryResult] {
+            var explain = QueryExplain()
+            return try GeoQueryService(index: backend, directory: backend)
+                .queryHistory(within, readable: readable, from: nil, to: nil, limit: 100, &explain)
+        }
+        let found = joined
+            ? try backend.readingTogether {
+                // The joined transaction's snapshot begins here, before the merge.
+                _ = try backend.read { db in try db.firstRow("SELECT count(*) FROM cell_index", []) { $0.int(0) } }
+                return try query()
+            }
+            : try query()
         #expect(backend.unmergedCount == 0)
         #expect(found.count == 30)
     }

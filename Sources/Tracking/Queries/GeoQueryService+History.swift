@@ -145,7 +145,7 @@ extension GeoQueryService {
                 best.push((chord, entry.sequence, entry))
                 if best.count > limit { _ = best.popFirst() }
             }
-            var entries = readAhead.removeValue(forKey: next.id)
+            var entries = readAhead.isEmpty ? nil : readAhead.removeValue(forKey: next.id)
             if entries == nil && reader.prefersBatchedProbes {
                 readAhead = try Self.readAhead(of: next, in: &queue, scanLevel: scanLevel, minChord: minChord,
                                                maxChord: maxChord, from: from, to: to, reader)
