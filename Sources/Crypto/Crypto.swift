@@ -80,6 +80,15 @@ public enum Secrets {
         return hex(out)
     }
 
+    /// BLAKE2b with a 32-byte output of `bytes`: a key that identifies them (collisions are
+    /// out of reach, adversaries included).
+    public static func digest(_ bytes: [UInt8]) -> [UInt8] {
+        _ = Sodium.ready
+        var out = [UInt8](repeating: 0, count: 32)
+        _ = crypto_generichash(&out, 32, bytes, UInt64(bytes.count), nil, 0)
+        return out
+    }
+
     /// Constant-time equality of two byte strings of equal length (false when lengths differ).
     public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         guard a.count == b.count else { return false }

@@ -145,6 +145,23 @@ struct MultiPolygonPredicates: CoveringPredicates {
     }
 }
 
+extension Polygon {
+    /// `(mayIntersect(cell), contains(cell))` in one pass over the edges (the shell's bound
+    /// test, cell cap and centre parity shared).
+    public func relate(_ cell: Cell) -> (mayIntersect: Bool, contains: Bool) {
+        let (intersects, contains) = PolygonPredicates.relate(self, cell, needContains: true)
+        return (intersects, contains)
+    }
+}
+
+extension MultiPolygon {
+    /// `(mayIntersect(cell), contains(cell))` in one pass over each member's edges.
+    public func relate(_ cell: Cell) -> (mayIntersect: Bool, contains: Bool) {
+        let (intersects, contains) = MultiPolygonPredicates(self).relate(cell, needContains: true)
+        return (intersects, contains)
+    }
+}
+
 extension RegionCoverer {
     /// The raw (unnormalised) output of the candidate search for `region`, run with the
     /// specialised predicates of its concrete type when GeoKit has them.

@@ -70,6 +70,23 @@ public enum GeoShape: Sendable {
         }
     }
 
+    /// `(region.mayIntersect(cell), containsEntirely(cell))`, for polygons in one pass over
+    /// the edges: whether a stored point filed under `cell` may pass the exact test, and whether
+    /// every one does.
+    public func relate(_ cell: Cell) -> (mayContain: Bool, containsEntirely: Bool) {
+        switch self {
+        case .geometry(.polygon(let polygon)):
+            let (intersects, contains) = polygon.relate(cell)
+            return (intersects, contains)
+        case .geometry(.multiPolygon(let multi)):
+            let (intersects, contains) = multi.relate(cell)
+            return (intersects, contains)
+        default:
+            if containsEntirely(cell) { return (true, true) }
+            return (region.mayIntersect(cell), false)
+        }
+    }
+
     /// Whether the angle between `center` and `point` is at most `radius` (radians), decided as
     /// `center.angle(to: point) <= radius` always is, but without its `atan2` and square root
     /// for all points but those within a relative 1e-12 of the boundary.
@@ -105,6 +122,37 @@ public enum GeoShape: Sendable {
             return polygon.contains(longitude: longitude, latitude: latitude)
         case .center(let circle):
             return circle.contains(longitude: longitude, latitude: latitude)
+        }
+    }
+
+    /// ``contains(longitude:latitude:)`` with the shape's kind decided once, for scans that test
+    /// many stored points against one shape: the test holds the shape's parts directly, so a
+    /// point costs neither a switch over the shape nor copies of its parts.
+    public var storedPointTest: @Sendable (_ longitude: Double, _ latitude: Double) -> Bool {
+        switch self {
+        case .geometry(.polygon(let polygon)):
+            return { longitude, latitude in
+                polygon.contains(LatLng(degreesLatitude: latitude, longitude: longitude).toPoint())
+            }
+        case .geometry(.multiPolygon(let multi)):
+            return { longitude, latitude in
+                multi.contains(LatLng(degreesLatitude: latitude, longitude: longitude).toPoint())
+            }
+        case .geometry(let geometry):
+            return { longitude, latitude in
+                geometry.contains(LatLng(degreesLatitude: latitude, longitude: longitude).toPoint())
+            }
+        case .centerSphere(let center, let radius):
+            let radians = radius.radians
+            return { longitude, latitude in
+                Self.capContains(center: center, radius: radians, LatLng(degreesLatitude: latitude, longitude: longitude).toPoint())
+            }
+        case .box(let box):
+            return { longitude, latitude in box.contains(longitude: longitude, latitude: latitude) }
+        case .polygon(let polygon):
+            return { longitude, latitude in polygon.contains(longitude: longitude, latitude: latitude) }
+        case .center(let circle):
+            return { longitude, latitude in circle.contains(longitude: longitude, latitude: latitude) }
         }
     }
 

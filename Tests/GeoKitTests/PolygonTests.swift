@@ -88,4 +88,26 @@ struct PolygonTests {
         // The predicates are not trivially false/true.
         #expect(contained > 30 && disjoint > 100, "contained \(contained) disjoint \(disjoint)")
     }
+
+    /// `relate` answers `mayIntersect` and `contains` together, for polygons with holes and
+    /// multipolygons, at every level around their boundaries.
+    @Test("relate agrees with mayIntersect and contains (seed 53)")
+    func relateAgrees() throws {
+        let polygon = try Polygon(geoJSONRings: [Self.ring(Self.shell), Self.ring(Self.hole)])
+        let multi = try MultiPolygon(geoJSONPolygons: [
+            [Self.ring(Self.shell), Self.ring(Self.hole)],
+            [Self.ring([(-10, 170), (-10, -170), (10, -170), (10, 170)])],
+        ])
+        var rng = SplitMix64(seed: 53)
+        var seen: Set<[Bool]> = []
+        for _ in 0..<1_500 {
+            let center = rng.next() % 2 == 0 ? pt(8, 8) : pt(0, 178)
+            let cell = try #require(Cell(CellID(rng.pointNear(center, within: 0.3)).parent(level: 3 + Int(rng.next() % 14))))
+            let one = polygon.relate(cell), many = multi.relate(cell)
+            #expect(one.mayIntersect == polygon.mayIntersect(cell) && one.contains == polygon.contains(cell), "\(cell.id)")
+            #expect(many.mayIntersect == multi.mayIntersect(cell) && many.contains == multi.contains(cell), "\(cell.id)")
+            seen.insert([one.mayIntersect, one.contains, many.mayIntersect, many.contains])
+        }
+        #expect(seen.count >= 4, "the cells hit too few cases: \(seen)")
+    }
 }

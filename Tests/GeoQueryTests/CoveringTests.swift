@@ -190,4 +190,65 @@ struct CoveringTests {
         if !entire.isEmpty { #expect(checked > 0) }
     }
 
+
+    /// A cell the filter's region cannot meet (`mayIntersect` false, the covering's own test)
+    /// holds no stored point the exact test accepts, at every level: scans may drop the entries
+    /// of such a cell untested.
+    @Test(arguments: filters)
+    func cellsTheRegionCannotMeetHoldNoMatches(_ text: String) throws {
+        let filter = try GeoFilter.parse(json(text))
+        guard let shape = filter.shape else { return }
+        var rng = SeededGenerator(seed: UInt64(truncatingIfNeeded: text.utf8.reduce(11) { ($0 &* 31) &+ Int($1) }))
+        var checked = 0
+        for p in Self.samples(for: filter, &rng) {
+            let stored = LatLng(p)
+            let point = LatLng(degreesLatitude: stored.lat.degrees, longitude: stored.lng.degrees).toPoint()
+            guard shape.contains(longitude: stored.lng.degrees, latitude: stored.lat.degrees) else { continue }
+            checked += 1
+            let leaf = CellID(point)
+            for level in stride(from: 2, through: 24, by: 2) {
+                guard let cell = Cell(leaf.parent(level: level)) else { continue }
+                #expect(filter.region.mayIntersect(cell), "\(stored) matches, but its level-\(level) cell is ruled out")
+            }
+        }
+        #expect(checked > 0)
+    }
+
+    /// The prepared point test of a shape answers as `contains(longitude:latitude:)`.
+    @Test(arguments: filters)
+    func storedPointTestAgreesWithContains(_ text: String) throws {
+        let filter = try GeoFilter.parse(json(text))
+        guard let shape = filter.shape else { return }
+        let test = shape.storedPointTest
+        var rng = SeededGenerator(seed: UInt64(truncatingIfNeeded: text.utf8.reduce(13) { ($0 &* 31) &+ Int($1) }))
+        var matched = 0
+        for p in Self.samples(for: filter, &rng) {
+            let stored = LatLng(p)
+            let expected = shape.contains(longitude: stored.lng.degrees, latitude: stored.lat.degrees)
+            #expect(test(stored.lng.degrees, stored.lat.degrees) == expected, "\(stored)")
+            if expected { matched += 1 }
+        }
+        #expect(matched > 0)
+    }
+
+    /// Fingerprints tell polygons apart by operator and by every bit of every vertex, and only
+    /// the polygon shapes (whose coverings cost work) have one.
+    @Test func coveringFingerprintsIdentifyPolygonsExactly() throws {
+        let square = polygonJSON([(0, 0), (1, 0), (1, 1), (0, 1)])
+        let within = try GeoFilter.parse(json(#"{"$geoWithin": {"$geometry": \#(square)}}"#))
+        let again = try GeoFilter.parse(json(#"{"$geoWithin": {"$geometry": \#(square)}}"#))
+        let intersects = try GeoFilter.parse(json(#"{"$geoIntersects": {"$geometry": \#(square)}}"#))
+        let nudged = try GeoFilter.parse(json(#"{"$geoWithin": {"$geometry": \#(polygonJSON([(0, 0), (1, 0), (1, 1.0000000000000002), (0, 1)]))}}"#))
+        let flat = try GeoFilter.parse(json(#"{"$geoWithin": {"$polygon": [[0, 0], [1, 0], [1, 1], [0, 1]]}}"#))
+        let multi = try GeoFilter.parse(json(#"{"$geoWithin": {"$geometry": {"type": "MultiPolygon", "coordinates": [[[[0, 0], [1, 0], [1, 1], [0, 1], [0, 0]]]]}}}"#))
+        let prints = [within, intersects, nudged, flat, multi].map(\.coveringFingerprint)
+        #expect(prints.allSatisfy { $0 != nil })
+        #expect(Set(prints.compactMap { $0 }).count == prints.count)
+        #expect(within.coveringFingerprint == again.coveringFingerprint)
+        for cheap in [#"{"$geoWithin": {"$centerSphere": [[0, 0], 0.1]}}"#, #"{"$geoWithin": {"$box": [[0, 0], [1, 1]]}}"#,
+                      #"{"$near": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}"#,
+                      #"{"$geoIntersects": {"$geometry": {"type": "Point", "coordinates": [0, 0]}}}"#] {
+            #expect(try GeoFilter.parse(json(cheap)).coveringFingerprint == nil, "\(cheap)")
+        }
+    }
 }

@@ -221,11 +221,19 @@ struct BatchedReadConformance {
             }
             let readable = Dictionary(uniqueKeysWithValues: try store.sharedDevices(groupID: world.group).map { ($0.key, $0) })
             let service = GeoQueryService(index: store, directory: store)
-            // Radians: ~640 m, ~6 km, ~64 km, ~120 km; centres in the dense core and off it.
-            let queries = [(0.0001, 22.0, 38.5), (0.001, 22.01, 38.49), (0.01, 21.7, 38.9), (0.019, 22.3, 38.2)]
+            // Radians: ~640 m, ~6 km, ~64 km, ~120 km; centres in the dense core and off it. Then
+            // polygons: one around the dense core with a hole in it (so that cells of many
+            // fixes are classified on the way, see ContainmentShortcut), a flat one and a
+            // MultiPolygon astride the core's edge.
+            let bodies = [(0.0001, 22.0, 38.5), (0.001, 22.01, 38.49), (0.01, 21.7, 38.9), (0.019, 22.3, 38.2)].map { radians, lon, lat in
+                #"{"$geoWithin":{"$centerSphere":[[\#(lon),\#(lat)],\#(radians)]}}"#
+            } + [
+                #"{"$geoWithin":{"$geometry":{"type":"Polygon","coordinates":[[[21.2,37.7],[22.9,37.8],[22.6,39.3],[21.4,39.1],[21.2,37.7]],[[21.99,38.49],[22.005,38.49],[22.005,38.51],[21.99,38.49]]]}}}"#,
+                #"{"$geoWithin":{"$polygon":[[21.98,38.48],[22.02,38.48],[22.02,38.52],[21.98,38.52]]}}"#,
+                #"{"$geoIntersects":{"$geometry":{"type":"MultiPolygon","coordinates":[[[[21.9,38.4],[22.0,38.4],[22.0,38.5],[21.9,38.5],[21.9,38.4]]],[[[22.01,38.51],[23,38.51],[23,39],[22.01,38.51]]]]}}}"#,
+            ]
             func answers() throws -> [[Int64]] {
-                try queries.map { radians, lon, lat in
-                    let body = #"{"$geoWithin":{"$centerSphere":[[\#(lon),\#(lat)],\#(radians)]}}"#
+                try bodies.map { body in
                     let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
                     var explain = QueryExplain()
                     let found = try service.queryHistory(filter, readable: readable, from: nil, to: nil, limit: 10_000, &explain)
@@ -233,12 +241,23 @@ struct BatchedReadConformance {
                 }
             }
             let alone = try answers()
-            for (index, (radians, lon, lat)) in queries.enumerated() {
-                let body = #"{"$geoWithin":{"$centerSphere":[[\#(lon),\#(lat)],\#(radians)]}}"#
+            for (index, body) in bodies.enumerated() {
                 let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
                 let expected = mine.filter { filter.matchesStored(longitude: $0.longitude, latitude: $0.latitude) }.map(\.timestamp).sorted()
-                #expect(Array(alone[index].dropLast(2)) == expected, "radius \(radians) at \(lon), \(lat)")
+                #expect(Array(alone[index].dropLast(2)) == expected, "\(body)")
                 #expect(expected.count > 0)
+            }
+            // Through the group's sharing devices, whose cache keeps the polygons' coverings: the
+            // same answers and explains, prepared and then cached.
+            let sharing = SharingDevices(try store.sharedDevices(groupID: world.group))
+            for _ in 0..<2 {
+                let viaGroup = try bodies.map { body in
+                    let filter = try GeoFilter.parse(JSONParser.parse(Array(body.utf8)))
+                    var explain = QueryExplain()
+                    let found = try service.queryHistory(filter, sharing: sharing, caller: nil, limit: 10_000, &explain)
+                    return found.map(\.timestamp).sorted() + [Int64(explain.docsExamined), Int64(explain.ranges)]
+                }
+                #expect(viaGroup == alone)
             }
             for start in stride(from: 0, to: hidden.count, by: 400) {
                 try await Fixtures.append(store, world.viewerDevice.id, Array(hidden[start..<start + 400]))

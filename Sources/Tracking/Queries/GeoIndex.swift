@@ -51,6 +51,8 @@ public final class SharingDevices: Sendable {
 
     /// `byKey` as a table for the lookups of index scans (built once, with the cache entry).
     let table: ReadableDeviceTable
+    /// The coverings of the polygons this group queried last.
+    let coverings = CoveringCache()
 
     public init(_ devices: [SharedDevice]) {
         byKey = Dictionary(devices.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -8,20 +8,28 @@ extension GeoQueryService {
     func withinHistory(_ filter: GeoFilter, readable: ReadableEntries, from: Int64?, to: Int64?, limit: Int,
                        reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [GeoQueryResult] {
         let region = filter.region
-        let covering = coverer(for: region).covering(of: region)
-        let ranges = RegionCoverer.ranges(of: covering)
+        let prepare = { PreparedCovering(cells: self.coverer(for: region).covering(of: region), filter: filter) }
+        let prepared = readable.coverings?.covering(of: filter, prepare: prepare) ?? prepare()
+        let covering = prepared.cells, ranges = prepared.ranges
         run.explain.cellsInCovering = covering.count
         run.explain.ranges = ranges.count
         run.explain.coveringCells = covering
-        let inside = InteriorRanges(covering: covering, filter: filter)
+        // `$near` (the one filter without a shape) is answered by nearHistory.
+        guard let shape = filter.shape else { return [] }
+        let exactTest = shape.storedPointTest
+        var shortcut = ContainmentShortcut(prepared, shape: shape)
         var results: [GeoQueryResult] = []
         func consider(_ entry: IndexEntry, _ run: inout QueryRun) throws -> Bool {
             try run.read()
             guard let deviceIndex = readable.index(of: entry) else { return true }
             try run.examined()
             run.explain.docsExamined += 1
-            if inside.contains(entry.cell) || filter.matches(longitude: entry.longitude, latitude: entry.latitude,
-                                                              point: LatLng(degreesLatitude: entry.latitude, longitude: entry.longitude).toPoint()) {
+            let matches = switch shortcut.verdict(forKey: entry.cell) {
+            case .matches: true
+            case .fails: false
+            case .needsTest: exactTest(entry.longitude, entry.latitude)
+            }
+            if matches {
                 results.append(readable.table.devices[deviceIndex].result(entry.longitude, entry.latitude, entry.timestamp, distance: nil))
             }
             return results.count < limit
@@ -272,18 +280,74 @@ enum NearProbe {
     case undecided
 }
 
-/// The key ranges of the covering cells whose every entry matches the filter
-/// (``GeoFilter/matchesEntirely(_:)``): entries there skip the exact test.
-struct InteriorRanges {
-    /// Sorted, disjoint signed-key ranges.
-    private let ranges: [ClosedRange<Int64>]
-
-    init(covering: [CellID], filter: GeoFilter) {
-        ranges = RegionCoverer.ranges(of: covering.filter { id in Cell(id).map(filter.matchesEntirely) ?? false })
+/// Decides, entry by entry in key order, whether a `$geoWithin` / `$geoIntersects` filter needs
+/// its exact test: entries in covering cells the filter matches entirely
+/// (``GeoFilter/matchesEntirely(_:)``) match; elsewhere, once ``entriesBeforeClassifying``
+/// entries in a row fall in one cell at ``classifiedLevel``, that cell is classified once — the
+/// filter matches it entirely, or the filter's region cannot meet it (the covering's own
+/// predicate, so such entries could not match), or neither — and the rest of the run uses the
+/// verdict. Scans return entries in key order, so a cell's entries arrive together.
+///
+/// The verdicts never change an answer, only which entries get the exact test; a cell is
+/// classified only after readable entries fell in it, and classifying costs about as much as a
+/// few exact tests, so cells holding one or two entries are never classified.
+struct ContainmentShortcut {
+    enum Verdict {
+        /// Every entry filed under the cell matches.
+        case matches
+        /// No entry filed under the cell matches.
+        case fails
+        /// Each entry needs the exact test.
+        case needsTest
     }
 
-    /// Whether the index key `cell` lies in one of the ranges.
-    func contains(_ cell: Int64) -> Bool {
-        ranges.sortedDisjointContains(cell)
+    /// Readable entries that must fall in one cell in a row before it is classified.
+    static let entriesBeforeClassifying = 3
+    /// How much finer than the coarsest covering cell the classified cells are: 64 of them
+    /// under it. Country polygons over people-like fixes at 1M (Benchmarks/report, engine
+    /// p50): 2 or 3 levels and 2 or 3 entries are best (~0.59 against ~0.78 ms untested);
+    /// 4 levels classify too many cells of few entries.
+    static let levelsUnderCovering = 3
+
+    /// Sorted, disjoint signed-key ranges of the covering cells the filter matches entirely.
+    private let interior: [ClosedRange<Int64>]
+    private let shape: GeoShape
+    /// The level of the cells classified on the way, ``levelsUnderCovering`` under the coarsest
+    /// covering cell (an entry's cell there may be coarser than its covering cell: it is
+    /// classified all the same, and is more often crossed by the region's boundary).
+    let classifiedLevel: Int
+    /// The cell at `classifiedLevel` of the latest entry, its entries in a row so far and its
+    /// verdict once classified.
+    private var run: (cell: CellID, entries: Int, verdict: Verdict?)
+
+    init(_ covering: PreparedCovering, shape: GeoShape) {
+        interior = covering.interior
+        self.shape = shape
+        let coarsest = covering.cells.map(\.level).min() ?? CellID.maxLevel
+        classifiedLevel = Swift.min(CellID.maxLevel, coarsest + Self.levelsUnderCovering)
+        run = (CellID(int64Key: 0), 0, nil)
+    }
+
+
+    /// The verdict for the index entry with key `key`.
+    mutating func verdict(forKey key: Int64) -> Verdict {
+        if interior.sortedDisjointContains(key) { return .matches }
+        let cell = CellID(int64Key: key).parent(level: classifiedLevel)
+        guard cell == run.cell else {
+            run = (cell, 1, nil)
+            return .needsTest
+        }
+        if let verdict = run.verdict { return verdict }
+        run.entries += 1
+        guard run.entries >= Self.entriesBeforeClassifying else { return .needsTest }
+        let verdict = classify(cell)
+        run.verdict = verdict
+        return verdict
+    }
+
+    private func classify(_ id: CellID) -> Verdict {
+        guard id.isValid, let cell = Cell(id) else { return .needsTest }
+        let (mayContain, containsEntirely) = shape.relate(cell)
+        return containsEntirely ? .matches : mayContain ? .needsTest : .fails
     }
 }

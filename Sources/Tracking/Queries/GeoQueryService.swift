@@ -189,17 +189,21 @@ struct ReadableEntries {
     let own: [DeviceKey]
     /// False when no entry can pass (the index is then not searched).
     let isReadable: Bool
+    /// Where the group's polygon coverings are kept between queries (nil: prepared every time).
+    let coverings: CoveringCache?
 
     init(_ devices: [DeviceKey: SharedDevice]) {
         table = ReadableDeviceTable(devices.values)
         own = []
         isReadable = !devices.isEmpty
+        coverings = nil
     }
 
     /// The group's sharing devices as `caller` reads them in [from, to]. Without a range the
     /// shared table is used as it is (no copy per query); with one, each device's windows
     /// are clipped and devices with nothing visible left out.
     init(_ sharing: SharingDevices, caller: UserID?, from: Int64?, to: Int64?) {
+        coverings = sharing.coverings
         if from == nil && to == nil {
             table = sharing.table
             own = caller.flatMap { sharing.byUser[$0] } ?? []

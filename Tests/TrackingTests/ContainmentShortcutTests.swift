@@ -1,0 +1,92 @@
+import GeoKit
+import GeoQuery
+import JSONCore
+import TestRandom
+import Testing
+@testable import Tracking
+
+/// `ContainmentShortcut` (which entries of a within-scan skip the exact test) and
+/// `CoveringCache` (a group's prepared polygon coverings).
+@Suite struct ContainmentShortcutTests {
+    static func filter(_ text: String) throws -> GeoFilter {
+        try GeoFilter.parse(JSONParser.parse(Array(text.utf8)))
+    }
+
+    /// A country-sized polygon with a hole, a small one, a circle and a flat `$polygon`.
+    static let filters = [
+        #"{"$geoWithin": {"$geometry": {"type": "Polygon", "coordinates": [[[20, 36], [28, 36], [29, 41], [24, 42.5], [19.5, 40], [20, 36]], [[23, 38], [24, 38], [24, 39], [23, 38]]]}}}"#,
+        #"{"$geoIntersects": {"$geometry": {"type": "Polygon", "coordinates": [[[23.70, 37.95], [23.78, 37.95], [23.78, 38.01], [23.70, 38.01], [23.70, 37.95]]]}}}"#,
+        #"{"$geoWithin": {"$centerSphere": [[23.7, 37.98], 0.02]}}"#,
+        #"{"$geoWithin": {"$polygon": [[20, 36], [28, 36], [29, 41], [24, 42.5], [19.5, 40]]}}"#,
+    ]
+
+    /// Entries in key order, clustered like people (towns of ~30 fixes within ~1 km, some
+    /// astride the boundaries): every verdict agrees with the exact test, and outside the
+    /// covering's interior cells some entries are decided without it.
+    @Test(arguments: filters)
+    func verdictsAgreeWithTheExactTest(_ text: String) throws {
+        let filter = try Self.filter(text)
+        let shape = try #require(filter.shape)
+        let region = filter.region
+        let covering = PreparedCovering(cells: RegionCoverer(minLevel: 0, maxLevel: 30, maxCells: 20).covering(of: region),
+                                        filter: filter)
+        var rng = SplitMix64(seed: 0xC0FFEE)
+        var entries: [(key: Int64, lon: Double, lat: Double)] = []
+        let cap = region.capBound
+        for _ in 0..<300 {
+            let town = rng.point(near: cap.center, distance: cap.radius.radians * 1.2 * rng.unit().squareRoot())
+            for _ in 0..<30 {
+                let p = LatLng(rng.point(near: town, distance: 1.5e-4 * rng.unit()))
+                let stored = LatLng(degreesLatitude: p.lat.degrees, longitude: p.lng.degrees)
+                entries.append((CellID(stored.toPoint()).int64Key, p.lng.degrees, p.lat.degrees))
+            }
+        }
+        entries.sort { $0.key < $1.key }
+        var shortcut = ContainmentShortcut(covering, shape: shape)
+        var decided = 0, matched = 0
+        for entry in entries where covering.ranges.contains(where: { $0.contains(entry.key) }) {
+            let exact = shape.contains(longitude: entry.lon, latitude: entry.lat)
+            if exact { matched += 1 }
+            switch shortcut.verdict(forKey: entry.key) {
+            case .matches:
+                #expect(exact, "\(entry) taken as a match")
+                if !covering.interior.contains(where: { $0.contains(entry.key) }) { decided += 1 }
+            case .fails:
+                #expect(!exact, "\(entry) taken as no match")
+                decided += 1
+            case .needsTest:
+                break
+            }
+        }
+        #expect(matched > 0)
+        if shape.isSpherical { #expect(decided > 0) }
+    }
+
+    /// A group's cache prepares a polygon's covering once, keeps the last `capacity` polygons,
+    /// and never keeps the cheap shapes.
+    @Test func theCacheKeepsTheLastPolygonsOfAGroup() throws {
+        let cache = CoveringCache()
+        var prepared = 0
+        func covering(_ filter: GeoFilter) -> PreparedCovering {
+            cache.covering(of: filter) {
+                prepared += 1
+                return PreparedCovering(cells: RegionCoverer().covering(of: filter.region), filter: filter)
+            }
+        }
+        func square(_ west: Double) throws -> GeoFilter {
+            try Self.filter(#"{"$geoWithin": {"$geometry": {"type": "Polygon", "coordinates": [[[\#(west), 0], [\#(west + 1), 0], [\#(west + 1), 1], [\#(west), 1], [\#(west), 0]]]}}}"#)
+        }
+        let first = try square(0)
+        let cells = covering(first).cells
+        #expect(covering(try square(0)).cells == cells)
+        #expect(prepared == 1)
+        for west in 1...CoveringCache.capacity { _ = covering(try square(Double(west))) }
+        #expect(prepared == 1 + CoveringCache.capacity)
+        _ = covering(first)
+        #expect(prepared == 2 + CoveringCache.capacity, "the oldest polygon was dropped")
+        let circle = try Self.filter(#"{"$geoWithin": {"$centerSphere": [[0, 0], 0.01]}}"#)
+        _ = covering(circle)
+        _ = covering(circle)
+        #expect(prepared == 4 + CoveringCache.capacity)
+    }
+}
