@@ -38,7 +38,8 @@ extension SQLiteBackend: GeoIndex {
                 let pending = self.unmerged.snapshot()
                 guard pending.progress <= point.progress else { return nil }
                 return try body(SQLiteGeoIndexReader(db: db, pending: pending, point: point,
-                                                     scanStatement: try db.prepare(SQLiteGeoIndexReader.scanSQL)))
+                                                     scanStatement: try db.prepare(SQLiteGeoIndexReader.scanSQL),
+                                                     cellScanStatement: try db.prepare(SQLiteGeoIndexReader.cellScanSQL)))
             }
             if let result = try ownSnapshot ? readAlone(attempt) : read(attempt) { return result }
             ownSnapshot = true
@@ -54,9 +55,14 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
     let point: MergePoint
     /// `scanSQL` on `db`, prepared once for all the scans of a query (scans never nest).
     let scanStatement: Statement
+    /// `cellScanSQL` likewise, for scans of all times (most queries): rows skip the time test.
+    let cellScanStatement: Statement
 
     static let scanSQL = """
         SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ?
+        """
+    static let cellScanSQL = """
+        SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ?
         """
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
@@ -83,12 +89,15 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
 
     /// The entries of `range` and [from, to] in `cell_index`, in key order.
     private func scanMerged(_ range: ClosedRange<Int64>, from: Int64, to: Int64, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
-        let statement = scanStatement
+        let allTimes = from == .min && to == .max
+        let statement = allTimes ? cellScanStatement : scanStatement
         defer { statement.reset() }
         try statement.bind(range.lowerBound, at: 1)
         try statement.bind(range.upperBound, at: 2)
-        try statement.bind(from, at: 3)
-        try statement.bind(to, at: 4)
+        if !allTimes {
+            try statement.bind(from, at: 3)
+            try statement.bind(to, at: 4)
+        }
         while try statement.step() {
             let entry = IndexEntry(cell: statement.int64(0), deviceKey: DeviceKey(storeValue: statement.int64(1)), timestamp: statement.int64(2),
                                    sequence: statement.int64(3), longitude: statement.double(4), latitude: statement.double(5))
