@@ -62,31 +62,42 @@ import Testing
         if shape.isSpherical { #expect(decided > 0) }
     }
 
-    /// A group's cache prepares a polygon's covering once, keeps the last `capacity` polygons,
-    /// and never keeps the cheap shapes.
-    @Test func theCacheKeepsTheLastPolygonsOfAGroup() throws {
+    /// The cache prepares a polygon's covering once per scope (a group's sharing devices),
+    /// keeps at most `capacity` coverings, the least recently used leaving first, and never
+    /// keeps the cheap shapes.
+    @Test func theCacheKeepsPolygonsPerScopeAndDropsTheLeastRecentlyUsed() throws {
         let cache = CoveringCache()
         var prepared = 0
-        func covering(_ filter: GeoFilter) -> PreparedCovering {
-            cache.covering(of: filter) {
+        func covering(_ filter: GeoFilter, scope: [UInt8] = [1]) -> PreparedCovering {
+            cache.covering(of: filter, scope: scope) {
                 prepared += 1
                 return PreparedCovering(cells: RegionCoverer().covering(of: filter.region), filter: filter)
             }
         }
         func square(_ west: Double) throws -> GeoFilter {
-            try Self.filter(#"{"$geoWithin": {"$geometry": {"type": "Polygon", "coordinates": [[[\#(west), 0], [\#(west + 1), 0], [\#(west + 1), 1], [\#(west), 1], [\#(west), 0]]]}}}"#)
+            try Self.filter(#"{"$geoWithin": {"$geometry": {"type": "Polygon", "coordinates": [[[\#(west), 0], [\#(west + 0.01), 0], [\#(west + 0.01), 0.01], [\#(west), 0.01], [\#(west), 0]]]}}}"#)
         }
         let first = try square(0)
         let cells = covering(first).cells
         #expect(covering(try square(0)).cells == cells)
         #expect(prepared == 1)
-        for west in 1...CoveringCache.capacity { _ = covering(try square(Double(west))) }
-        #expect(prepared == 1 + CoveringCache.capacity)
+        _ = covering(first, scope: [2])
+        #expect(prepared == 2, "another group's scope prepares its own")
+        // Fill the cache, using the first square now and then so that it stays.
+        for index in 1...CoveringCache.capacity {
+            _ = covering(try square(Double(index) * 0.1))
+            if index % 64 == 0 { _ = covering(first) }
+        }
+        #expect(cache.count == CoveringCache.capacity)
+        let beforeRevisits = prepared
         _ = covering(first)
-        #expect(prepared == 2 + CoveringCache.capacity, "the oldest polygon was dropped")
+        #expect(prepared == beforeRevisits, "the recently used polygon stayed")
+        _ = covering(first, scope: [2])
+        #expect(prepared == beforeRevisits + 1, "the least recently used one left")
         let circle = try Self.filter(#"{"$geoWithin": {"$centerSphere": [[0, 0], 0.01]}}"#)
         _ = covering(circle)
         _ = covering(circle)
-        #expect(prepared == 4 + CoveringCache.capacity)
+        #expect(prepared == beforeRevisits + 3)
+        #expect(cache.count == CoveringCache.capacity)
     }
 }

@@ -19,42 +19,60 @@ struct PreparedCovering: Sendable {
     }
 }
 
-/// The coverings of the last few costly regions (polygons, see
-/// ``GeoQuery/GeoFilter/coveringFingerprint``) one group queried, so that a region asked again —
-/// a geofence polled by an app, a dashboard's country — skips the covering and its cell tests
+/// The coverings of the costly regions (polygons, see
+/// ``GeoQuery/GeoFilter/coveringFingerprint``) queried last, so that a region asked again — a
+/// geofence polled by an app, a dashboard's country — skips the covering and its cell tests
 /// (~0.15 ms for a 44-vertex country, a fifth of its engine time at 1M fixes).
 ///
-/// A covering depends on the region alone, never on stored data. The cache lives with the
-/// group's ``SharingDevices`` (and goes with them when memberships or sharing change), so the
-/// time a query takes shows no one outside the group which regions it asks about. Entries are
-/// keyed by a BLAKE2b digest of the fingerprint, so a polygon of many vertices costs 32 bytes
-/// of key; at most ``capacity`` entries, most recently used first. An entry holds at most the
-/// widest tier's 48 cells with their ranges (~2 KB), so even every group the visibility cache
-/// keeps (``SharingDevicesCache/capacity``) with a full cache stays under ~70 MB.
+/// A covering depends on the region alone, never on stored data. Entries are kept per scope —
+/// a random nonce of each group's ``SharingDevices``, renewed whenever memberships or sharing
+/// change — so the time a query takes shows no one outside the group which regions it asks
+/// about. Keys are BLAKE2b digests of scope and fingerprint, so a polygon of many vertices
+/// costs 32 bytes of key. At most ``capacity`` entries in all, the least recently used leaving
+/// first; an entry holds at most the widest tier's cells with their ranges (~5 KB at 128
+/// cells), so the cache stays under ~1.5 MB whatever clients send.
 final class CoveringCache: Sendable {
-    /// Coverings kept per group (the report's five countries and a few geofences fit).
-    static let capacity = 8
+    /// Coverings kept in all.
+    static let capacity = 256
 
-    private let entries = Mutex<[(key: [UInt8], covering: PreparedCovering)]>([])
+    private struct Entry {
+        let covering: PreparedCovering
+        /// `State.clock` at the entry's last use.
+        var used: UInt64
+    }
 
-    /// The covering of `filter`'s region: the cached one when the same region was prepared
-    /// before, else `prepare`'s (kept when the filter has a fingerprint).
-    func covering(of filter: GeoFilter, prepare: () -> PreparedCovering) -> PreparedCovering {
+    private struct State {
+        var entries: [[UInt8]: Entry] = [:]
+        var clock: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The covering of `filter`'s region within `scope`: the cached one when the same region
+    /// was prepared there before, else `prepare`'s (kept when the filter has a fingerprint).
+    func covering(of filter: GeoFilter, scope: [UInt8], prepare: () -> PreparedCovering) -> PreparedCovering {
         guard let fingerprint = filter.coveringFingerprint else { return prepare() }
-        let key = Secrets.digest(fingerprint)
-        let cached: PreparedCovering? = entries.withLock { list in
-            guard let position = list.firstIndex(where: { $0.key == key }) else { return nil }
-            let entry = list.remove(at: position)
-            list.insert(entry, at: 0)
+        let key = Secrets.digest(scope + fingerprint)
+        let cached: PreparedCovering? = state.withLock { state in
+            guard var entry = state.entries[key] else { return nil }
+            state.clock += 1
+            entry.used = state.clock
+            state.entries[key] = entry
             return entry.covering
         }
         if let cached { return cached }
         let prepared = prepare()
-        entries.withLock { list in
-            list.removeAll { $0.key == key }
-            list.insert((key, prepared), at: 0)
-            if list.count > Self.capacity { list.removeLast(list.count - Self.capacity) }
+        state.withLock { state in
+            state.clock += 1
+            if state.entries[key] == nil, state.entries.count >= Self.capacity,
+               let oldest = state.entries.min(by: { $0.value.used < $1.value.used })?.key {
+                state.entries[oldest] = nil
+            }
+            state.entries[key] = Entry(covering: prepared, used: state.clock)
         }
         return prepared
     }
+
+    /// Entries kept (for tests).
+    var count: Int { state.withLock { $0.entries.count } }
 }

@@ -1,3 +1,5 @@
+import Crypto
+
 /// A device whose positions the caller may read in this group.
 public struct SharedDevice: Sendable {
     public let key: DeviceKey
@@ -51,8 +53,8 @@ public final class SharingDevices: Sendable {
 
     /// `byKey` as a table for the lookups of index scans (built once, with the cache entry).
     let table: ReadableDeviceTable
-    /// The coverings of the polygons this group queried last.
-    let coverings = CoveringCache()
+    /// This instance's scope in the query service's ``CoveringCache`` (random, never shared).
+    let coveringScope = Secrets.randomBytes(16)
 
     public init(_ devices: [SharedDevice]) {
         byKey = Dictionary(devices.map { ($0.key, $0) }, uniquingKeysWith: { first, _ in first })

@@ -9,7 +9,7 @@ extension GeoQueryService {
                        reader: any GeoIndexReader, _ run: inout QueryRun) throws -> [GeoQueryResult] {
         let region = filter.region
         let prepare = { PreparedCovering(cells: self.coverer(for: region).covering(of: region), filter: filter) }
-        let prepared = readable.coverings?.covering(of: filter, prepare: prepare) ?? prepare()
+        let prepared = readable.coveringScope.map { coverings.covering(of: filter, scope: $0, prepare: prepare) } ?? prepare()
         let covering = prepared.cells, ranges = prepared.ranges
         run.explain.cellsInCovering = covering.count
         run.explain.ranges = ranges.count

@@ -28,9 +28,14 @@ public final class GeoQueryService: Sendable {
         /// the scan a few microseconds whatever the region, so wider regions take more, finer
         /// cells (and the cells they contain entirely skip the exact test). Decided by the region
         /// alone. Never fewer than `coverer.maxCells`. Measured on people-like data
-        /// (Benchmarks/report): 8 cells are best up to ~15 km, 16 to ~25 km, 32 to ~50 km.
+        /// (Benchmarks/report, fod-engine-bench): 8 cells are best up to ~15 km; past it, since
+        /// scans of all times skip the time test and dense cells are classified once
+        /// (`ContainmentShortcut`), twice the cells of the first tuning (16, 32, 48) read fewer
+        /// rows outside the region for less than they cost: ~10,000-hit radii −1 to −8% p50,
+        /// country polygons (whose coverings are cached, `CoveringCache`) −3 to −8% p50 and
+        /// −20% p90, and 128 cells past ~150 km another −3 to −6% (p90 −15%).
         public var regionTiers: [(minRadians: Double, maxCells: Int)] = [
-            (15_000 / 6_378_100.0, 16), (25_000 / 6_378_100.0, 32), (50_000 / 6_378_100.0, 48),
+            (15_000 / 6_378_100.0, 32), (25_000 / 6_378_100.0, 64), (50_000 / 6_378_100.0, 96), (150_000 / 6_378_100.0, 128),
         ]
         /// Level at which `$near` starts scanning (nil: chosen by `limit`, see `nearScanLevel`).
         public var nearScanLevel: Int?
@@ -54,6 +59,8 @@ public final class GeoQueryService: Sendable {
     let directory: any DirectoryStore
     public let tuning: Tuning
     public let limits: Limits
+    /// Polygon coverings kept between queries, per group.
+    let coverings = CoveringCache()
     public var coverer: RegionCoverer { tuning.coverer }
 
     /// The coverer for a history scan of `region`: ``Tuning/coverer``, with the cells of the
@@ -189,21 +196,22 @@ struct ReadableEntries {
     let own: [DeviceKey]
     /// False when no entry can pass (the index is then not searched).
     let isReadable: Bool
-    /// Where the group's polygon coverings are kept between queries (nil: prepared every time).
-    let coverings: CoveringCache?
+    /// The group's scope in the service's ``CoveringCache`` (nil: coverings are prepared every
+    /// time).
+    let coveringScope: [UInt8]?
 
     init(_ devices: [DeviceKey: SharedDevice]) {
         table = ReadableDeviceTable(devices.values)
         own = []
         isReadable = !devices.isEmpty
-        coverings = nil
+        coveringScope = nil
     }
 
     /// The group's sharing devices as `caller` reads them in [from, to]. Without a range the
     /// shared table is used as it is (no copy per query); with one, each device's windows
     /// are clipped and devices with nothing visible left out.
     init(_ sharing: SharingDevices, caller: UserID?, from: Int64?, to: Int64?) {
-        coverings = sharing.coverings
+        coveringScope = sharing.coveringScope
         if from == nil && to == nil {
             table = sharing.table
             own = caller.flatMap { sharing.byUser[$0] } ?? []
