@@ -29,7 +29,8 @@ public struct Route: Sendable {
     let segments: [Segment]
 
     enum Segment: Sendable, Equatable {
-        case literal(String)
+        /// A fixed segment, as its UTF-8 bytes (compared byte for byte).
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -42,7 +43,7 @@ public struct Route: Sendable {
             if part.hasPrefix("{") && part.hasSuffix("}") && part.count > 2 {
                 return .parameter(String(part.dropFirst().dropLast()))
             }
-            return .literal(String(part))
+            return .literal(Array(part.utf8))
         }
     }
 
@@ -65,6 +66,12 @@ public struct Route: Sendable {
     static func split(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
     }
+
+    /// `split` on the path's UTF-8 bytes (a `/` byte is always a separator in UTF-8): no
+    /// character segmentation per request.
+    static func splitBytes(_ path: String) -> [Substring.UTF8View] {
+        path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true)
+    }
 }
 
 /// Matches a method and path against the routes.
@@ -74,10 +81,18 @@ public struct Route: Sendable {
 /// path with another method → `.methodNotAllowed` with the allowed methods (for `Allow`).
 public struct Router: Sendable {
     public private(set) var routes: [Route] = []
+    /// Indexes into `routes` by segment count, in the order added: only routes of a path's
+    /// segment count can match it, so a request looks at a handful, not at every route.
+    private var indexesBySegmentCount: [Int: [Int]] = [:]
 
-    public init(_ routes: [Route] = []) { self.routes = routes }
+    public init(_ routes: [Route] = []) {
+        for route in routes { add(route) }
+    }
 
-    public mutating func add(_ route: Route) { routes.append(route) }
+    public mutating func add(_ route: Route) {
+        indexesBySegmentCount[route.segments.count, default: []].append(routes.count)
+        routes.append(route)
+    }
 
     public enum Match: Sendable {
         case found(Route, [String: String])
@@ -86,18 +101,19 @@ public struct Router: Sendable {
     }
 
     public func match(method: String, path: String) -> Match {
-        let parts = Route.split(path)
-        var best: (route: Route, score: Int)?
+        let parts = Route.splitBytes(path)
+        var best: (index: Int, score: Int)?
         var allowed: [String] = []
-        for route in routes where route.segments.count == parts.count {
-            guard let score = Router.score(route.segments, parts) else { continue }
-            if route.method == method || (method == "HEAD" && route.method == "GET") {
-                if score > (best?.score ?? -1) { best = (route, score) }
-            } else if !allowed.contains(route.method) {
-                allowed.append(route.method)
+        for index in indexesBySegmentCount[parts.count] ?? [] {
+            guard let score = Router.score(routes[index].segments, parts) else { continue }
+            let routeMethod = routes[index].method
+            if routeMethod == method || (method == "HEAD" && routeMethod == "GET") {
+                if score > (best?.score ?? -1) { best = (index, score) }
+            } else if !allowed.contains(routeMethod) {
+                allowed.append(routeMethod)
             }
         }
-        if let best { return .found(best.route, Router.parameters(best.route.segments, parts)) }
+        if let best { return .found(routes[best.index], Router.parameters(routes[best.index].segments, parts)) }
         if !allowed.isEmpty {
             if allowed.contains("GET") && !allowed.contains("HEAD") { allowed.append("HEAD") }
             return .methodNotAllowed(allowed: allowed.sorted())
@@ -107,21 +123,21 @@ public struct Router: Sendable {
 
     /// The literal segments matched, so specific routes win; nil when a literal differs.
     /// Allocates nothing: only the winning route's parameters are bound (`parameters`).
-    private static func score(_ segments: [Route.Segment], _ parts: [Substring]) -> Int? {
+    private static func score(_ segments: [Route.Segment], _ parts: [Substring.UTF8View]) -> Int? {
         var score = 0
         for (segment, part) in zip(segments, parts) {
             guard case .literal(let literal) = segment else { continue }
-            guard literal == part else { return nil }
+            guard literal.elementsEqual(part) else { return nil }
             score += 1
         }
         return score
     }
 
     /// The parameter values of `parts` by the names of `segments` (of the same count).
-    private static func parameters(_ segments: [Route.Segment], _ parts: [Substring]) -> [String: String] {
+    private static func parameters(_ segments: [Route.Segment], _ parts: [Substring.UTF8View]) -> [String: String] {
         var params: [String: String] = [:]
         for (segment, part) in zip(segments, parts) {
-            if case .parameter(let name) = segment { params[name] = String(part) }
+            if case .parameter(let name) = segment { params[name] = String(Substring(part)) }
         }
         return params
     }

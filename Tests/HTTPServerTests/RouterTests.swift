@@ -31,6 +31,9 @@ import Testing
         Case(method: "GET", path: "/v1/users", expected: "/v1/{thing}|thing=users"),
         Case(method: "GET", path: "/nope/x/y", expected: "404"),
         Case(method: "GET", path: "/", expected: "404"),
+        Case(method: "GET", path: "//v1//groups/g_1", expected: "/v1/groups/{id}|id=g_1"),
+        Case(method: "GET", path: "/v1/groups/Zoë 🌍", expected: "/v1/groups/{id}|id=Zoë 🌍"),
+        Case(method: "GET", path: "/v1/me\u{301}", expected: "/v1/{thing}|thing=me\u{301}"),
     ])
     func matches(_ c: Case) {
         let got: String
