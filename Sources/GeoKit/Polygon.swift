@@ -134,6 +134,11 @@ public struct Polygon: Sendable, Region, CustomStringConvertible {
     public var capBound: Cap { shell.capBound }
     public var rectBound: LatLngRect { shell.rectBound }
 
+    /// Edges of all loops (a loop has as many edges as vertices).
+    public var edgeCount: Int {
+        holes.reduce(shell.vertices.count) { $0 + $1.vertices.count }
+    }
+
     public var description: String {
         "Polygon(shell: \(shell), holes: \(holes.count))"
     }
@@ -185,6 +190,11 @@ public struct MultiPolygon: Sendable, Region {
     }
 
     public var capBound: Cap { rectBound.capBound }
+
+    /// Edges of all members' loops.
+    public var edgeCount: Int {
+        polygons.reduce(0) { $0 + $1.edgeCount }
+    }
 
     /// Conservative: some member contains the whole cell.
     public func contains(_ cell: Cell) -> Bool {

@@ -37,9 +37,7 @@ extension SQLiteBackend: GeoIndex {
                 self.readerTestHook.withLock { hook in defer { hook = nil }; return hook }?()
                 let pending = self.unmerged.snapshot()
                 guard pending.progress <= point.progress else { return nil }
-                return try body(SQLiteGeoIndexReader(db: db, pending: pending, point: point,
-                                                     scanStatement: try db.prepare(SQLiteGeoIndexReader.scanSQL),
-                                                     cellScanStatement: try db.prepare(SQLiteGeoIndexReader.cellScanSQL)))
+                return try body(SQLiteGeoIndexReader(db: db, pending: pending, point: point, statements: ScanStatements(db)))
             }
             if let result = try ownSnapshot ? readAlone(attempt) : read(attempt) { return result }
             ownSnapshot = true
@@ -53,21 +51,20 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
     let db: Database
     let pending: UnmergedFixes.Snapshot
     let point: MergePoint
-    /// `scanSQL` on `db`, prepared once for all the scans of a query (scans never nest).
-    let scanStatement: Statement
-    /// `cellScanSQL` likewise, for scans of all times (most queries): rows skip the time test.
-    let cellScanStatement: Statement
-
-    static let scanSQL = """
-        SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ? AND ts BETWEEN ? AND ?
-        """
-    static let cellScanSQL = """
-        SELECT cell, device_key, ts, seq, lon, lat FROM cell_index WHERE cell BETWEEN ? AND ?
-        """
+    /// The scans' statements, prepared once for all the scans of a query (scans never nest).
+    let statements: ScanStatements
 
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let from = from ?? Int64.min, to = to ?? Int64.max
         guard try scanMerged(range, from: from, to: to, body) else { return false }
+        return try pending.scan(range, from: from, to: to, point: point, body)
+    }
+
+    /// `cell_index` rows without their sequence column (0 in the entries); unmerged fixes keep
+    /// theirs.
+    func scanPositions(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+        let from = from ?? Int64.min, to = to ?? Int64.max
+        guard try scanMerged(range, from: from, to: to, sequences: false, body) else { return false }
         return try pending.scan(range, from: from, to: to, point: point, body)
     }
 
@@ -88,9 +85,10 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
     }
 
     /// The entries of `range` and [from, to] in `cell_index`, in key order.
-    private func scanMerged(_ range: ClosedRange<Int64>, from: Int64, to: Int64, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+    private func scanMerged(_ range: ClosedRange<Int64>, from: Int64, to: Int64, sequences: Bool = true,
+                            _ body: (IndexEntry) throws -> Bool) throws -> Bool {
         let allTimes = from == .min && to == .max
-        let statement = allTimes ? cellScanStatement : scanStatement
+        let statement = try statements.statement(allTimes: allTimes, sequences: sequences)
         defer { statement.reset() }
         try statement.bind(range.lowerBound, at: 1)
         try statement.bind(range.upperBound, at: 2)
@@ -113,5 +111,38 @@ struct SQLiteGeoIndexReader: GeoIndexReader {
         defer { statement.reset() }
         try statement.bind([.integer(range.lowerBound), .integer(range.upperBound), .integer(from), .integer(to)])
         return try statement.step()
+    }
+}
+
+/// The four scans of `cell_index` a geo reader runs — with or without the time test (scans of
+/// all times, most queries, skip it) and with or without the sequence column (searches that
+/// do not need it leave it unread) — each prepared on the reader's connection when first used
+/// by a query (the connection's statement cache keeps them between queries; a lookup there
+/// hashes the SQL, so a query looks up only what it uses, once).
+final class ScanStatements {
+    private let db: Database
+    private var prepared: [Statement?] = [nil, nil, nil, nil]
+
+    init(_ db: Database) {
+        self.db = db
+    }
+
+    /// Columns: cell, device_key, ts, seq (0 without sequences), lon, lat; parameters: the cell
+    /// range, then (unless all times) the time range. Indexed by `index(allTimes:sequences:)`.
+    static let sql: [String] = [(false, true), (true, true), (false, false), (true, false)].map { allTimes, sequences in
+        "SELECT cell, device_key, ts, \(sequences ? "seq" : "0"), lon, lat FROM cell_index WHERE cell BETWEEN ? AND ?"
+            + (allTimes ? "" : " AND ts BETWEEN ? AND ?")
+    }
+
+    private static func index(allTimes: Bool, sequences: Bool) -> Int {
+        (allTimes ? 1 : 0) + (sequences ? 0 : 2)
+    }
+
+    func statement(allTimes: Bool, sequences: Bool) throws -> Statement {
+        let index = Self.index(allTimes: allTimes, sequences: sequences)
+        if let statement = prepared[index] { return statement }
+        let statement = try db.prepare(Self.sql[index])
+        prepared[index] = statement
+        return statement
     }
 }

@@ -129,6 +129,22 @@ import Testing
         #expect(matched > 0 && decided > 0)
     }
 
+    /// Covering cells grow with the region's radius; wide polygons of few edges take more,
+    /// polygons of very many edges fewer (a covering costs about cells × edges).
+    @Test func coveringCellsFollowRadiusAndEdges() {
+        let tuning = GeoQueryService.Tuning()
+        let km = 1_000 / 6_378_100.0
+        #expect(tuning.maxCells(radius: 1 * km, edges: nil) == 8)
+        #expect(tuning.maxCells(radius: 20 * km, edges: nil) == 32)
+        #expect(tuning.maxCells(radius: 40 * km, edges: 4) == 64)
+        #expect(tuning.maxCells(radius: 100 * km, edges: nil) == 96)
+        #expect(tuning.maxCells(radius: 500 * km, edges: nil) == 128)
+        #expect(tuning.maxCells(radius: 500 * km, edges: 44) == 192)
+        #expect(tuning.maxCells(radius: 500 * km, edges: 5_000) == 128)
+        #expect(tuning.maxCells(radius: 500 * km, edges: 99_000) == 48)
+        #expect(tuning.maxCells(radius: 1 * km, edges: 99_000) == 8)
+    }
+
     /// The cache prepares a polygon's covering once per scope (a group's sharing devices),
     /// keeps at most `capacity` coverings, the least recently used leaving first, and never
     /// keeps the cheap shapes.

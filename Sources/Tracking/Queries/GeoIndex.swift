@@ -103,6 +103,9 @@ public protocol GeoIndexReader {
     /// Calls `body` for each entry whose signed cell key is in `range` and time in [from, to]
     /// (each entry once; order unspecified); returns false if `body` stopped the scan.
     func scan(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
+    /// `scan` for searches that do not need the entries' `sequence` (it may be 0): a reader may
+    /// then leave that column unread.
+    func scanPositions(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool
     /// `scan` of each of `ranges` in turn (each range's entries before the next range's);
     /// returns false if `body` stopped. Readers that prefer batched probes read the first
     /// entries of every range in one call.
@@ -124,6 +127,11 @@ public protocol GeoIndexReader {
 
 extension GeoIndexReader {
     public var prefersBatchedProbes: Bool { false }
+
+    /// By `scan` (entries with their sequences).
+    public func scanPositions(_ range: ClosedRange<Int64>, from: Int64?, to: Int64?, _ body: (IndexEntry) throws -> Bool) throws -> Bool {
+        try scan(range, from: from, to: to, body)
+    }
 
     /// By a scan of the whole range (`scan` promises no order).
     public func firstCell(in range: ClosedRange<Int64>, from: Int64?, to: Int64?,

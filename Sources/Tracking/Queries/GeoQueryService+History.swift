@@ -41,7 +41,7 @@ extension GeoQueryService {
         } else {
             for range in ranges {
                 try run.seek()
-                let complete = try reader.scan(range, from: from, to: to) { entry in try consider(entry, &run) }
+                let complete = try reader.scanPositions(range, from: from, to: to) { entry in try consider(entry, &run) }
                 if !complete { break }
             }
         }
