@@ -29,8 +29,9 @@ struct PreparedCovering: Sendable {
 /// change — so the time a query takes shows no one outside the group which regions it asks
 /// about. Keys are BLAKE2b digests of scope and fingerprint, so a polygon of many vertices
 /// costs 32 bytes of key. At most ``capacity`` entries in all, the least recently used leaving
-/// first; an entry holds at most the widest tier's cells with their ranges (~5 KB at 128
-/// cells), so the cache stays under ~1.5 MB whatever clients send.
+/// first; an entry holds at most the most cells a covering takes with their ranges (~7 KB at
+/// 192 cells, ``GeoQueryService/Tuning/maxCells(radius:edges:)``), so the cache stays under
+/// ~2 MB whatever clients send.
 final class CoveringCache: Sendable {
     /// Coverings kept in all.
     static let capacity = 256
