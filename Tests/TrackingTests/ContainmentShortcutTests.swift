@@ -44,25 +44,32 @@ import Testing
                 entries.append((CellID(stored.toPoint()).int64Key, p.lng.degrees, p.lat.degrees))
             }
         }
-        entries.sort { $0.key < $1.key }
+        let walk = Self.checkVerdicts(entries, covering: covering, shape: shape, in: text)
+        #expect(walk.matched > 0)
+        if shape.isSpherical { #expect(walk.classified > 0) }
+    }
+
+    /// Walks `entries` in key order through a shortcut over `covering`, expecting every verdict
+    /// to agree with the shape's exact test; returns the entries the exact test matched, those
+    /// a verdict decided, and those a verdict decided outside the covering's interior cells
+    /// (decided by a classified cell).
+    static func checkVerdicts(_ entries: [(key: Int64, lon: Double, lat: Double)], covering: PreparedCovering,
+                              shape: GeoShape, in context: String) -> (matched: Int, decided: Int, classified: Int) {
         var shortcut = ContainmentShortcut(covering, shape: shape)
-        var decided = 0, matched = 0
-        for entry in entries where covering.ranges.contains(where: { $0.contains(entry.key) }) {
+        var matched = 0, decided = 0, classified = 0
+        for entry in entries.sorted(by: { $0.key < $1.key }) where covering.ranges.contains(where: { $0.contains(entry.key) }) {
             let exact = shape.contains(longitude: entry.lon, latitude: entry.lat)
             if exact { matched += 1 }
-            switch shortcut.verdict(forKey: entry.key) {
-            case .matches:
-                #expect(exact, "\(entry) taken as a match")
-                if !covering.interior.contains(where: { $0.contains(entry.key) }) { decided += 1 }
-            case .fails:
-                #expect(!exact, "\(entry) taken as no match")
-                decided += 1
-            case .needsTest:
-                break
+            let verdict = shortcut.verdict(forKey: entry.key)
+            switch verdict {
+            case .matches: #expect(exact, "\(entry) taken as a match in \(context)")
+            case .fails: #expect(!exact, "\(entry) taken as no match in \(context)")
+            case .needsTest: continue
             }
+            decided += 1
+            if !covering.interior.contains(where: { $0.contains(entry.key) }) { classified += 1 }
         }
-        #expect(matched > 0)
-        if shape.isSpherical { #expect(decided > 0) }
+        return (matched, decided, classified)
     }
 
     /// Random star-shaped polygons (5 to 40 vertices, 2 to 400 km across, every third with a
@@ -110,23 +117,8 @@ import Testing
                 add(LatLng(degreesLatitude: a.1 + (b.1 - a.1) * t, longitude: a.0 + (b.0 - a.0) * t).toPoint())
             }
         }
-        entries.sort { $0.key < $1.key }
-        var shortcut = ContainmentShortcut(covering, shape: shape)
-        var matched = 0, decided = 0
-        for entry in entries where covering.ranges.contains(where: { $0.contains(entry.key) }) {
-            let exact = shape.contains(longitude: entry.lon, latitude: entry.lat)
-            if exact { matched += 1 }
-            switch shortcut.verdict(forKey: entry.key) {
-            case .matches:
-                #expect(exact, "\(entry) taken as a match in \(body)")
-                decided += 1
-            case .fails:
-                #expect(!exact, "\(entry) taken as no match in \(body)")
-                decided += 1
-            case .needsTest: break
-            }
-        }
-        #expect(matched > 0 && decided > 0)
+        let walk = Self.checkVerdicts(entries, covering: covering, shape: shape, in: body)
+        #expect(walk.matched > 0 && walk.decided > 0)
     }
 
     /// Covering cells grow with the region's radius; wide polygons of few edges take more,

@@ -323,11 +323,10 @@ struct ContainmentShortcut {
     init(_ covering: PreparedCovering, shape: GeoShape) {
         interior = covering.interior
         self.shape = shape
-        let coarsest = covering.cells.map(\.level).min() ?? CellID.maxLevel
+        let coarsest = covering.cells.lazy.map(\.level).min() ?? CellID.maxLevel
         classifiedLevel = Swift.min(CellID.maxLevel, coarsest + Self.levelsUnderCovering)
         run = (CellID(int64Key: 0), 0, nil)
     }
-
 
     /// The verdict for the index entry with key `key`.
     mutating func verdict(forKey key: Int64) -> Verdict {

@@ -55,12 +55,11 @@ public final class GeoQueryService: Sendable {
         /// ``fewEdgesWide`` and ``manyEdges``; never fewer than `coverer.maxCells`.
         public func maxCells(radius: Double, edges: Int?) -> Int {
             var cells = coverer.maxCells
-            var widest = false
             for tier in regionTiers where radius >= tier.minRadians {
                 cells = max(cells, tier.maxCells)
-                widest = tier.minRadians == regionTiers.last?.minRadians
             }
             guard let edges else { return cells }
+            let widest = regionTiers.last.map { radius >= $0.minRadians } ?? false
             if widest && edges <= fewEdgesWide.maxEdges { cells = max(cells, fewEdgesWide.maxCells) }
             if edges > manyEdges.minEdges { cells = max(coverer.maxCells, min(cells, manyEdges.maxCells)) }
             return cells
