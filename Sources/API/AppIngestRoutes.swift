@@ -2,6 +2,7 @@ import Crypto
 import HTTPServer
 import JSONCore
 import LocationFormats
+import Synchronization
 import Timestamps
 import Tracking
 
@@ -16,7 +17,8 @@ struct AppIngestRoutes {
         let devices = services.devices
         let friends = services.friends
         let auth = Authentication(services: services)
-        let osmand: Handler = .deferred { request in
+        let inlineBodyBytes = services.configuration.ingestInlineBodyBytes
+        let osmand: Handler = .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
             let now = Timestamp.nowMilliseconds()
             let parsed: (deviceToken: String, fix: Fix)
             let mediaType = request.mediaType
@@ -33,11 +35,12 @@ struct AppIngestRoutes {
             }
             guard let credential = try devices.credential(forDeviceToken: parsed.deviceToken),
                   case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
-            let outcome = try await locations.ingest([parsed.fix], deviceID: deviceID, credential: credential)
-            return .json(LocationRoutes.counts(outcome, rejected: []))
+            try locations.ingest([parsed.fix], deviceID: deviceID, credential: credential) { result in
+                reply(result.map { .json(LocationRoutes.counts($0, rejected: [])) })
+            }
         }
         return [
-            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, .deferred { request in
+            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
                 let credential = try Self.ownTracksCredential(request, devices: devices)
                 guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
                 // The app ignores zero-length bodies; so do we. It wants a JSON array back: its
@@ -45,27 +48,32 @@ struct AppIngestRoutes {
                 // so it is read while the fix commits (the answer waits for both: 2xx = stored).
                 if !request.body.isEmpty,
                    let fix = try OwnTracksFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules) {
-                    async let reply = OwnTracksFriends.response(friends, credential)
-                    _ = try await locations.ingest([fix], deviceID: deviceID, credential: credential)
-                    return try await reply
+                    let answer = AnswerAfterCommit(reply)
+                    try locations.ingest([fix], deviceID: deviceID, credential: credential) { answer.committed($0) }
+                    answer.answer(Result { try OwnTracksFriends.response(friends, credential) })
+                    return
                 }
-                return try OwnTracksFriends.response(friends, credential)
+                reply(Result { try OwnTracksFriends.response(friends, credential) })
             }),
             Route("GET", "/v1/ingest/osmand", osmand),
             Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
-            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, .deferred { request in
+            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
                 let credential = try auth.credential(request)
                 if credential == .anonymous { throw TrackingError.unauthenticated }
                 guard case .device(let deviceID, _) = credential else {
                     throw TrackingError.wrongCredentialKind("Overland must send its device token, not a user token: only a device writes partition device=<id>")
                 }
                 let batch = try OverlandFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules)
-                let outcome = try await locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential)
-                // The app deletes its copy only on "ok"; invalid points could never be stored, so
-                // they are reported but not resent forever.
-                guard case .object(var counts) = LocationRoutes.counts(outcome, rejected: batch.rejected) else { return .json(.null) }
-                counts["result"] = "ok"
-                return .json(.object(counts))
+                let rejected = batch.rejected
+                try locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential) { result in
+                    // The app deletes its copy only on "ok"; invalid points could never be stored,
+                    // so they are reported but not resent forever.
+                    reply(result.map { outcome in
+                        guard case .object(var counts) = LocationRoutes.counts(outcome, rejected: rejected) else { return .json(.null) }
+                        counts["result"] = "ok"
+                        return .json(.object(counts))
+                    })
+                }
             }),
         ]
     }
@@ -142,5 +150,32 @@ enum Base64 {
             }
         }
         return Base64URL.decode(url)
+    }
+}
+
+/// A reply that needs both a commit and an answer computed meanwhile (OwnTracks: the friends
+/// read while the fix commits): the answer is sent once both are in, or the commit's error.
+final class AnswerAfterCommit: Sendable {
+    private let reply: Reply
+    private let state = Mutex<(committed: Result<Void, Error>?, answer: Result<Response, Error>?)>((nil, nil))
+
+    init(_ reply: Reply) { self.reply = reply }
+
+    func committed<T>(_ result: Result<T, Error>) {
+        settle { $0.committed = result.map { _ in () } }
+    }
+
+    func answer(_ result: Result<Response, Error>) {
+        settle { $0.answer = result }
+    }
+
+    private func settle(_ change: (inout (committed: Result<Void, Error>?, answer: Result<Response, Error>?)) -> Void) {
+        let both = state.withLock { state -> Result<Response, Error>? in
+            change(&state)
+            guard let committed = state.committed, let answer = state.answer else { return nil }
+            if case .failure(let error) = committed { return .failure(error) }
+            return answer
+        }
+        if let both { reply(both) }
     }
 }

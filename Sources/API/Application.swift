@@ -22,6 +22,11 @@ public struct Services: Sendable {
         /// seeks are network round trips (PostgreSQL), where an attempt holds the thread for
         /// milliseconds and is then repeated.
         public var queryInlineBudget: WorkBudget? = QueryRoutes.inlineBudget
+        /// Largest ingest body (bytes) parsed and handed to the writer on the server's thread,
+        /// which then answers from the writer (`Handler.completing`); larger bodies are parsed
+        /// from a task. nil: always from a task — for a store where the credential, the device's
+        /// request limit or the write may wait on the network (PostgreSQL).
+        public var ingestInlineBodyBytes: Int? = RouteGroup.smallBody
         /// Geo queries running at once; more get 503 (they run off the HTTP threads).
         public var concurrentQueries = 4 * System.coreCount
         public var live = LiveHub.Configuration()

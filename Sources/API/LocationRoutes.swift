@@ -16,7 +16,7 @@ struct LocationRoutes {
         let group = RouteGroup(services: services)
         return [
             // The device's own token only (PartitionRules.requireWrite names the partition).
-            group.deferred("POST", "/v1/devices/{id}/locations", .optional, maxBodyBytes: Self.maxBatchBodyBytes) { request, context in
+            group.completing("POST", "/v1/devices/{id}/locations", .optional, maxBodyBytes: Self.maxBatchBodyBytes) { request, context, reply in
                 let deviceID: DeviceID = request.id()
                 try rules.requireWrite(context.credential, .device(deviceID))
                 let body = try JSONBody.parse(request)
@@ -24,8 +24,10 @@ struct LocationRoutes {
                 if batch.isSingle, let rejection = batch.rejected.first {
                     throw TrackingError.invalid(rejection.error.message, code: rejection.error.code)
                 }
-                let outcome = try await locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: context.credential)
-                return .json(Self.counts(outcome, rejected: batch.rejected))
+                let rejected = batch.rejected
+                try locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: context.credential) { result in
+                    reply(result.map { .json(Self.counts($0, rejected: rejected)) })
+                }
             },
             group.inline("GET", "/v1/devices/{id}/locations", .reader(.device(parameter: "id"))) { request, context in
                 let page = try locations.history(

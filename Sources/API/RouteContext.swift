@@ -159,6 +159,19 @@ struct RouteGroup {
         }))
     }
 
+    /// A write answered by whoever completes it (`Handler.completing`): `start` checks the
+    /// caller, parses and hands the work on, and the work answers through `reply` (the SQLite
+    /// writer, right after its commit). Bodies of at most `ingestInlineBodyBytes` start on the
+    /// server's thread, larger ones from a task.
+    func completing(_ method: String, _ pattern: String, _ caller: Caller, maxBodyBytes: Int? = nil,
+                    _ start: @escaping @Sendable (Request, RouteContext, Reply) throws -> Void) -> Route {
+        let group = self
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes,
+                     .completing(inlineBodyBytes: services.configuration.ingestInlineBodyBytes) { request, reply in
+            try start(request, try group.context(request, caller, queryToken: false), reply)
+        })
+    }
+
     /// A route whose body is read while it arrives (uploads of any size): `admit` runs on the
     /// server's thread once the headers are in, after the caller check, and returns the handler
     /// that reads the body; a refusal is answered before any of the body is read.

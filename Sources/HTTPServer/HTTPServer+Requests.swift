@@ -77,24 +77,54 @@ extension HTTPServer {
             do { answer = try inline(request) } catch { answer = errorResponder(error, request) }
             if let answer { return queue(answer, context: context, connection: connection) }
             return dispatch(request, to: deferred, context: context, connection: connection)
+        case .completing(let inlineBodyBytes, let start):
+            let onThisThread = inlineBodyBytes.map { request.body.count <= $0 } ?? false
+            return begin(request, start: start, onThisThread: onThisThread, context: context, connection: connection)
         }
     }
 
-    /// Suspends the connection and answers `request` from a task on the handler executor; the
-    /// connection is resumed with the reply (`resumeDeferred`).
+    /// Suspends the connection and starts a `.completing` request, here or from a task; its
+    /// `Reply` resumes the connection from whichever thread answers.
+    private func begin(_ request: Request, start: @escaping @Sendable (Request, Reply) throws -> Void, onThisThread: Bool,
+                       context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        // Suspended before `start`: its work may answer from another thread at once.
+        let reply = suspendAwaitingReply(request, context: context, connection: connection)
+        if onThisThread {
+            do { try start(request, reply) } catch { reply(.failure(error)) }
+        } else {
+            Task(executorPreference: executor) {
+                do { try start(request, reply) } catch { reply(.failure(error)) }
+            }
+        }
+        return .YES
+    }
+
+    /// Suspends the connection and answers `request` from a task on the handler executor.
     private func dispatch(_ request: Request, to handle: @escaping @Sendable (Request) async throws -> Response,
                           context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        let reply = suspendAwaitingReply(request, context: context, connection: connection)
+        Task(executorPreference: executor) {
+            do { reply(.success(try await handle(request))) } catch { reply(.failure(error)) }
+        }
+        return .YES
+    }
+
+    /// Suspends the connection until the returned `Reply` is given (an error through the error
+    /// responder), which resumes it (`resumeDeferred`); registered for the shutdown deadline.
+    private func suspendAwaitingReply(_ request: Request, context: RequestContext, connection: OpaquePointer) -> Reply {
         context.dispatched = true
         MHD_suspend_connection(connection)
         let pointer = ConnectionPointer(pointer: connection)
         pendingDeferred.withLock { $0[ObjectIdentifier(context)] = (context, pointer) }
         let responder = errorResponder
-        Task(executorPreference: executor) { [weak self] in
+        return Reply { [weak self] result in
             let response: Response
-            do { response = try await handle(request) } catch { response = responder(error, request) }
+            switch result {
+            case .success(let answer): response = answer
+            case .failure(let error): response = responder(error, request)
+            }
             self?.resumeDeferred(context, pointer, with: response)
         }
-        return .YES
     }
 
     /// Stores the reply of a suspended request and resumes its connection, once: the first of

@@ -49,6 +49,12 @@ public struct InProcessResponder: Sendable {
             case .adaptive(let inline, let deferred):
                 if let answer = try inline(request) { return answer }
                 return try await deferred(request)
+            case .completing(_, let start):
+                let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Response, Error>, Never>) in
+                    let once = Reply { continuation.resume(returning: $0) }
+                    do { try start(request, once) } catch { once(.failure(error)) }
+                }
+                return try result.get()
             case .streaming(let admit):
                 // The whole body is at hand: hand it over as one piece, then its end.
                 let handle = try admit(Request(method: method, path: path, queryItems: query, headerFields: fields,

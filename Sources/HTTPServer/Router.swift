@@ -1,3 +1,5 @@
+import Synchronization
+
 /// How a route answers: inline on the server's thread (fast, must not block for long), or
 /// later from a task (the connection is suspended meanwhile, no thread is held).
 public enum Handler: Sendable {
@@ -14,6 +16,28 @@ public enum Handler: Sendable {
     /// the path; throw to answer before any of the body is read) and returns the handler, which
     /// runs in a task reading the body.
     case streaming(admit: @Sendable (Request) throws -> StreamingHandler)
+    /// Answered through a `Reply` that whoever finishes the work calls, from any thread (a
+    /// writer that has committed): `start` runs on the server's thread when the body is at most
+    /// `inlineBodyBytes` (nil: never), otherwise from a task, and returns once the work is
+    /// handed on. Saves the two hand-offs of `.deferred` (to a task, and from the awaited work
+    /// back to it) for writes whose own worker can answer. A throw from `start` is the answer.
+    case completing(inlineBodyBytes: Int?, start: @Sendable (Request, Reply) throws -> Void)
+}
+
+/// The answer to a `.completing` request, given once from any thread; later calls are ignored.
+/// An error becomes the server's error response, as a thrown one would.
+public final class Reply: Sendable {
+    private let deliver: @Sendable (Result<Response, Error>) -> Void
+    private let answered = Atomic<Bool>(false)
+
+    public init(_ deliver: @escaping @Sendable (Result<Response, Error>) -> Void) {
+        self.deliver = deliver
+    }
+
+    public func callAsFunction(_ result: Result<Response, Error>) {
+        guard answered.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged else { return }
+        deliver(result)
+    }
 }
 
 /// Reads a streamed request body and answers.

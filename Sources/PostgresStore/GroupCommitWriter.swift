@@ -47,11 +47,18 @@ final class GroupCommitWriter: @unchecked Sendable {
     func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T, lockOrder: String? = nil,
                             onCommit: (@Sendable (T) -> Void)? = nil) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            enqueue(PostgresClosureJob(body: body, lockOrder: lockOrder) { result in
+            write(body, lockOrder: lockOrder) { result in
                 if case .success(let value) = result { onCommit?(value) }
                 continuation.resume(with: result)
-            })
+            }
         }
+    }
+
+    /// Runs `body` inside the next group commit and calls `completion` on the writer thread
+    /// right after the commit (in commit order), or with the error.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T, lockOrder: String? = nil,
+                            completion: @escaping @Sendable (Result<T, Error>) -> Void) {
+        enqueue(PostgresClosureJob(body: body, lockOrder: lockOrder, completion: completion))
     }
 
     /// Transactions committed so far.

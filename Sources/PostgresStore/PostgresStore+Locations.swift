@@ -7,18 +7,33 @@ import Tracking
 extension PostgresStore: LocationStore {
     public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            append(deviceID: deviceID, fixes: fixes, events: rule, onCommit: onCommit) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// The append, answered by the device's writer thread right after the commit.
+    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
+                       onCommit: @escaping @Sendable (IngestOutcome) -> Void,
+                       completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) {
         // Cells are computed on the caller's thread, to keep the writer's transaction short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let shapes = placeShapes
         let index = placeIndex
         // The copies of groups' places an append loads go into the cache only once it has
         // committed (a batch that runs again, or fails, keeps nothing).
-        return try await write({ c in
+        write({ c in
             try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, shapes: shapes, index: index, on: c)
-        }, lockOrder: deviceID.rawValue, onCommit: { appended in
-            index.keep(appended.places)
-            onCommit(appended.outcome)
-        }).outcome
+        }, lockOrder: deviceID.rawValue, completion: { result in
+            switch result {
+            case .success(let appended):
+                index.keep(appended.places)
+                onCommit(appended.outcome)
+                completion(.success(appended.outcome))
+            case .failure(let error):
+                completion(.failure(error))
+            }
+        })
     }
 
     /// The append inside the writer's transaction: dedupe (`DuplicateRule` against what is

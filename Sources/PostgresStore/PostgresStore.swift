@@ -84,6 +84,13 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// Like `write`, answering through `completion` on the writer thread right after the
+    /// commit, or with the (translated) error.
+    func write<T: Sendable>(_ body: @escaping @Sendable (Connection) throws -> T, lockOrder: String? = nil,
+                            completion: @escaping @Sendable (Result<T, Error>) -> Void) {
+        writers.writer(for: lockOrder).write(body, lockOrder: lockOrder) { completion($0.mapError(Self.translate)) }
+    }
+
     /// A fault of the database as the domain's `StoreFailure`; any other error as it is.
     static func translate(_ error: Error) -> Error {
         guard let error = error as? PostgresError else { return error }

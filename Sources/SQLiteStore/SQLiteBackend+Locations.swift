@@ -8,6 +8,15 @@ import Timestamps
 extension SQLiteBackend: LocationStore {
     public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            append(deviceID: deviceID, fixes: fixes, events: rule, onCommit: onCommit) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// The append, answered by the writer thread itself right after the commit.
+    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
+                       onCommit: @escaping @Sendable (IngestOutcome) -> Void,
+                       completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) {
         let sequences = self.sequences
         let unmerged = self.unmerged
         let merger = self.merger
@@ -20,7 +29,7 @@ extension SQLiteBackend: LocationStore {
         let lookups = fixes.map(ClientIDLookup.init)
         // The copies of groups' places an append loads go into the cache only once it has
         // committed (`PlaceIndexCache.keep(_:)`).
-        return try await write({ db -> (outcome: IngestOutcome, places: LoadedPlaces) in
+        write({ db -> (outcome: IngestOutcome, places: LoadedPlaces) in
             guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.id(deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { throw TrackingError.notFound("device") }
@@ -103,11 +112,17 @@ extension SQLiteBackend: LocationStore {
             }
             unmerged.add(entries)
             return (outcome, loaded)
-        }, onCommit: { appended in
-            placeIndex.keep(appended.places)
-            merger.noteAppended()
-            onCommit(appended.outcome)
-        }).outcome
+        }, completion: { result in
+            switch result {
+            case .success(let appended):
+                placeIndex.keep(appended.places)
+                merger.noteAppended()
+                onCommit(appended.outcome)
+                completion(.success(appended.outcome))
+            case .failure(let error):
+                completion(.failure(error))
+            }
+        })
     }
 
     /// Location events for every group in which the device's member shares, as `rule` says.

@@ -189,6 +189,15 @@ public final class SQLiteBackend: Sendable {
         do { return try await writer.write(body, onCommit: onCommit) } catch let error as StorageError { throw Self.translate(error) }
     }
 
+    /// Like `write`, answering through `completion` on the writer thread right after the
+    /// commit (in commit order), or with the error: no task waits.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T,
+                                   completion: @escaping @Sendable (Result<T, Error>) -> Void) {
+        writer.write(body) { result in
+            completion(result.mapError { error in (error as? StorageError).map(Self.translate) ?? error })
+        }
+    }
+
     /// A storage fault as the domain's `StoreFailure`; any other SQLite error as it is (a bug).
     static func translate(_ error: StorageError) -> Error {
         switch error.fault {

@@ -53,7 +53,10 @@ enum ServeCommand {
         // On PostgreSQL an index seek is a round trip: geo queries go to a task at once instead of
         // trying on the server's thread first (an attempt there held it for milliseconds and was
         // then repeated: \$near k=10 over HTTP took 3× the engine's time at 1M fixes).
-        if storage.postgres != nil { settings.queryInlineBudget = nil }
+        if storage.postgres != nil {
+            settings.queryInlineBudget = nil
+            settings.ingestInlineBodyBytes = nil
+        }
         let services = try Services(store: backend, configuration: settings, logger: logger,
                                     towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger),
                                     publishesCommits: storage.postgres == nil)

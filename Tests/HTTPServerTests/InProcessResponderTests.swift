@@ -1,3 +1,4 @@
+import Dispatch
 import Testing
 @testable import HTTPServer
 
@@ -22,6 +23,15 @@ import Testing
         }, deferred: { request in
             Response(status: 200, contentType: "text/plain", bytes: Array("task".utf8))
         })))
+        router.add(Route("POST", "/completing", .completing(inlineBodyBytes: 16) { request, reply in
+            if request.body == Array("throw".utf8) { throw Refused() }
+            let body = request.body
+            DispatchQueue.global().async {
+                if body == Array("fail".utf8) { reply(.failure(Refused())) }
+                reply(.success(Response(status: 202, contentType: "text/plain", bytes: body)))
+                reply(.success(Response(status: 200, contentType: "text/plain", bytes: Array("second".utf8))))
+            }
+        }))
         return InProcessResponder(router: router) { error, request in
             let code: String
             if let http = error as? HTTPError { code = http.code.rawValue } else { code = "refused" }
@@ -71,5 +81,14 @@ import Testing
     @Test(arguments: ["%", "%4", "%zz", "a%C3", "%%41"])
     func malformedEscapesAreKeptNotTrapped(_ raw: String) {
         #expect(!InProcessResponder.percentDecoded(raw, plusIsSpace: true).isEmpty)
+    }
+
+    @Test func completingHandlersAnswerOnceThroughTheirReply() async {
+        let answered = await Self.responder.respond(method: "POST", target: "/completing", body: Array("abc".utf8))
+        #expect(answered.status == 202 && Self.text(answered) == "abc")
+        let failed = await Self.responder.respond(method: "POST", target: "/completing", body: Array("fail".utf8))
+        #expect(failed.status == 403 && Self.text(failed) == "refused /completing")
+        let thrown = await Self.responder.respond(method: "POST", target: "/completing", body: Array("throw".utf8))
+        #expect(thrown.status == 403 && Self.text(thrown) == "refused /completing")
     }
 }

@@ -94,6 +94,44 @@ func withTestServer(configure: (inout HTTPServer.Configuration) -> Void = { _ in
         }
     }
 
+    @Test func completingRouteAnswersOnceFromWhicheverThreadFinishes() throws {
+        // Where `start` ran: on the server's thread (no task) or in a task.
+        let startedInTask = Mutex<[Bool]>([])
+        let route = Route("POST", "/completing", .completing(inlineBodyBytes: 4) { request, reply in
+            startedInTask.withLock { $0.append(withUnsafeCurrentTask { $0 != nil }) }
+            let body = request.body
+            if body == Array("boom".utf8) { throw HTTPError(status: 418, code: ErrorCode("teapot"), message: "start") }
+            if body == Array("now".utf8) {
+                return reply(.success(Response(status: 200, contentType: "text/plain", bytes: Array("at once".utf8))))
+            }
+            DispatchQueue.global().async {
+                if body == Array("fail".utf8) {
+                    reply(.failure(HTTPError(status: 409, code: ErrorCode("conflict"), message: "worker")))
+                }
+                reply(.success(Response(status: 201, contentType: "text/plain", bytes: Array("worker \(body.count)".utf8))))
+                reply(.success(Response(status: 200, contentType: "text/plain", bytes: Array("ignored".utf8))))
+            }
+        })
+        try withTestServer(extraRoutes: [route]) { server in
+            let client = try HTTPTestClient(port: server.port)
+            let small = try client.request("POST", "/completing", body: Array("abc".utf8))
+            #expect(small.status == 201 && small.text == "worker 3")
+            // Over the inline limit: started from a task, answered the same way.
+            let large = try client.request("POST", "/completing", body: Array("abcdefgh".utf8))
+            #expect(large.status == 201 && large.text == "worker 8")
+            // An answer given inside `start`, a throw from it, and a failure from the worker.
+            #expect(try client.request("POST", "/completing", body: Array("now".utf8)).text == "at once")
+            let thrown = try client.request("POST", "/completing", body: Array("boom".utf8))
+            #expect(thrown.status == 418 && thrown.text == "teapot: start")
+            let failed = try client.request("POST", "/completing", body: Array("fail".utf8))
+            #expect(failed.status == 409 && failed.text == "conflict: worker")
+            // The second reply of every request was ignored: the connection still serves.
+            #expect(try client.get("/hello").text == "hi")
+            #expect(startedInTask.withLock { $0 } == [false, true, false, false, false])
+            #expect(server.openConnectionCount == 1)
+        }
+    }
+
     @Test func pathParametersAndDecodedQuery() throws {
         try withTestServer { server in
             let client = try HTTPTestClient(port: server.port)

@@ -74,6 +74,12 @@ public protocol LocationStore: Sendable {
     /// `onCommit` runs right after the commit, in commit order across all writers.
     func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
                 onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome
+    /// The same append, answering through `completion`, called once: with the outcome once
+    /// durable (after `onCommit`), or with the error — by the store's writer itself, so that no
+    /// task waits for the commit (and none needs a thread of a pool to resume on).
+    func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
+                onCommit: @escaping @Sendable (IngestOutcome) -> Void,
+                completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void)
     /// History of a device in [from, to], oldest first, after `cursor`, at most `limit`.
     func history(deviceID: DeviceID, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage
     /// Deletes fixes of `deviceID` older than `before` (ms), and redacts their location events;
