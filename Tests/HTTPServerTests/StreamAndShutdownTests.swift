@@ -121,4 +121,31 @@ import HTTPTestSupport
         #expect(stopped.wait(seconds: 10))
         #expect(throws: (any Error).self) { try HTTPTestClient(port: server.port).get("/slow") }
     }
+
+    @Test func aCompletingRequestUnansweredAtTheDeadlineGets503AndItsLateReplyIsIgnored() throws {
+        // The worker (a writer in the real routes) holds the reply past the grace period.
+        let held = Mutex<Reply?>(nil)
+        let started = Gate()
+        let route = Route("POST", "/slow-write", .completing(inlineBodyBytes: 1_024) { _, reply in
+            held.withLock { $0 = reply }
+            started.open()
+        })
+        var configuration = HTTPServer.Configuration()
+        configuration.bindAddress = "127.0.0.1"
+        configuration.port = 0
+        configuration.shutdownGraceSeconds = 0.05
+        let server = HTTPServer(configuration: configuration, router: Router([route]), logger: Logger(level: .error)) { e, _ in
+            let status = (e as? HTTPError)?.status ?? 500
+            return Response(status: status, contentType: "text/plain", bytes: Array("\(status)".utf8))
+        }
+        try server.start()
+        let client = try HTTPTestClient(port: server.port)
+        try client.send("POST /slow-write HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\nab")
+        #expect(started.wait(seconds: 5))
+        server.shutdown()
+        #expect(try client.readReply().status == 503)
+        // The commit finishing afterwards answers no one and touches no stopped connection.
+        let reply = try #require(held.withLock { $0 })
+        reply(.success(Response(status: 200, contentType: "text/plain", bytes: Array("late".utf8))))
+    }
 }
