@@ -68,4 +68,5 @@ int run_http_ingest(int argc, char **argv);
 int run_redis_ingest(int argc, char **argv);
 int run_pg_ingest(int argc, char **argv);
 int run_sqlite_ingest(int argc, char **argv);
+int run_round_trips(int argc, char **argv);
 #endif

@@ -210,11 +210,12 @@ int main(int argc, char **argv) {
         {"pg-query", run_pg_queries}, {"sqlite-query", run_sqlite_queries},
         {"http-ingest", run_http_ingest}, {"redis-ingest", run_redis_ingest},
         {"pg-ingest", run_pg_ingest}, {"sqlite-ingest", run_sqlite_ingest}, {"points", run_points},
+        {"round-trip", run_round_trips},
     };
     if (argc >= 2)
         for (size_t i = 0; i < sizeof modes / sizeof *modes; i++)
             if (!strcmp(argv[1], modes[i].name)) return modes[i].run(argc - 2, argv + 2);
     fprintf(stderr, "usage: benchclient <mode> ... (modes: http-query redis-query pg-query sqlite-query,"
-                    " http-ingest redis-ingest pg-ingest sqlite-ingest; see the file heads)\n");
+                    " http-ingest redis-ingest pg-ingest sqlite-ingest, round-trip; see the file heads)\n");
     return 2;
 }

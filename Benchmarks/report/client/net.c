@@ -10,7 +10,11 @@
  *      R: GEOSEARCH BYRADIUS; P: BYBOX around the polygon's bounds WITHCOORD + the planar test;
  *      K: BYRADIUS ASC COUNT k from 1 km, ×4 until k found.
  *  redis-ingest HOST PORT KEY POINTS BATCH CONC SECONDS FIRST COUNT OUT
- *      one GEOADD of BATCH members per round trip. */
+ *      one GEOADD of BATCH members per round trip.
+ *  round-trip HOST PORT REQUEST REPLY_END COUNT
+ *      sends REQUEST (\r and \n as escapes) COUNT times on one connection, each after the
+ *      previous reply ended with REPLY_END; 1,000 untimed first. Prints "p50 p90 p99" in µs:
+ *      the floor of a round trip on one kept-alive connection, whatever the protocol. */
 #define _GNU_SOURCE
 #include "bench.h"
 #include <arpa/inet.h>
@@ -326,3 +330,41 @@ int run_redis_ingest(int argc, char **argv) {
     return run_ingest(&g, atoi(argv[5]), redis_poster);
 }
 
+/* `text` with the two-character escapes \r and \n turned into the bytes. */
+static size_t unescape(const char *text, char *out) {
+    size_t n = 0;
+    for (const char *p = text; *p; p++) {
+        if (p[0] == '\\' && p[1] == 'r') { out[n++] = '\r'; p++; }
+        else if (p[0] == '\\' && p[1] == 'n') { out[n++] = '\n'; p++; }
+        else out[n++] = *p;
+    }
+    return n;
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+int run_round_trips(int argc, char **argv) {
+    if (argc < 5) { fprintf(stderr, "round-trip HOST PORT REQUEST REPLY_END COUNT\n"); return 2; }
+    size_t cap = strlen(argv[2]) + 1, end_cap = strlen(argv[3]) + 1;
+    char *request = malloc(cap), *end = malloc(end_cap);
+    size_t request_len = unescape(argv[2], request), end_len = unescape(argv[3], end);
+    long count = atol(argv[4]);
+    if (count < 1 || end_len == 0) { fprintf(stderr, "round-trip: COUNT ≥ 1 and a non-empty REPLY_END\n"); return 2; }
+    double *latency = malloc((size_t)count * sizeof *latency);
+    int fd = dial(argv[0], atoi(argv[1]));
+    buf_t in = {0};
+    for (long i = 0; i < count + 1000; i++) {
+        double t0 = mono();
+        send_all(fd, request, request_len);
+        in.len = 0;
+        do { buf_reserve(&in, 4096); fill(fd, &in); } while (in.len < end_len || memcmp(in.p + in.len - end_len, end, end_len) != 0);
+        if (i >= 1000) latency[i - 1000] = (mono() - t0) * 1e6;
+    }
+    qsort(latency, (size_t)count, sizeof *latency, by_value);
+    printf("%.1f %.1f %.1f\n", latency[count / 2], latency[count * 9 / 10], latency[count * 99 / 100]);
+    close(fd);
+    return 0;
+}
