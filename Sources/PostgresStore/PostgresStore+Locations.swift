@@ -5,13 +5,6 @@ import Timestamps
 import Tracking
 
 extension PostgresStore: LocationStore {
-    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
-                       onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            append(deviceID: deviceID, fixes: fixes, events: rule, onCommit: onCommit) { continuation.resume(with: $0) }
-        }
-    }
-
     /// The append, answered by the device's writer thread right after the commit.
     public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void,

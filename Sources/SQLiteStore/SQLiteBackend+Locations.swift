@@ -6,13 +6,6 @@ import Synchronization
 import Timestamps
 
 extension SQLiteBackend: LocationStore {
-    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
-                       onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
-        try await withCheckedThrowingContinuation { continuation in
-            append(deviceID: deviceID, fixes: fixes, events: rule, onCommit: onCommit) { continuation.resume(with: $0) }
-        }
-    }
-
     /// The append, answered by the writer thread itself right after the commit.
     public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void,

@@ -72,11 +72,9 @@ public protocol LocationStore: Sendable {
     /// location when a newer fix arrived, logs the location events `events` gives for each group
     /// where the device's member shares (same transaction), and returns once durable.
     /// `onCommit` runs right after the commit, in commit order across all writers.
-    func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
-                onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome
-    /// The same append, answering through `completion`, called once: with the outcome once
-    /// durable (after `onCommit`), or with the error — by the store's writer itself, so that no
-    /// task waits for the commit (and none needs a thread of a pool to resume on).
+    /// `completion` is called once: with the outcome once durable (after `onCommit`), or with
+    /// the error — by the store's writer itself, so that no task waits for the commit (and none
+    /// needs a thread of a pool to resume on). `append(…) async` awaits the same.
     func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
                 onCommit: @escaping @Sendable (IngestOutcome) -> Void,
                 completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void)
@@ -88,4 +86,14 @@ public protocol LocationStore: Sendable {
     /// Deletes fixes older than `before` of every device, at most `batch` rows per commit;
     /// returns how many in all.
     func purge(before: Int64, batch: Int) async throws -> Int
+}
+
+extension LocationStore {
+    /// `append` awaited: returns the outcome once durable, or throws the error.
+    public func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
+                       onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            append(deviceID: deviceID, fixes: fixes, events: events, onCommit: onCommit) { continuation.resume(with: $0) }
+        }
+    }
 }
