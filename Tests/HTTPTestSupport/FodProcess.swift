@@ -51,7 +51,9 @@ public final class FodProcess: @unchecked Sendable {
         guard let line, let last = line.split(separator: " ").last, let port = UInt16(last) else {
             kill(process.processIdentifier, SIGKILL)
             exit.wait(seconds: 30)
-            throw ProcessFailure("fod did not start listening (first line: \(line ?? "none")): \(errorText.text)")
+            // Once the process is gone its standard error ends; read it to the end (what it said
+            // may still be in the pipe).
+            throw ProcessFailure("fod did not start listening (first line: \(line ?? "none")): \(errorText.textAtEnd(waitingSeconds: 30))")
         }
         self.port = port
     }
