@@ -339,17 +339,24 @@ class QueryPhase:
         ingest = subprocess.Popen([self.client.path, "http-ingest", "127.0.0.1", str(self.fod.port), self.path("devices.txt"),
                                    self.path("points.bin"), "1000", "2", "1e9", str(self.t0), str(self.n), str(extra), "-"],
                                   stdout=subprocess.DEVNULL)
-        samples, merging_seen = [], False
+        # Each pass is filed under the phase it began in: while the fixes are still being
+        # posted (and merged), or after the last was acknowledged while the merge goes on — the
+        # case of the spike ("while the index merge ran after the load").
+        samples, posting, after_load, merging_seen = [], [], [], False
         while True:
+            still_posting = ingest.poll() is None
             self.client.run(*query)
-            samples += [ms for ms, _ in read_latencies(self.path("lat.txt"))]
+            latencies = [ms for ms, _ in read_latencies(self.path("lat.txt"))]
+            samples += latencies
+            (posting if still_posting else after_load).extend(latencies)
             m = self.fod.metrics()
             busy = m.get("fod_index_unmerged_fixes", 0) > 0 or m.get("fod_index_merge_running", 0) > 0
             merging_seen = merging_seen or m.get("fod_index_merge_running", 0) > 0
             if ingest.poll() is not None and not busy:
                 break
         self.result["during_merge"] = {**summary(samples), "extra_fixes": extra, "merge_seen": merging_seen,
-                                       "idle_p50": idle["p50"], "idle_p99": idle["p99"]}
+                                       "idle_p50": idle["p50"], "idle_p99": idle["p99"],
+                                       "posting": summary(posting), "after_load": summary(after_load)}
         self.fod.stop()
 
     def stop_all(self):

@@ -37,8 +37,13 @@ public struct MergePolicy: Sendable {
     /// tried: it shortened the writer's bursts (merge-time query p99 0.15–0.18 ms against
     /// 0.19–0.36), but in a 3-minute soak the merge fell behind sustained ingest (28M fixes
     /// unmerged, 4.5 GB RSS, against 1.6M and ~0.7 GB with 16,384): each commit rewrites the
-    /// index's upper pages, so smaller chunks write far more per row.
+    /// index's upper pages, so smaller chunks write far more per row. Hence `quietChunk`.
     public var chunk: Int
+    /// Rows per commit while nothing was appended for `idleMilliseconds` and nothing presses
+    /// (backlog under `highWater`, no import waiting): then the merge competes only with
+    /// queries, and short commits (and checkpoints) keep their latency flat; when ingest
+    /// resumes, the cycle goes on in `chunk`s. At most `chunk`.
+    public var quietChunk: Int
     /// The backlog an import may leave before it waits for the merge (at most `highWater`):
     /// history imports of any size stay within a few hundred bytes × this of memory (mirror,
     /// dedupe set, the merge cycle's sorted keys), while live ingest keeps the whole `highWater`
@@ -50,14 +55,19 @@ public struct MergePolicy: Sendable {
     var importThreshold: Int { max(1, min(highWater, importHighWater)) }
 
     public init(automatic: Bool = true, idleMilliseconds: Int = 250, highWater: Int = MergePolicy.defaultHighWater,
-                maxAgeSeconds: Double = 30, cycleBatch: Int = 1_000_000, chunk: Int = 16_384) {
+                maxAgeSeconds: Double = 30, cycleBatch: Int = 1_000_000, chunk: Int = 16_384, quietChunk: Int = 2_048) {
         self.automatic = automatic
         self.idleMilliseconds = idleMilliseconds
         self.highWater = highWater
         self.maxAgeSeconds = maxAgeSeconds
         self.cycleBatch = cycleBatch
         self.chunk = chunk
+        self.quietChunk = quietChunk
     }
+
+    /// The rows of one piece of a cycle: a quiet commit takes one, a busy one `piecesPerChunk`.
+    var piece: Int { max(1, min(chunk, quietChunk)) }
+    var piecesPerChunk: Int { max(1, chunk / piece) }
 
     /// Bytes of memory one unmerged fix takes (its mirror entry, run slack and client id;
     /// measured: ~150 B per fix of RSS growth with 2.4M unmerged).
@@ -267,16 +277,26 @@ final class IndexMerger: @unchecked Sendable {
 
     enum CycleOutcome { case merged, nothingQueued, failed }
 
+    /// Whether the next merge commit may be small (`MergePolicy.quietChunk`): no append for
+    /// `idleMilliseconds`, the backlog under `highWater`, no import waiting for capacity.
+    private func isQuiet() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return capacityWaiters.isEmpty && unmerged.count < policy.highWater
+            && Date().timeIntervalSince(lastAppend) * 1000 >= Double(policy.idleMilliseconds)
+    }
+
     /// One cycle, its chunks committed one after another (this thread waits for each). A
     /// failed chunk rolled back by itself; the next cycle starts again from the stored point.
     private func runCycle(batch: Int) -> CycleOutcome {
         do {
-            guard let cycle = try MergeCycle(batch: batch, chunk: policy.chunk, unmerged: unmerged, readers: readers)
+            guard let cycle = try MergeCycle(batch: batch, chunk: policy.piece, unmerged: unmerged, readers: readers)
             else { return .nothingQueued }
             while true {
                 let done = DispatchSemaphore(value: 0)
                 let more = Mutex<Result<Bool, Error>>(.success(false))
-                writer.write({ db in try cycle.commitNextChunk(in: db) }) { result in
+                let pieces = isQuiet() ? 1 : policy.piecesPerChunk
+                writer.write({ db in try cycle.commitNextChunk(in: db, pieces: pieces) }) { result in
                     more.withLock { $0 = result }
                     done.signal()
                 }
@@ -290,8 +310,8 @@ final class IndexMerger: @unchecked Sendable {
 }
 
 /// One merge cycle: the oldest queued appends (whole `index_queue` rows, about `batch` fixes),
-/// moved into `cell_index` in cell order and then into `client_ids` in key order, `chunk` rows
-/// per commit. Fixes no longer in history are left out when the batch is read and, if anything
+/// moved into `cell_index` in cell order and then into `client_ids` in key order, in pieces of
+/// `chunk` rows, one or more pieces per commit. Fixes no longer in history are left out when the batch is read and, if anything
 /// was deleted since, again by each commit; each commit records the new `MergePoint`; the last
 /// one removes the merged queue rows. A cycle interrupted (crash, restart, failed commit) is simply started again: its
 /// inserts are idempotent and the stored merge point says what is already merged.
@@ -386,8 +406,9 @@ final class MergeCycle: @unchecked Sendable {
         return pieces
     }
 
-    /// Commits the next chunk (inside the writer's transaction); returns whether more remain.
-    func commitNextChunk(in db: Database) throws -> Bool {
+    /// Commits the next `pieces` chunks of the current phase (inside the writer's transaction);
+    /// returns whether more remain.
+    func commitNextChunk(in db: Database, pieces: Int = 1) throws -> Bool {
         let exists = try db.prepare("SELECT 1 FROM locations WHERE device_key = ? AND ts = ? AND seq = ?")
         let deletedSinceRead = try db.firstRow("SELECT deletions FROM index_state", []) { $0.int64(0) } != deletionsAtRead
         func stillStored(_ deviceKey: Int64, _ timestamp: Int64, _ sequence: Int64) throws -> Bool {
@@ -399,11 +420,12 @@ final class MergeCycle: @unchecked Sendable {
             return try exists.step()
         }
         let step = next
-        next += 1
         if step < cellChunks.count {
+            let end = min(cellChunks.count, step + max(1, pieces))
+            next = end
             // OR REPLACE: a fix merged by an interrupted cycle is merged again, the same row.
             let insert = try db.prepare("INSERT OR REPLACE INTO cell_index (cell, device_key, ts, seq, lon, lat) VALUES (?, ?, ?, ?, ?, ?)")
-            for entry in cellChunks[step] where try stillStored(entry.deviceKey.storeValue, entry.timestamp, entry.sequence) {
+            for entry in cellChunks[step..<end].joined() where try stillStored(entry.deviceKey.storeValue, entry.timestamp, entry.sequence) {
                 try insert.bind(entry.cell, at: 1)
                 try insert.bind(entry.deviceKey.storeValue, at: 2)
                 try insert.bind(entry.timestamp, at: 3)
@@ -414,10 +436,10 @@ final class MergeCycle: @unchecked Sendable {
             }
             var point = try MergePoint.read(from: db)
             point.progress += 1
-            if step + 1 < cellChunks.count {
+            if end < cellChunks.count {
                 point.cycleThrough = max(point.cycleThrough, through)
                 // `split` makes no empty piece; the fallback only keeps this free of traps.
-                point.cycleCell = cellChunks[step + 1].first?.cell ?? point.cycleCell
+                point.cycleCell = cellChunks[end].first?.cell ?? point.cycleCell
             } else {
                 point.mergedThrough = max(point.mergedThrough, through)
                 point.cycleThrough = point.mergedThrough
@@ -426,8 +448,11 @@ final class MergeCycle: @unchecked Sendable {
             try point.write(to: db)
             unmerged.cellsMerged(point)
         } else if step - cellChunks.count < idChunks.count {
+            let first = step - cellChunks.count
+            let end = min(idChunks.count, first + max(1, pieces))
+            next = cellChunks.count + end
             let insert = try db.prepare("INSERT OR IGNORE INTO client_ids (device_key, client_id, seq) VALUES (?, ?, ?)")
-            let chunk = idChunks[step - cellChunks.count]
+            let chunk = idChunks[first..<end].joined()
             for id in chunk where try stillStored(id.key.deviceKey, id.timestamp, id.sequence) {
                 try insert.bind(id.key.deviceKey, at: 1)
                 try insert.bind(id.key.clientID, at: 2)

@@ -239,7 +239,7 @@ public final class SQLiteBackend: Sendable {
     }
 }
 
-/// A merge cycle driven from outside, one chunk (one commit) per `step`.
+/// A merge cycle driven from outside, one commit per `step`.
 public final class MergeStepper: Sendable {
     let cycle: MergeCycle
     let backend: SQLiteBackend
@@ -249,10 +249,11 @@ public final class MergeStepper: Sendable {
         self.backend = backend
     }
 
-    /// Commits the next chunk; returns whether more remain.
-    public func step() async throws -> Bool {
+    /// Commits the next `pieces` chunks (as the merger does while ingest runs); returns whether
+    /// more remain.
+    public func step(pieces: Int = 1) async throws -> Bool {
         let cycle = self.cycle
-        return try await backend.write { db in try cycle.commitNextChunk(in: db) }
+        return try await backend.write { db in try cycle.commitNextChunk(in: db, pieces: pieces) }
     }
 
 }

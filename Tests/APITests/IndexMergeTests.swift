@@ -117,7 +117,8 @@ struct IndexMergeTests {
                 if cycle == nil {
                     cycle = try world.backend.beginMerge(batch: 1 + Int(random.next() % 120), chunk: 1 + Int(random.next() % 25))
                 }
-                if let running = cycle, try await !running.step() { cycle = nil }
+                // One chunk a commit, or several (the merger's commits while ingest runs).
+                if let running = cycle, try await !running.step(pieces: 1 + Int(random.next() % 3)) { cycle = nil }
             } else if roll < 0.85 {
                 let device = world.deviceIDs[Int(random.next() % 4)]
                 let key = world.keys[device]!
@@ -234,8 +235,12 @@ struct IndexMergeTests {
     }
 
     /// Idle-triggered (ingest paused) and age-triggered (idle never reached) merging.
+    /// With `quietChunk` below `chunk` (the last two), the idle-triggered cycle commits a piece at
+    /// a time and the age-triggered one several (appends within `idleMilliseconds`).
     @Test(arguments: [MergePolicy(idleMilliseconds: 1, cycleBatch: 7, chunk: 3),
-                      MergePolicy(idleMilliseconds: 86_400_000, maxAgeSeconds: 0.001, cycleBatch: 7, chunk: 3)])
+                      MergePolicy(idleMilliseconds: 86_400_000, maxAgeSeconds: 0.001, cycleBatch: 7, chunk: 3),
+                      MergePolicy(idleMilliseconds: 1, cycleBatch: 7, chunk: 4, quietChunk: 2),
+                      MergePolicy(idleMilliseconds: 86_400_000, maxAgeSeconds: 0.001, cycleBatch: 7, chunk: 4, quietChunk: 2)])
     func automaticMergingCatchesUp(policy: MergePolicy) async throws {
         let directory = NSTemporaryDirectory() + "fod-merge-" + UUID().uuidString
         defer { try? FileManager.default.removeItem(atPath: directory) }
