@@ -30,11 +30,14 @@ final class GroupCommitWriter: @unchecked Sendable {
     private var connection: Connection?
     private let connectionString: String
     private let maxJobsPerCommit: Int
+    /// Shared by the node's writers: jobs are reported in commit order across them.
+    private let sequencer: CommitSequencer
     static let maxAttempts = 5
 
-    init(connectionString: String, maxJobsPerCommit: Int = 1_024) {
+    init(connectionString: String, maxJobsPerCommit: Int = 1_024, sequencer: CommitSequencer = CommitSequencer()) {
         self.connectionString = connectionString
         self.maxJobsPerCommit = maxJobsPerCommit
+        self.sequencer = sequencer
         let thread = Thread { [unowned self] in
             CurrentThread.name("fod-pg-writer")
             self.runLoop()
@@ -133,11 +136,13 @@ final class GroupCommitWriter: @unchecked Sendable {
                 return
             }
             switch commit(batch, on: connection) {
-            case .committed(let results):
+            case .committed(let results, let ticket):
                 condition.lock()
                 commits += 1
                 condition.unlock()
+                if let ticket { sequencer.waitForTurn(ticket) }
                 for (job, result) in zip(batch, results) { job.finish(result) }
+                if let ticket { sequencer.done(ticket) }
                 return
             case .failed(let error):
                 if let error = error as? PostgresError, error.isRetryableTransaction, attempt < Self.maxAttempts {
@@ -160,8 +165,10 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     private enum Outcome {
-        /// Committed; each job's own result (a job that threw was rolled back to its savepoint).
-        case committed([Result<Void, Error>])
+        /// Committed; each job's own result (a job that threw was rolled back to its savepoint),
+        /// and the commit's `CommitSequencer` ticket (nil: nothing was committed), to be done
+        /// once the jobs are reported.
+        case committed([Result<Void, Error>], ticket: UInt64?)
         /// Nothing of the batch was kept.
         case failed(Error)
     }
@@ -203,15 +210,17 @@ final class GroupCommitWriter: @unchecked Sendable {
         if single, case .failure(let error) = results[0] {
             try? connection.rollback()
             if Self.abortsTransaction(error) { return .failed(error) }
-            return .committed(results)
+            return .committed(results, ticket: nil)
         }
+        let ticket = sequencer.take()
         do {
             try connection.commit()
         } catch {
+            sequencer.done(ticket)
             try? connection.rollback()
             return .failed(error)
         }
-        return .committed(results)
+        return .committed(results, ticket: ticket)
     }
 
     /// Errors after which the transaction cannot go on: a lost connection, a deadlock or
@@ -265,13 +274,15 @@ private final class PostgresClosureJob<T: Sendable>: PostgresWriteJob {
 ///
 /// Writers of one node meet each other's locks exactly as other nodes' writers do: duplicates,
 /// the latest location and event ids are decided by the database, and a deadlock between two
-/// writers is retried (`GroupCommitWriter.maxAttempts`).
+/// writers is retried (`GroupCommitWriter.maxAttempts`). They share a `CommitSequencer`, so
+/// their jobs are reported (`onCommit`, completions) in commit order.
 final class GroupCommitWriters: Sendable {
     private let writers: [GroupCommitWriter]
 
     /// - Parameter count: connections, at least 1.
     init(connectionString: String, count: Int) {
-        writers = (0..<max(1, count)).map { _ in GroupCommitWriter(connectionString: connectionString) }
+        let sequencer = CommitSequencer()
+        writers = (0..<max(1, count)).map { _ in GroupCommitWriter(connectionString: connectionString, sequencer: sequencer) }
     }
 
     /// The writer of jobs with `lockOrder` (FNV-1a of its bytes, the same in every run).
