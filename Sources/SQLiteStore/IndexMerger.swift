@@ -311,9 +311,9 @@ final class IndexMerger: @unchecked Sendable {
 
 /// One merge cycle: the oldest queued appends (whole `index_queue` rows, about `batch` fixes),
 /// moved into `cell_index` in cell order and then into `client_ids` in key order, in pieces of
-/// `chunk` rows, one or more pieces per commit. Fixes no longer in history are left out when the batch is read and, if anything
-/// was deleted since, again by each commit; each commit records the new `MergePoint`; the last
-/// one removes the merged queue rows. A cycle interrupted (crash, restart, failed commit) is simply started again: its
+/// `chunk` rows, one or more pieces per commit. Fixes no longer in history are left out when
+/// the batch is read and, if anything was deleted since, again by each commit; each commit
+/// records the new `MergePoint`; the last one removes the merged queue rows. A cycle interrupted (crash, restart, failed commit) is simply started again: its
 /// inserts are idempotent and the stored merge point says what is already merged.
 ///
 /// Not thread-safe: one caller drives `commitNextChunk` (each call on the writer thread).

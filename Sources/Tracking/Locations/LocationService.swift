@@ -66,26 +66,28 @@ public final class LocationService: Sendable {
     /// `events` overrides the service's event rule (imports log nothing per batch).
     public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true,
                        events: LocationEventRule? = nil) async throws -> IngestOutcome {
-        try admitIngest(deviceID: deviceID, credential: credential, countsAsRequest: countsAsRequest)
-        guard !fixes.isEmpty else { return IngestOutcome() }
-        return try await store.append(deviceID: deviceID, fixes: fixes, events: events ?? self.events, onCommit: publisher)
+        try await withCheckedThrowingContinuation { continuation in
+            do {
+                try ingest(fixes, deviceID: deviceID, credential: credential, countsAsRequest: countsAsRequest, events: events) {
+                    continuation.resume(with: $0)
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
     }
 
     /// `ingest` answering through `completion` (called once, from the store's writer where it
     /// can: no task on the way). Throws at once what the checks refuse (nothing was stored,
     /// and `completion` is not called).
-    public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential,
+    public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true,
+                       events: LocationEventRule? = nil,
                        completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) throws {
-        try admitIngest(deviceID: deviceID, credential: credential, countsAsRequest: true)
-        guard !fixes.isEmpty else { return completion(.success(IngestOutcome())) }
-        store.append(deviceID: deviceID, fixes: fixes, events: events, onCommit: publisher, completion: completion)
-    }
-
-    /// The write rule, the credential kind and (for clients) the device's request limit.
-    private func admitIngest(deviceID: DeviceID, credential: Credential, countsAsRequest: Bool) throws {
         try PartitionRules(facts: directory).requireWrite(credential, .device(deviceID))
         guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
         if countsAsRequest { try admitRequest(deviceID: deviceID) }
+        guard !fixes.isEmpty else { return completion(.success(IngestOutcome())) }
+        store.append(deviceID: deviceID, fixes: fixes, events: events ?? self.events, onCommit: publisher, completion: completion)
     }
 
     /// Hands a committed append's group events and stored fixes to the sinks.
