@@ -35,7 +35,7 @@ import Testing
     /// transaction (each statement would commit on its own, then be reported as failed).
     @Test func aTransactionLostInsideABatchFailsTheWholeBatchAndNothingRunsOutsideIt() throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t (v INTEGER)")
         let writer = DatabaseWriter(database: db)
@@ -74,7 +74,7 @@ import Testing
 
     @Test func aFullDatabaseFailsAsStorageFullAndTheWriterCarriesOnOnceThereIsRoom() async throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t (v BLOB)")
         let writer = DatabaseWriter(database: db)
@@ -99,7 +99,7 @@ import Testing
     /// the file opens read-write.
     @Test func aWriterOnAReadOnlyConnectionReconnectsWhenTheFileIsWritable() async throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         try Database(path: path).execute("CREATE TABLE t (v INTEGER)")
         let readOnly = try Database(path: path, mode: .readOnly)
         #expect(readOnly.isReadOnly)
@@ -118,7 +118,7 @@ import Testing
 
     @Test func readersReopenAfterClosingTheirConnections() throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1)")
         let readers = try ReaderPool(path: path, size: 2)

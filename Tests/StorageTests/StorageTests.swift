@@ -5,6 +5,11 @@ import Testing
 
 func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-" + UUID().uuidString + ".sqlite" }
 
+/// Removes a test database with its write-ahead log, shared-memory index and rollback journal.
+func removeDatabaseFiles(_ path: String) {
+    for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+}
+
 @Suite struct MigratorTests {
     let migrator = Migrator([
         .init(version: 1, name: "a", sql: "CREATE TABLE a (x INTEGER)"),
@@ -13,7 +18,7 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
 
     @Test func appliesInOrderOnceAndIsIdempotent() throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         #expect(try migrator.migrate(db) == [1, 2])
         #expect(try Migrator.currentVersion(of: db) == 2)
@@ -25,7 +30,7 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
 
     @Test func aFailingMigrationLeavesTheOldVersionAndNoHalfSchema() throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try Migrator([migrator.migrations[0]]).migrate(db)
         let broken = Migrator(migrator.migrations.dropLast() + [.init(version: 2, name: "bad", sql: "CREATE TABLE c (z); SELEKT nonsense")])
@@ -36,7 +41,7 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
 
     @Test func refusesADatabaseFromANewerProgram() throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try migrator.migrate(db)
         #expect(throws: StorageError.self) { try Migrator([migrator.migrations[0]]).migrate(db) }
@@ -46,7 +51,7 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
 @Suite struct WriterTests {
     @Test func concurrentWritesAreGroupCommittedAndAllDurable() async throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t (v INTEGER UNIQUE)")
         let writer = DatabaseWriter(database: db)
@@ -67,7 +72,7 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
 
     @Test func oneFailingJobDoesNotRollBackItsBatchNeighbours() async throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t (v INTEGER UNIQUE)")
         try db.run("INSERT INTO t (v) VALUES (0)")
@@ -90,7 +95,7 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
 
     @Test func writesAfterCloseFailCleanly() async throws {
         let path = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path) }
+        defer { removeDatabaseFiles(path) }
         let writer = DatabaseWriter(database: try Database(path: path))
         writer.close()
         await #expect(throws: StorageError.self) { try await writer.write { try $0.execute("SELECT 1") } }
@@ -101,7 +106,7 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
     @Test func integrityCheckAndBackup() throws {
         let path = temporaryDatabasePath()
         let copy = temporaryDatabasePath()
-        defer { try? FileManager.default.removeItem(atPath: path); try? FileManager.default.removeItem(atPath: copy) }
+        defer { removeDatabaseFiles(path); removeDatabaseFiles(copy) }
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t (v TEXT)")
         for i in 0..<1000 { try db.run("INSERT INTO t (v) VALUES (?)", [.text("row \(i)")]) }
@@ -112,7 +117,9 @@ func temporaryDatabasePath() -> String { NSTemporaryDirectory() + "fod-storage-"
     }
 
     @Test func statementCacheReusesPreparedStatements() throws {
-        let db = try Database(path: temporaryDatabasePath())
+        let path = temporaryDatabasePath()
+        defer { removeDatabaseFiles(path) }
+        let db = try Database(path: path)
         let a = try db.prepare("SELECT 1")
         let b = try db.prepare("SELECT 1")
         #expect(a === b)
@@ -132,7 +139,7 @@ final class Counter: Sendable {
     /// transactions of their own.
     @Test func readsJoinedTogetherShareOneSnapshotAndOneConnection() throws {
         let path = temporaryDatabasePath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path)
         try db.execute("CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1)")
         let readers = try ReaderPool(path: path, size: 1)

@@ -15,7 +15,7 @@ import Testing
     @Test(arguments: [false, true])
     func theLogStaysWithinItsBoundUnderConcurrentWritesAndReadsAndIsTruncatedAfterwards(background: Bool) async throws {
         let path = temporaryDatabasePath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path, synchronous: .normal)
         try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB NOT NULL)")
         let limits = WALLimits(maxBytes: 4 << 20, idleTruncateMilliseconds: 20)
@@ -82,7 +82,7 @@ import Testing
 
     @Test func aCheckpointWaitsForAnOldReaderOnlyAsLongAsAllowed() throws {
         let path = temporaryDatabasePath()
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        defer { removeDatabaseFiles(path) }
         let db = try Database(path: path, synchronous: .normal)
         try db.execute("PRAGMA wal_autocheckpoint = 0; CREATE TABLE t (v INTEGER); INSERT INTO t VALUES (1)")
         let reader = try Database(path: path, mode: .readOnly)

@@ -5,6 +5,7 @@ import fnmatch
 import json
 import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -41,7 +42,12 @@ class Browser:
                 '--remote-debugging-port=0', '--remote-allow-origins=*', '--user-data-dir=' + self.dir,
                 '--window-size=%d,%d' % (width, height), 'about:blank']
         self.log = open(os.path.join(self.dir, 'chromium.log'), 'wb')
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        # Chromium's own temporary files go inside self.dir, and its helper processes share a
+        # process group of their own, so that close() can stop them all and leave nothing behind.
+        scratch = os.path.join(self.dir, 'tmp')
+        os.mkdir(scratch)
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                     env=dict(os.environ, TMPDIR=scratch), start_new_session=True)
         port_file = os.path.join(self.dir, 'DevToolsActivePort')
         deadline = time.time() + 30
         while time.time() < deadline:
@@ -167,6 +173,11 @@ class Browser:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+                self.proc.wait()
+        try:  # helpers (renderer, GPU, zygote) that outlived the browser process
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
         self.log.close()
         shutil.rmtree(self.dir, ignore_errors=True)
 
