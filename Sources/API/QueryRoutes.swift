@@ -61,37 +61,27 @@ struct QueryRoutes {
     }
 
     /// The results document, written straight into bytes (up to 10,000 results: no value tree,
-    /// no string per timestamp).
+    /// no string per timestamp, no lookup per result).
     static func answer(_ queries: GeoQueryService, _ groupID: GroupID, _ credential: Credential, _ query: GeoQueryRequest,
                        budget: WorkBudget?) throws -> [UInt8] {
         let (results, explain) = try queries.query(groupID: groupID, credential: credential, query, budget: budget)
-        var writer = JSONWriter(capacity: 64 + results.count * 160)
+        var writer = JSONWriter(capacity: 64 + results.count * 192)
         writer.beginObject()
         writer.key("results")
         writer.beginArray()
-        // A device's id members are the same in each of its results: rendered once.
-        var idMembers: [DeviceID: [UInt8]] = [:]
         for r in results {
             writer.beginObject()
-            if let rendered = idMembers[r.deviceID] {
-                writer.members(rendered)
-            } else {
-                let rendered = JSONWriter.renderedMembers { ids in
-                    ids.key("deviceId"); ids.string(r.deviceID.rawValue)
-                    ids.key("userId"); ids.string(r.userID.rawValue)
-                }
-                idMembers[r.deviceID] = rendered
-                writer.members(rendered)
-            }
-            writer.key("location")
-            writer.beginArray(); writer.number(JSONNumber(r.longitude)); writer.number(JSONNumber(r.latitude)); writer.endArray()
-            writer.key("timestamp")
+            writer.key(ascii: "deviceId"); writer.string(r.deviceID.rawValue)
+            writer.key(ascii: "userId"); writer.string(r.userID.rawValue)
+            writer.key(ascii: "location")
+            writer.beginArray(); writer.number(r.longitude); writer.number(r.latitude); writer.endArray()
+            writer.key(ascii: "timestamp")
             writer.rawValue { bytes in
                 bytes.append(UInt8(ascii: "\""))
                 Timestamp.appendRFC3339(millisecondsSince1970: r.timestamp, to: &bytes)
                 bytes.append(UInt8(ascii: "\""))
             }
-            if let d = r.distance { writer.key("distance"); writer.number(JSONNumber(d)) }
+            if let d = r.distance { writer.key(ascii: "distance"); writer.number(d) }
             writer.endObject()
         }
         writer.endArray()

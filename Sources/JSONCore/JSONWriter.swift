@@ -157,32 +157,29 @@ public struct JSONWriter: Sendable {
         awaitingValue = true
     }
 
+    /// Writes an object key known at compile time that needs no escaping (printable ASCII
+    /// without `"` or `\\`), copying its bytes as they are: for keys written once per result
+    /// of a large answer.
+    public mutating func key(ascii key: StaticString) {
+        assert(containers.last == .object && !awaitingValue, "JSONWriter: key(ascii:) outside an object or twice in a row")
+        assert(key.hasPointerRepresentation && UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount)
+            .allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") },
+            "JSONWriter: key(ascii:) with a byte that needs escaping")
+        if needsComma {
+            bytes.append(UInt8(ascii: ","))
+        }
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+        awaitingValue = true
+    }
+
     public mutating func string(_ value: String) {
         beginValue()
         appendString(value)
         needsComma = true
-    }
-
-    /// Writes members of the current object rendered beforehand — `"key":value` pairs joined
-    /// by commas, as ``renderedMembers(_:)`` makes them — as if each had been written with
-    /// `key(_:)` and a value: for objects that repeat the same members many times.
-    public mutating func members(_ rendered: [UInt8]) {
-        assert(containers.last == .object && !awaitingValue, "JSONWriter: members(_:) outside an object or after a key")
-        guard !rendered.isEmpty else { return }
-        if needsComma {
-            bytes.append(UInt8(ascii: ","))
-        }
-        bytes.append(contentsOf: rendered)
-        needsComma = true
-    }
-
-    /// The members `write` writes into an object, rendered for ``members(_:)``.
-    public static func renderedMembers(_ write: (inout JSONWriter) -> Void) -> [UInt8] {
-        var writer = JSONWriter(capacity: 128)
-        writer.beginObject()
-        write(&writer)
-        writer.endObject()
-        return Array(writer.bytes.dropFirst().dropLast())
     }
 
     /// Writes one value whose bytes `append` adds itself (it must append exactly one complete,
