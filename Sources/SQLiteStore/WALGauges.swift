@@ -14,6 +14,8 @@ enum WALGauges {
              "Unix time when a checkpoint last found every log frame copied into the database (0: not since start).",
              wal.lastCompleteCheckpoint?.timeIntervalSince1970 ?? 0),
             StoreGauge("fod_wal_restarts_total", "Checkpoints between commits that made the log start over.", Double(wal.restarts)),
+            StoreGauge("fod_wal_early_restarts_total", "Of those, restarts before half the bound, taken only when no one had to wait.",
+             Double(wal.earlyRestarts)),
             StoreGauge("fod_wal_truncations_total", "Truncations of the log file to zero bytes after writes paused.", Double(wal.truncations)),
             StoreGauge("fod_wal_writer_checkpoint_seconds_total", "Time the writer spent in checkpoints (writes wait meanwhile).",
              wal.writerCheckpointSeconds),

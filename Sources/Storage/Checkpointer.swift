@@ -8,7 +8,7 @@ import ThreadControl
 /// (and, with `synchronous=FULL`, fsyncs it) every ~4 MiB of WAL, stalling every request queued
 /// behind that commit. Here the writer's automatic checkpoint is off (`WALBound.attach`) and this
 /// thread keeps the frames not yet copied few: back to back while more than a sixteenth of
-/// `WALLimits.restartBytes` remain, every 50 ms while some do, every
+/// `WALLimits.earlyRestartBytes` remain, every 50 ms while some do, every
 /// `WALLimits.passiveIntervalMilliseconds` otherwise. What makes the log start over is the
 /// writer's own checkpoint between commits (`WALBound`), which then has little left to copy.
 public final class Checkpointer: @unchecked Sendable {
@@ -32,7 +32,7 @@ public final class Checkpointer: @unchecked Sendable {
 
     private func loop() {
         let idle = Double(bound.limits.passiveIntervalMilliseconds) / 1000
-        let backlog = bound.limits.restartBytes / 16
+        let backlog = bound.limits.earlyRestartBytes / 16
         condition.lock()
         while !stopping {
             condition.unlock()

@@ -13,10 +13,14 @@ public struct WALLimits: Sendable, Equatable {
     /// How long the writer's checkpoint waits for readers of old snapshots while the log is
     /// below the bound (milliseconds); at the bound it waits as long as it takes.
     public var restartPatienceMilliseconds: Int
+    /// See `earlyRestartBytes` (bytes).
+    public var earlyRestartTargetBytes: Int64
 
     public init(maxBytes: Int64 = WALLimits.defaultMaxBytes, idleTruncateMilliseconds: Int = 1_000,
-                passiveIntervalMilliseconds: Int = 250, restartPatienceMilliseconds: Int = 20) {
+                passiveIntervalMilliseconds: Int = 250, restartPatienceMilliseconds: Int = 20,
+                earlyRestartTargetBytes: Int64 = 8 << 20) {
         self.maxBytes = max(WALLimits.minimumMaxBytes, maxBytes)
+        self.earlyRestartTargetBytes = max(64 << 10, earlyRestartTargetBytes)
         self.idleTruncateMilliseconds = idleTruncateMilliseconds
         self.passiveIntervalMilliseconds = passiveIntervalMilliseconds
         self.restartPatienceMilliseconds = restartPatienceMilliseconds
@@ -26,8 +30,21 @@ public struct WALLimits: Sendable, Equatable {
     public static let minimumMaxBytes: Int64 = 1 << 20
 
     /// Past this (half the bound) the writer checkpoints between commits so that the log starts
-    /// over; it is also what the file is cut back to when it does (`journal_size_limit`).
+    /// over, waiting up to `restartPatienceMilliseconds` for readers of older snapshots. It is
+    /// also what the file is cut back to when the log starts over (`journal_size_limit`): a
+    /// file that keeps its size is overwritten, and syncing overwritten blocks is cheaper than
+    /// syncing appended ones.
     public var restartBytes: Int64 { maxBytes / 2 }
+
+    /// Past this (`earlyRestartTargetBytes`, 8 MiB by default, at most `restartBytes`) the
+    /// writer already tries to start the log over between commits, but only when that waits
+    /// for nobody: the background checkpoint is not running and no reader uses the log (a busy
+    /// attempt is retried once another sixteenth of this has been written), and for at most
+    /// ~1/32 of the writer's time (large commits leave more to copy). A short log keeps its
+    /// pages warm, and SQLite looks a page up in fewer of the log's index blocks (one per
+    /// 4,096 frames) on every read and write: at 10 fixes a request on 4 connections, 88.5k
+    /// instead of 81.0k fixes/s (medians of 4 alternating rounds).
+    public var earlyRestartBytes: Int64 { min(restartBytes, earlyRestartTargetBytes) }
 
     public static let standard = WALLimits()
 }
@@ -46,6 +63,8 @@ public struct WALStatus: Sendable {
     public var lastCompleteCheckpoint: Date?
     /// Checkpoints the writer ran between commits that made the log start over.
     public var restarts: Int
+    /// Those of `restarts` that came before `WALLimits.restartBytes` (waiting for nobody).
+    public var earlyRestarts: Int
     /// Truncations of the file to zero bytes after ingest paused.
     public var truncations: Int
     /// Time the writer spent in those checkpoints (seconds; writes wait meanwhile).
@@ -66,10 +85,11 @@ public struct WALStatus: Sendable {
 /// happens by itself (checkpoint starvation), and the file grows without end. So:
 /// - a `Checkpointer` copies frames in the background with passive checkpoints (which never
 ///   block anyone), keeping the lag small;
-/// - after a commit that leaves the log past `restartBytes`, the writer thread — between
+/// - after a commit that leaves the log past `earlyRestartBytes`, the writer thread — between
 ///   commits, so no write can start — runs a RESTART checkpoint that copies the few frames
-///   left and waits up to `restartPatienceMilliseconds` for readers of older snapshots; the
-///   next commit then writes the log from its start and cuts the file to `restartBytes`;
+///   left, if it can do so without waiting for anyone; past `restartBytes` it waits up to
+///   `restartPatienceMilliseconds` for readers of older snapshots. The next commit then writes
+///   the log from its start and cuts the file to `restartBytes`;
 /// - past `maxBytes` the writer holds every write back until such a checkpoint succeeds, so the
 ///   file never exceeds the bound by more than the one commit that crossed it (readers'
 ///   transactions are short, so this takes milliseconds);
@@ -97,9 +117,14 @@ public final class WALBound: WriterMaintenance {
         var nextIdleAttempt = Date()
         var lastComplete: Date?
         var restarts = 0
+        var earlyRestarts = 0
         var truncations = 0
         var writerSeconds = 0.0
         var holdingSince: Date?
+        /// No early restart is tried before the log holds this many frames (after a busy one)
+        /// or before this time (after any).
+        var nextEarlyAttemptFrames = 0
+        var nextEarlyAttemptTime = Date.distantPast
 
         func bytes(_ frames: Int) -> Int64 { frames > 0 ? 32 + Int64(frames) * frameBytes : 0 }
     }
@@ -127,7 +152,7 @@ public final class WALBound: WriterMaintenance {
         state.withLock { s in
             // Fewer frames than before: the log started over with this commit.
             let added = frames >= s.logFrames ? frames - s.logFrames : frames
-            if frames < s.logFrames { s.copiedFrames = 0 }
+            if frames < s.logFrames { s.copiedFrames = 0; s.nextEarlyAttemptFrames = 0 }
             s.largestCommitFrames = max(s.largestCommitFrames, added)
             s.writtenFrames += Int64(added)
             s.logFrames = frames
@@ -139,13 +164,29 @@ public final class WALBound: WriterMaintenance {
     // MARK: Writer thread
 
     public func afterCommit(_ database: Database) {
-        let logBytes = state.withLock { $0.bytes($0.logFrames) }
-        guard logBytes >= limits.restartBytes else { return }
+        let now = Date()
+        let (logBytes, earlyAttemptDue) = state.withLock { s in
+            (s.bytes(s.logFrames), s.logFrames >= s.nextEarlyAttemptFrames && now >= s.nextEarlyAttemptTime)
+        }
+        guard logBytes >= limits.earlyRestartBytes else { return }
         if logBytes >= limits.maxBytes {
             holdUntilRestarted(database)
-        } else {
+        } else if logBytes >= limits.restartBytes {
             // The background checkpoint is running: try again after the next commit.
             _ = gate.withLockIfAvailable { _ in restart(database, waitMilliseconds: limits.restartPatienceMilliseconds) }
+        } else if earlyAttemptDue {
+            let outcome = gate.withLockIfAvailable { _ in restart(database, waitMilliseconds: 0) }
+            let spent = Date().timeIntervalSince(now)
+            state.withLock { s in
+                // Early restarts take at most ~1/32 of the writer's time (large commits leave
+                // more to copy), and a busy one waits for another sixteenth of the target.
+                s.nextEarlyAttemptTime = now.addingTimeInterval(32 * spent)
+                if outcome == .restarted {
+                    s.earlyRestarts += 1
+                } else {
+                    s.nextEarlyAttemptFrames = s.logFrames + max(1, Int(limits.earlyRestartBytes / 16 / s.frameBytes))
+                }
+            }
         }
     }
 
@@ -241,7 +282,7 @@ public final class WALBound: WriterMaintenance {
         return state.withLock { s in
             WALStatus(limitBytes: limits.maxBytes, fileBytes: fileBytes, logBytes: s.bytes(s.logFrames),
                       lagBytes: Int64(max(0, s.logFrames - s.copiedFrames)) * s.frameBytes,
-                      lastCompleteCheckpoint: s.lastComplete, restarts: s.restarts, truncations: s.truncations,
+                      lastCompleteCheckpoint: s.lastComplete, restarts: s.restarts, earlyRestarts: s.earlyRestarts, truncations: s.truncations,
                       writerCheckpointSeconds: s.writerSeconds, largestCommitBytes: Int64(s.largestCommitFrames) * s.frameBytes,
                       writtenBytes: s.writtenFrames * s.frameBytes,
                       holdingSeconds: s.holdingSince.map { Date().timeIntervalSince($0) } ?? 0)

@@ -105,7 +105,7 @@ struct WALBoundIngestTests {
         let limit = metrics.split(separator: "\n").first { $0.hasPrefix("fod_wal_limit_bytes ") }.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
         #expect(limit == 3_145_728, "\(metrics)")
         for gauge in ["fod_wal_bytes", "fod_wal_checkpoint_lag_bytes", "fod_wal_last_complete_checkpoint_timestamp_seconds",
-                      "fod_wal_restarts_total"] {
+                      "fod_wal_restarts_total", "fod_wal_early_restarts_total"] {
             #expect(metrics.contains("\n\(gauge) "), "\(gauge) missing")
         }
     }

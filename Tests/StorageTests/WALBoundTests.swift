@@ -80,6 +80,48 @@ import Testing
         #expect(try reopened.firstRow("SELECT count(*) FROM t") { $0.int(0) } == 2_000)
     }
 
+    /// Past the early target the writer starts the log over only when that waits for nobody:
+    /// while a reader holds an old snapshot the attempts give way and writes go on; once it is
+    /// gone the log starts over again and again long before half the bound (the background
+    /// checkpoint, as in the server, leaving the writer little to copy).
+    @Test func theLogStartsOverEarlyWhenNobodyHasToWait() async throws {
+        let path = temporaryDatabasePath()
+        defer { removeDatabaseFiles(path) }
+        let db = try Database(path: path, synchronous: .full)   // the server's pace: one sync a commit
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+        let limits = WALLimits(maxBytes: 64 << 20, idleTruncateMilliseconds: 600_000, earlyRestartTargetBytes: 256 << 10)
+        let bound = WALBound(limits: limits, databasePath: path)
+        try bound.attach(to: db)
+        let writer = DatabaseWriter(database: db, maintenance: bound)
+        let checkpointer = try Checkpointer(path: path, bound: bound)
+        defer { checkpointer.close(); writer.close() }
+        func insert(_ keys: Range<Int>) async throws {
+            for key in keys {
+                try await writer.write { try $0.run("INSERT INTO t (k, v) VALUES (?, randomblob(3000))", [.integer(Int64(key))]) }
+            }
+        }
+
+        let reader = try Database(path: path, mode: .readOnly)
+        try reader.execute("BEGIN")
+        _ = try reader.firstRow("SELECT count(*) FROM t") { $0.int(0) }   // holds its snapshot
+        try await insert(0..<300)
+        let pinned = bound.status
+        #expect(pinned.restarts == 0 && pinned.logBytes > 4 * limits.earlyRestartBytes && pinned.holdingSeconds == 0, "\(pinned)")
+
+        try reader.execute("COMMIT")
+        // Writes go on until the log has started over three times (bounded by rows, not time):
+        // each time early, none at half the bound.
+        var rows = 300
+        while bound.status.earlyRestarts < 3 && rows < 20_000 {
+            try await insert(rows..<(rows + 100))
+            rows += 100
+        }
+        let status = bound.status
+        #expect(status.earlyRestarts >= 3 && status.restarts == status.earlyRestarts, "\(status)")
+        #expect(status.logBytes < limits.restartBytes && status.holdingSeconds == 0, "\(status)")
+        #expect(try db.firstRow("SELECT count(*) FROM t") { $0.int(0) } == rows)
+    }
+
     @Test func aCheckpointWaitsForAnOldReaderOnlyAsLongAsAllowed() throws {
         let path = temporaryDatabasePath()
         defer { removeDatabaseFiles(path) }
