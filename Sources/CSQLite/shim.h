@@ -23,4 +23,8 @@ static inline int fod_sqlite_file_errno(sqlite3 *db) {
     if (sqlite3_file_control(db, "main", SQLITE_FCNTL_LAST_ERRNO, &value) != SQLITE_OK) { return 0; }
     return value;
 }
+/// Turns off SQLite's memory statistics (`SQLITE_CONFIG_MEMSTATUS`), which take a process-wide
+/// mutex around every allocation and free of every connection. Must run before SQLite is
+/// initialized (before the first connection opens); returns SQLITE_OK or SQLITE_MISUSE (too late).
+static inline int fod_sqlite_disable_memory_statistics(void) { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); }
 #endif

@@ -23,6 +23,7 @@ public final class Database {
     /// as given (`FULL` makes every commit durable against power loss, `NORMAL` against a crash of
     /// the process).
     public init(path: String, mode: Mode = .readWrite, synchronous: Synchronous = .full) throws(StorageError) {
+        _ = Self.processSetup
         var db: OpaquePointer?
         let flags = (mode == .readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
             | SQLITE_OPEN_NOMUTEX
@@ -44,6 +45,12 @@ public final class Database {
         try execute("PRAGMA foreign_keys=ON")
         try execute("PRAGMA temp_store=MEMORY")
     }
+
+    /// Once per process, before the first connection: no memory statistics (nothing reads
+    /// them, and they serialize every allocation of every connection on one mutex).
+    private static let processSetup: Void = {
+        _ = fod_sqlite_disable_memory_statistics()
+    }()
 
     deinit {
         cache.removeAll()
