@@ -131,19 +131,28 @@ def check_names(b, a, say):
 
 
 def hover_pin(b, a, dev):
-    """Moves the mouse onto the pin of `dev` and waits for the tooltip."""
-    point = b.eval('(() => { const p = document.querySelector(".pin[data-device-id=" + CSS.escape(%s) + "]");'
-                   ' if (!p) return null; const r = p.getBoundingClientRect(); const x = r.left + r.width / 2, y = r.top + r.height / 2;'
-                   ' const top = document.elementFromPoint(x, y);'
-                   ' return [x, y, !!top && (top === p || p.contains(top))]; })()' % js_str(dev))
-    if not point:
-        raise CheckFailed('no pin for %s to hover' % dev)
-    if not point[2]:
-        raise CheckFailed('the pin of %s is covered at its centre; cannot hover it' % dev)
-    b.send('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': point[0] + 60, 'y': point[1] + 60})
-    b.send('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': point[0], 'y': point[1]})
-    b.wait_for('(() => { const t = document.querySelector("#tooltip"); return !!t && !t.hidden && t.textContent.length > 0; })()',
-               a.timeout, 'the hover tooltip of %s' % dev)
+    """Moves the mouse onto the pin of `dev` and waits for the tooltip. Live updates may redraw
+    the pins under a mouse that no longer moves (no new mouseover then), so the hover is
+    repeated, from a fresh position of the pin, until the tooltip shows or `a.timeout` ends."""
+    deadline = time.time() + a.timeout
+    while True:
+        point = b.eval('(() => { const p = document.querySelector(".pin[data-device-id=" + CSS.escape(%s) + "]");'
+                       ' if (!p) return null; const r = p.getBoundingClientRect(); const x = r.left + r.width / 2, y = r.top + r.height / 2;'
+                       ' const top = document.elementFromPoint(x, y);'
+                       ' return [x, y, !!top && (top === p || p.contains(top))]; })()' % js_str(dev))
+        if not point:
+            raise CheckFailed('no pin for %s to hover' % dev)
+        if not point[2]:
+            raise CheckFailed('the pin of %s is covered at its centre; cannot hover it' % dev)
+        b.send('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': point[0] + 60, 'y': point[1] + 60})
+        b.send('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': point[0], 'y': point[1]})
+        try:
+            b.wait_for('(() => { const t = document.querySelector("#tooltip"); return !!t && !t.hidden && t.textContent.length > 0; })()',
+                       max(0.1, min(2.0, deadline - time.time())), 'the hover tooltip of %s' % dev)
+            return
+        except CheckFailed:
+            if time.time() >= deadline:
+                raise
 
 
 # ---- Content-Security-Policy -----------------------------------------------------------------
