@@ -127,6 +127,14 @@ public final class WALBound: WriterMaintenance {
         var nextEarlyAttemptTime = Date.distantPast
 
         func bytes(_ frames: Int) -> Int64 { frames > 0 ? 32 + Int64(frames) * frameBytes : 0 }
+
+        /// The log starts over (whoever restarted it): nothing in it, nothing copied, and an
+        /// early restart may be tried again as soon as the new log reaches the target.
+        mutating func logStartedOver() {
+            logFrames = 0
+            copiedFrames = 0
+            nextEarlyAttemptFrames = 0
+        }
     }
 
     /// `databasePath` is the main database file; the log is beside it.
@@ -152,7 +160,7 @@ public final class WALBound: WriterMaintenance {
         state.withLock { s in
             // Fewer frames than before: the log started over with this commit.
             let added = frames >= s.logFrames ? frames - s.logFrames : frames
-            if frames < s.logFrames { s.copiedFrames = 0; s.nextEarlyAttemptFrames = 0 }
+            if frames < s.logFrames { s.logStartedOver() }
             s.largestCommitFrames = max(s.largestCommitFrames, added)
             s.writtenFrames += Int64(added)
             s.logFrames = frames
@@ -217,8 +225,7 @@ public final class WALBound: WriterMaintenance {
                 s.copiedFrames = min(s.logFrames, max(s.copiedFrames, outcome.copiedFrames))
                 return .busy
             }
-            s.logFrames = 0
-            s.copiedFrames = 0
+            s.logStartedOver()
             s.restarts += 1
             s.lastComplete = Date()
             return .restarted
@@ -239,8 +246,7 @@ public final class WALBound: WriterMaintenance {
                 s.nextIdleAttempt = Date().addingTimeInterval(retry)
                 return
             }
-            s.logFrames = 0
-            s.copiedFrames = 0
+            s.logStartedOver()
             s.truncated = true
             s.truncations += 1
             s.lastComplete = Date()

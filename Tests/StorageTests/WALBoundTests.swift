@@ -122,6 +122,47 @@ import Testing
         #expect(try db.firstRow("SELECT count(*) FROM t") { $0.int(0) } == rows)
     }
 
+    /// Early attempts that gave way to an old reader are forgotten once the log starts over by
+    /// other means (here the restart at half the bound, after the reader let go): the next log
+    /// starts over early again.
+    @Test func earlyRestartsResumeAfterTheLogStartedOverAtHalfTheBound() async throws {
+        let path = temporaryDatabasePath()
+        defer { removeDatabaseFiles(path) }
+        let db = try Database(path: path, synchronous: .full)
+        try db.execute("CREATE TABLE t (k INTEGER PRIMARY KEY, v BLOB NOT NULL)")
+        let limits = WALLimits(maxBytes: 8 << 20, idleTruncateMilliseconds: 600_000, restartPatienceMilliseconds: 0,
+                               earlyRestartTargetBytes: 256 << 10)
+        let bound = WALBound(limits: limits, databasePath: path)
+        try bound.attach(to: db)
+        let writer = DatabaseWriter(database: db, maintenance: bound)
+        let checkpointer = try Checkpointer(path: path, bound: bound)
+        defer { checkpointer.close(); writer.close() }
+        var rows = 0
+        func insert(_ count: Int) async throws {
+            for _ in 0..<count {
+                let key = Int64(rows)
+                try await writer.write { try $0.run("INSERT INTO t (k, v) VALUES (?, randomblob(3000))", [.integer(key)]) }
+                rows += 1
+            }
+        }
+
+        // A reader pins the log past half the bound: every restart attempt gives way meanwhile.
+        let reader = try Database(path: path, mode: .readOnly)
+        try reader.execute("BEGIN")
+        _ = try reader.firstRow("SELECT count(*) FROM t") { $0.int(0) }
+        while bound.status.logBytes < limits.restartBytes + (512 << 10) && rows < 20_000 { try await insert(50) }
+        #expect(bound.status.restarts == 0, "\(bound.status)")
+        try reader.execute("COMMIT")
+        // Writes go on until the log has started over (by the writer at half the bound, or by
+        // SQLite once everything was copied), then until it starts over early again.
+        var limit = rows + 20_000
+        while bound.status.logBytes >= limits.restartBytes && rows < limit { try await insert(10) }
+        #expect(bound.status.logBytes < limits.restartBytes && bound.status.earlyRestarts == 0, "\(bound.status)")
+        limit = rows + 20_000
+        while bound.status.earlyRestarts < 1 && rows < limit { try await insert(50) }
+        #expect(bound.status.earlyRestarts >= 1, "\(bound.status)")
+    }
+
     @Test func aCheckpointWaitsForAnOldReaderOnlyAsLongAsAllowed() throws {
         let path = temporaryDatabasePath()
         defer { removeDatabaseFiles(path) }
