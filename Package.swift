@@ -72,7 +72,7 @@ let package = Package(
         .testTarget(name: "PlanarGeometryTests", dependencies: ["PlanarGeometry"]),
         .testTarget(name: "TimelineTests", dependencies: ["Timeline", "GeoKit", "TestRandom"]),
         .testTarget(name: "PostgresClientTests", dependencies: ["PostgresClient", "PostgresTestSupport"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["ErrorCodes", "HTTPServer", "HTTPTestSupport"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["ErrorCodes", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Timestamps", "Tracking", "TrackingTestSupport", "GeoKit", "GeoQuery", "JSONCore", "LocationFormats", "Timeline", "TestRandom"]),
         .testTarget(name: "StoreConformanceTests", dependencies: ["Timestamps", "Tracking", "GeoQuery", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"]),

@@ -49,7 +49,7 @@ cmd_start() {
   local servers=""
   for n in 1 2 3; do
     local node_port; node_port="$(free_port)"
-    "$fod" serve --port "$node_port" --bind 127.0.0.1 --database "$url" \
+    "$fod" serve --port "$node_port" --bind 127.0.0.1 --database "$url" --trusted-proxies 127.0.0.1 \
       >"$dir/node-$n.log" 2>&1 &
     echo $! >"$dir/node-$n.pid"
     echo "$node_port" >"$dir/node-$n.port"
@@ -70,6 +70,8 @@ defaults
     # Live streams (SSE) stay open; heartbeats every 15 s keep them within this.
     timeout tunnel 1h
     option http-server-close
+    # The nodes trust loopback (--trusted-proxies): per-address limits count the real client.
+    option forwardfor
 frontend fod
     bind 127.0.0.1:$port
     default_backend nodes

@@ -136,7 +136,7 @@ struct Authentication: Sendable {
             if request.header("authorization") != nil { throw TrackingError.unauthenticated }
             return .anonymous
         }
-        return try credential(forToken: token, clientAddress: request.remoteAddress)
+        return try credential(forToken: token, clientAddress: request.clientLimitKey)
     }
 
     /// The credential of a bearer token; 401 when it is unknown, revoked or expired (a share

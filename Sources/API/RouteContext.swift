@@ -64,7 +64,7 @@ struct Authenticate: RouteMiddleware {
         let authentication = Authentication(services: context.services)
         var credential = try authentication.credential(request)
         if credential == .anonymous, allowsQueryToken, let token = request.query("token") {
-            credential = try authentication.credential(forToken: token, clientAddress: request.remoteAddress)
+            credential = try authentication.credential(forToken: token, clientAddress: request.clientLimitKey)
         }
         switch caller {
         case .anyone, .optional:

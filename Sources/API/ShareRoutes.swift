@@ -18,7 +18,7 @@ struct ShareRoutes {
         let group = RouteGroup(services: services)
         /// The link of the path's token, counted as a view when `counts`.
         @Sendable func link(_ request: Request, counts: Bool) async throws -> ShareLink {
-            let share = try shares.link(forToken: request.parameter("token"), clientAddress: request.remoteAddress)
+            let share = try shares.link(forToken: request.parameter("token"), clientAddress: request.clientLimitKey)
             if counts {
                 // A view that cannot be counted (storage full) is still shown.
                 do { try await shares.countView(share.id) } catch { logger.warning("share view not counted: \(error)") }

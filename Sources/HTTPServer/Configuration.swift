@@ -9,8 +9,11 @@ extension HTTPServer {
         public var threadPoolSize: Int = System.coreCount
         /// Most open connections in all.
         public var connectionLimit: Int = 16_384
-        /// Most open connections from one IP address (0 = no limit).
+        /// Most open connections from one IP address (0 = no limit). libmicrohttpd counts TCP
+        /// peers: behind a proxy, the proxy's connections.
         public var perIPConnectionLimit: Int = 1_024
+        /// Proxies whose `X-Forwarded-For` names the client (`Request.remoteAddress`); none by default.
+        public var trustedProxies = TrustedProxies()
         /// Seconds of inactivity after which an (unsuspended) connection is closed.
         public var connectionTimeoutSeconds: Int = 60
         /// libmicrohttpd's per-connection memory pool (request headers must fit).

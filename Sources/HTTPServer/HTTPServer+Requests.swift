@@ -187,30 +187,37 @@ extension HTTPServer {
         }
         return Request(method: context.method, path: context.path, queryItems: collector.query,
                        headerFields: collector.headers, body: context.body,
-                       pathParameters: context.pathParameters, remoteAddress: clientAddress(connection),
+                       pathParameters: context.pathParameters, remoteAddress: clientAddress(connection, headers: collector.headers),
                        requestID: context.requestID, routePattern: context.routeLabel)
     }
 
-    /// The connection's client IP as text.
-    func clientAddress(_ connection: OpaquePointer) -> String {
-        guard let address = fod_mhd_client_address(connection) else { return "unknown" }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    /// The request's client as text (`203.0.113.7`, `2001:db8::1`): the TCP peer, or the client
+    /// a trusted proxy names in `X-Forwarded-For` (`Configuration.trustedProxies`); `"unknown"`
+    /// for a peer that is not an IP address.
+    func clientAddress(_ connection: OpaquePointer, headers: [(name: String, value: String)]) -> String {
+        guard let peer = peerAddress(connection) else { return "unknown" }
+        let proxies = configuration.trustedProxies
+        guard !proxies.isEmpty else { return peer.description }
+        let forwarded = headers.lazy.filter { $0.name == "x-forwarded-for" }.map(\.value)
+        return proxies.client(peer: peer, forwardedFor: Array(forwarded)).description
+    }
+
+    /// The connection's TCP peer.
+    private func peerAddress(_ connection: OpaquePointer) -> IPAddress? {
+        guard let address = fod_mhd_client_address(connection) else { return nil }
         switch Int32(address.pointee.sa_family) {
         case AF_INET:
-            address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
-                var addr = v4.pointee.sin_addr
-                _ = inet_ntop(AF_INET, &addr, &text, socklen_t(text.count))
+            return address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { v4 in
+                IPAddress(ipv4: UInt32(bigEndian: v4.pointee.sin_addr.s_addr))
             }
         case AF_INET6:
-            address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
-                var addr = v6.pointee.sin6_addr
-                _ = inet_ntop(AF_INET6, &addr, &text, socklen_t(text.count))
+            return address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { v6 in
+                var bytes = v6.pointee.sin6_addr
+                return withUnsafeBytes(of: &bytes) { IPAddress(ipv6Bytes: $0) }
             }
         default:
-            return "unknown"
+            return nil
         }
-        let length = text.firstIndex(of: 0) ?? text.count
-        return String(decoding: text[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// A client-supplied `X-Request-Id` when it is short and made of safe characters.

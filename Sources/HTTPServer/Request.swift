@@ -13,7 +13,8 @@ public struct Request: Sendable {
     public let body: [UInt8]
     /// Values of the route pattern's `{name}` segments.
     public let pathParameters: [String: String]
-    /// The client's IP address as text (`127.0.0.1`, `::1`), or `"unknown"`.
+    /// The client's IP address as text (`127.0.0.1`, `2001:db8::7`), or `"unknown"`: the TCP
+    /// peer, or the client a trusted proxy names (`HTTPServer.Configuration.trustedProxies`).
     public let remoteAddress: String
     /// The id of this request, echoed as `X-Request-Id` and written in the access log.
     public let requestID: String
@@ -33,6 +34,12 @@ public struct Request: Sendable {
         self.remoteAddress = remoteAddress
         self.requestID = requestID
         self.routePattern = routePattern
+    }
+
+    /// The key under which abuse limits count this client (`IPAddress.limitKey`): an IPv4
+    /// address itself, an IPv6 address's /64 network; the text itself when it is no address.
+    public var clientLimitKey: String {
+        IPAddress(remoteAddress)?.limitKey ?? remoteAddress
     }
 
     /// The first value of header `name` (case-insensitive), if present.

@@ -40,7 +40,7 @@ struct ServerConfiguration {
     var wal = WALLimits.standard
 
     static let optionNames: Set<String> = Set(["port", "data", "database", "database-writers", "log-level", "bind", "threads", "sync", "password-cost",
-                                           "sign-in-limit", "per-ip-limit", "max-connections", "connection-timeout",
+                                           "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
                                            "wal-limit-mib", "import-max-bytes"])
         .union(limitOptionNames)
@@ -58,6 +58,9 @@ struct ServerConfiguration {
           --threads <n>              HTTP polling threads (default: number of cores)
           --max-connections <n>      open connections in all (default 16384)
           --per-ip-limit <n>         open connections per client address, 0 = none (default 1024)
+          --trusted-proxies <list>   proxies whose X-Forwarded-For names the client, for the per-address
+                                     limits: addresses and blocks, comma-separated (127.0.0.1,10.0.0.0/8);
+                                     default none, the TCP peer is the client [FOD_TRUSTED_PROXIES]
           --connection-timeout <s>   idle connection timeout in seconds (default 60)
           --max-body-bytes <n>       default request body limit (default 1048576)
           --import-max-bytes <n>     largest history file POST /v1/devices/{id}/import takes, streamed
@@ -107,6 +110,12 @@ struct ServerConfiguration {
         }
         if let n = try arguments.int("max-connections") { http.connectionLimit = max(1, n) }
         if let n = try arguments.int("per-ip-limit") { http.perIPConnectionLimit = max(0, n) }
+        if let list = arguments.options["trusted-proxies"] ?? environment["FOD_TRUSTED_PROXIES"] {
+            guard let proxies = TrustedProxies(list: list) else {
+                throw UsageError("--trusted-proxies must list IP addresses or blocks (10.0.0.0/8), comma-separated, not \(list)")
+            }
+            http.trustedProxies = proxies
+        }
         if let n = try arguments.int("connection-timeout") { http.connectionTimeoutSeconds = max(1, n) }
         if let n = try arguments.int("max-body-bytes") { http.defaultMaxBodyBytes = max(1024, n) }
         if let n = try arguments.int("import-max-bytes") {

@@ -3,6 +3,7 @@ import Synchronization
 import Testing
 import HTTPTestSupport
 import API
+import HTTPServer
 import Tracking
 import TrackingTestSupport
 
@@ -18,6 +19,35 @@ import TrackingTestSupport
         let statuses = try (0..<5).map { k in try app.client().request("POST", "/v1/users", json: Self.signUpBody("flood\(k)")) }
         #expect(statuses.map(\.status) == [201, 201, 201, 429, 429])
         #expect(statuses[3].errorCode == "rate_limited" && statuses[3].header("Retry-After") != nil)
+    }
+
+    /// Behind a trusted proxy the per-address limits count the client its `X-Forwarded-For`
+    /// names, an IPv6 client by its /64 network (stepping through one's own addresses does not
+    /// reset a limit); anyone else's header changes nothing.
+    @Test func limitsCountTheClientATrustedProxyNames() throws {
+        let trusted = try #require(TrustedProxies(list: "127.0.0.1"))
+        let app = try TestApp(configure: { $0.accounts.signUpsPerAddressPerHour = 2 }, http: { $0.trustedProxies = trusted })
+        defer { app.close() }
+        var made = 0
+        func signUp(from address: String) throws -> Int {
+            made += 1
+            return try app.client().request("POST", "/v1/users", headers: ["X-Forwarded-For": "192.0.2.99, " + address, "Content-Type": "application/json"],
+                                            body: Array(Self.signUpBody("proxied\(made)").utf8)).status
+        }
+        #expect(try [signUp(from: "203.0.113.7"), signUp(from: "203.0.113.7"), signUp(from: "203.0.113.7")] == [201, 201, 429])
+        #expect(try signUp(from: "198.51.100.1") == 201)
+        #expect(try [signUp(from: "2001:db8:1:2::1"), signUp(from: "2001:db8:1:2:ffff::9"), signUp(from: "[2001:db8:1:2::abcd]:443")] == [201, 201, 429])
+        #expect(try signUp(from: "2001:db8:1:3::1") == 201)
+    }
+
+    @Test func aPeerThatIsNoTrustedProxyCannotChooseItsAddress() throws {
+        let app = try TestApp { $0.accounts.signUpsPerAddressPerHour = 2 }
+        defer { app.close() }
+        let statuses = try (0..<3).map { k in
+            try app.client().request("POST", "/v1/users", headers: ["X-Forwarded-For": "203.0.113.\(k)", "Content-Type": "application/json"],
+                                     body: Array(Self.signUpBody("direct\(k)").utf8)).status
+        }
+        #expect(statuses == [201, 201, 429])
     }
 
     /// Sign-in limits are per (address, account) pair and per address: an attacker hammering

@@ -92,7 +92,24 @@ import HTTPTestSupport
         #expect(signIn.status == 200)
     }
 
+    /// `--trusted-proxies`: a request from a listed proxy counts against the address its
+    /// `X-Forwarded-For` names (here the sign-up limit, set to one an hour).
+    @Test func trustedProxiesNameTheClientOfTheLimits() throws {
+        let served = try ServedStore("fod-proc-")
+        defer { served.remove() }
+        let server = try served.serve(["--trusted-proxies", "10.0.0.0/8,127.0.0.1", "--sign-up-limit", "1"])
+        defer { server.stop() }
+        let client = try HTTPTestClient(port: server.port)
+        func signUp(_ k: Int, from address: String) throws -> Int {
+            let body = #"{"email":"p\#(k)@example.org","password":"password-\#(k)","displayName":"P\#(k)"}"#
+            return try client.request("POST", "/v1/users", headers: ["X-Forwarded-For": address, "Content-Type": "application/json"],
+                                      body: Array(body.utf8)).status
+        }
+        #expect(try [signUp(1, from: "203.0.113.7"), signUp(2, from: "203.0.113.7"), signUp(3, from: "198.51.100.4")] == [201, 429, 201])
+    }
+
     @Test func usageErrorsExitWithStatusTwo() throws {
+        #expect(try FodProcess.run(["serve", "--trusted-proxies", "10.0.0.0/8,nope"]).0 == 2)
         #expect(try FodProcess.run(["serve", "--port", "x"]).0 == 2)
         #expect(try FodProcess.run(["serve", "--bogus", "1"]).0 == 2)
         #expect(try FodProcess.run(["frobnicate"]).0 == 2)

@@ -22,8 +22,10 @@ final class TestApp: @unchecked Sendable {
 
     /// - Parameter configure: changes the test settings (to test a limit).
     /// - Parameter web: the web pages to serve (none by default).
+    /// - Parameter http: changes the server's settings (trusted proxies).
     init(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration(), towns: NearestPlace? = nil, web: WebAssets? = nil,
-         configure: (inout Services.Configuration) -> Void = { _ in }) throws {
+         configure: (inout Services.Configuration) -> Void = { _ in },
+         http: (inout HTTPServer.Configuration) -> Void = { _ in }) throws {
         let storage = try TestStore.open()
         self.storage = storage
         let logger = Logger(level: .error)
@@ -41,6 +43,7 @@ final class TestApp: @unchecked Sendable {
         var configuration = HTTPServer.Configuration()
         configuration.bindAddress = "127.0.0.1"
         configuration.port = 0
+        http(&configuration)
         let router = API.router(services, web: web) { "" }
         server = HTTPServer(configuration: configuration, router: router, logger: logger) {
             errors.response(for: $0, request: $1)

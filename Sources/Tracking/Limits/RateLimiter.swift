@@ -2,8 +2,13 @@ import Synchronization
 
 /// A sliding-window limit: at most `limit` events per `windowMilliseconds` for each key.
 ///
-/// Memory is bounded: at most `limit` timestamps per key, and keys whose newest event left the
-/// window are dropped when the table grows past `maxKeys`.
+/// Memory is bounded: at most `limit` timestamps per key and `maxKeys` keys. Past `maxKeys`,
+/// keys whose newest event left the window are dropped, and if that is not enough, the least
+/// recently active keys, down to three quarters of `maxKeys` (nginx's `limit_req` zones drop
+/// their least recently used states the same way). Pruning therefore runs at most once per
+/// `maxKeys / 4` new keys, whatever keys clients send. An evicted key starts afresh: flushing
+/// one needs `maxKeys / 4` other keys active in one window (per-address keys: that many
+/// addresses, or IPv6 /64 networks).
 public final class RateLimiter: Sendable {
     public let limit: Int
     public let windowMilliseconds: Int64
@@ -13,8 +18,11 @@ public final class RateLimiter: Sendable {
     public init(limit: Int, windowMilliseconds: Int64 = 60_000, maxKeys: Int = 100_000) {
         self.limit = max(1, limit)
         self.windowMilliseconds = windowMilliseconds
-        self.maxKeys = maxKeys
+        self.maxKeys = max(4, maxKeys)
     }
+
+    /// Keys held now (at most `maxKeys`).
+    public var keyCount: Int { events.withLock { $0.count } }
 
     /// The whole seconds until `key` may have another event (≥ 1), nil when it may now;
     /// records nothing (to refuse early, before work whose failure alone is counted).
@@ -42,8 +50,20 @@ public final class RateLimiter: Sendable {
             table[key] = times
             if table.count > maxKeys {
                 table = table.filter { ($0.value.last ?? 0) > now - windowMilliseconds }
+                LimitTables.evictLeastRecent(from: &table, keeping: maxKeys - maxKeys / 4) { $0.last ?? 0 }
             }
             return nil
         }
+    }
+}
+
+/// What the per-key limit tables share.
+enum LimitTables {
+    /// Removes the entries with the oldest `lastActive` until at most `count` remain.
+    static func evictLeastRecent<Value>(from table: inout [String: Value], keeping count: Int, lastActive: (Value) -> Int64) {
+        let excess = table.count - max(0, count)
+        guard excess > 0 else { return }
+        let oldest = table.map { (key: $0.key, at: lastActive($0.value)) }.sorted { $0.at < $1.at }.prefix(excess)
+        for entry in oldest { table.removeValue(forKey: entry.key) }
     }
 }

@@ -3,7 +3,9 @@ import Synchronization
 /// A rate limit per key: each key's bucket holds up to `burst` tokens and refills at
 /// `perSecond`; an attempt takes one token or is refused with the seconds to wait.
 ///
-/// Memory is bounded: past `maxKeys` keys, buckets that are full again (idle keys) are dropped.
+/// Memory is bounded: past `maxKeys` keys, buckets that are full again (idle keys) are dropped,
+/// and if that is not enough, the least recently used, down to three quarters of `maxKeys`
+/// (as `RateLimiter`): pruning runs at most once per `maxKeys / 4` new keys.
 /// `perSecond <= 0` disables the limit.
 public final class TokenBucket: Sendable {
     public let perSecond: Double
@@ -14,8 +16,11 @@ public final class TokenBucket: Sendable {
     public init(perSecond: Double, burst: Int, maxKeys: Int = 100_000) {
         self.perSecond = perSecond
         self.burst = Double(max(1, burst))
-        self.maxKeys = maxKeys
+        self.maxKeys = max(4, maxKeys)
     }
+
+    /// Keys held now (at most `maxKeys`).
+    public var keyCount: Int { buckets.withLock { $0.count } }
 
     public var isEnabled: Bool { perSecond > 0 }
 
@@ -36,6 +41,7 @@ public final class TokenBucket: Sendable {
             table[key] = bucket
             if table.count > maxKeys {
                 table = table.filter { $0.value.tokens + Double(max(0, now - $0.value.at)) / 1000 * perSecond < burst }
+                LimitTables.evictLeastRecent(from: &table, keeping: maxKeys - maxKeys / 4) { $0.at }
             }
             return nil
         }
