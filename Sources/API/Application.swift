@@ -141,12 +141,14 @@ struct Authentication: Sendable {
 
     /// The credential of a bearer token; 401 when it is unknown, revoked or expired (a share
     /// link's lookups count against `clientAddress`'s failed-lookup limit, 429 past it).
-    func credential(forToken token: String, clientAddress: String) throws -> Credential {
+    /// `clientAddress` (a `Request.clientLimitKey`) is worked out only for a share token: every
+    /// authenticated request comes through here.
+    func credential(forToken token: String, clientAddress: @autoclosure () -> String) throws -> Credential {
         if let userID = try services.accounts.userID(forUserToken: token) { return .user(userID: userID) }
         if let device = try services.devices.credential(forDeviceToken: token) { return device }
         if token.hasPrefix(ShareService.tokenPrefix) {
             do {
-                return try services.shares.link(forToken: token, clientAddress: clientAddress).credential
+                return try services.shares.link(forToken: token, clientAddress: clientAddress()).credential
             } catch let error as TrackingError where error.kind == .notFound {
                 throw TrackingError.unauthenticated
             }

@@ -153,6 +153,9 @@ static int vfs_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *file,
     log->real = (sqlite3_file *)(log + 1);
     int rc = default_vfs->xOpen(default_vfs, name, log->real, flags, out_flags);
     if (rc != SQLITE_OK) {
+        // A VFS may leave its file's methods set on failure, expecting xClose; SQLite will not
+        // call ours (it is left unset), so close the default VFS's file here.
+        if (log->real->pMethods != 0) log->real->pMethods->xClose(log->real);
         log->base.pMethods = 0;
         return rc;
     }

@@ -42,7 +42,19 @@ public struct TrustedProxies: Sendable, Equatable {
         var client = peer
         var read = 0
         for value in values.reversed() {
-            for entry in value.split(separator: ",", omittingEmptySubsequences: false).reversed() {
+            // Entries from the right, without splitting the whole value: only the last
+            // `maxHops` are ever read, however long the list.
+            var rest = Substring(value)
+            var more = true
+            while more {
+                let entry: Substring
+                if let comma = rest.lastIndex(of: ",") {
+                    entry = rest[rest.index(after: comma)...]
+                    rest = rest[..<comma]
+                } else {
+                    entry = rest
+                    more = false
+                }
                 guard read < Self.maxHops, let address = Self.forwardedAddress(entry) else { return client }
                 read += 1
                 client = address
