@@ -88,7 +88,7 @@ extension LiveHub {
             if ended {
                 subscriber.stream.finish(with: bytes)
                 channel.subscribers[id] = nil
-            } else if subscriber.stream.write(bytes) {
+            } else if subscriber.stream.writeOpening(bytes) {
                 subscriber.mode = .live
                 subscriber.lastSent = last
             } else {
