@@ -5,8 +5,8 @@
 /// route can forget it: a signed-in user's data, a share-link holder's document and a freshly
 /// issued token never stay in a cache.
 enum CachingRule {
-    /// Query arguments that carry a credential (`?token=` of live feeds, `?id=` of OsmAnd).
-    static let credentialQueryNames: Set<String> = ["token", "id"]
+    /// Query arguments that carry a credential (`?token=` of live feeds, `?id=` and `?deviceid=` of OsmAnd).
+    static let credentialQueryNames: Set<String> = ["token", "id", "deviceid"]
 
     /// Whether a request carried a credential: an `Authorization` header, a credential path
     /// segment (`CredentialPaths`), or a credential query argument.
