@@ -124,4 +124,12 @@ import Tracking
         for n in 0..<6 { seen.append(await attempt("wrong-\(n)", from: "203.0.113.\(n)")) }
         #expect(seen == Array(repeating: "invalid_credentials", count: 5) + ["rate_limited"])
     }
+
+    @Test(arguments: [(["--sign-in-failures-per-day", "101"], "--sign-in-failures-per-day must be 1–100"),
+                      (["--sign-in-failures-per-day", "0"], "--sign-in-failures-per-day must be 1–100"),
+                      (["--sign-in-free-failures", "0"], "--sign-in-free-failures must be 1–100")])
+    func theThrottleFlagsAreBounded(_ arguments: [String], _ message: String) throws {
+        let (status, output) = try FodProcess.run(["serve", "--data", NSTemporaryDirectory() + "fod-flags-" + UUID().uuidString] + arguments)
+        #expect(status == 2 && output.contains(message), "\(output)")
+    }
 }
