@@ -8,11 +8,12 @@ enum CachingRule {
     /// Query arguments that carry a credential (`?token=` of live feeds, `?id=` and `?deviceid=` of OsmAnd).
     static let credentialQueryNames: Set<String> = ["token", "id", "deviceid"]
 
-    /// Whether a request carried a credential: an `Authorization` header, a credential path
-    /// segment (`CredentialPaths`), or a credential query argument.
-    static func isCredentialed(path: String, hasAuthorization: Bool, queryNames: some Sequence<String>,
+    /// Whether a request carried a credential: an `Authorization` header, a credential query
+    /// argument, or a credential path segment (`CredentialPaths`) — asked in that order, each
+    /// only if the one before said no (most API requests stop at the header).
+    static func isCredentialed(path: String, hasAuthorization: () -> Bool, hasQueryArgument: (String) -> Bool,
                                credentialPaths: CredentialPaths) -> Bool {
-        hasAuthorization || queryNames.contains(where: credentialQueryNames.contains) || credentialPaths.holdsCredential(path)
+        hasAuthorization() || credentialQueryNames.contains(where: hasQueryArgument) || credentialPaths.holdsCredential(path)
     }
 
     /// Sets `Cache-Control: no-store` on `response` when it sets none, and in place of what it

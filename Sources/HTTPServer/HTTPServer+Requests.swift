@@ -182,10 +182,10 @@ extension HTTPServer {
 
     /// Whether the request carried a credential (`CachingRule.isCredentialed`).
     private func isCredentialed(_ context: RequestContext, connection: OpaquePointer) -> Bool {
-        let queryNames = CachingRule.credentialQueryNames.filter { MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, $0) != nil }
-        return CachingRule.isCredentialed(path: context.path,
-                                          hasAuthorization: MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization") != nil,
-                                          queryNames: queryNames, credentialPaths: router.credentialPaths)
+        CachingRule.isCredentialed(path: context.path,
+                                   hasAuthorization: { MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization") != nil },
+                                   hasQueryArgument: { MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, $0) != nil },
+                                   credentialPaths: router.credentialPaths)
     }
 
     func makeRequest(_ context: RequestContext, connection: OpaquePointer) -> Request {

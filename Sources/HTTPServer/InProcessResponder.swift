@@ -25,8 +25,9 @@ public struct InProcessResponder: Sendable {
                         body: [UInt8] = [], remoteAddress: String = "127.0.0.1") async -> Response {
         let (path, query) = Self.split(target)
         var response = await answer(method: method, path: path, query: query, headers: headers, body: body, remoteAddress: remoteAddress)
-        let credentialed = CachingRule.isCredentialed(path: path, hasAuthorization: headers.contains { $0.name.lowercased() == "authorization" },
-                                                      queryNames: query.map(\.name), credentialPaths: router.credentialPaths)
+        let credentialed = CachingRule.isCredentialed(path: path, hasAuthorization: { headers.contains { $0.name.lowercased() == "authorization" } },
+                                                      hasQueryArgument: { name in query.contains { $0.name == name } },
+                                                      credentialPaths: router.credentialPaths)
         CachingRule.apply(to: &response, credentialed: credentialed)
         return response
     }
