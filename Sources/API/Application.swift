@@ -122,9 +122,12 @@ public enum API {
     }
 
     /// The router of the operations listener (`--metrics-listen`): `GET /metrics` and
-    /// `GET /healthz`, nothing else.
-    public static func operationsRouter(metrics: MetricsEndpoint) -> Router {
-        Router(OperationsRoutes(metrics: metrics).routes)
+    /// `GET /healthz`, nothing else; a share token sent to it is redacted from its log like on
+    /// the public port (`publicRouter`'s credential paths).
+    public static func operationsRouter(metrics: MetricsEndpoint, publicRouter: Router) -> Router {
+        var router = Router(OperationsRoutes(metrics: metrics).routes)
+        router.redact(publicRouter.credentialPaths)
+        return router
     }
 }
 

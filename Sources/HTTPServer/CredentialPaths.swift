@@ -32,6 +32,11 @@ public struct CredentialPaths: Sendable {
         }
     }
 
+    /// Adds the credential places of `other` (a router that logs paths another router serves).
+    public mutating func formUnion(_ other: CredentialPaths) {
+        for place in other.places where !places.contains(place) { places.append(place) }
+    }
+
     /// Whether `path` holds a credential segment.
     public func holdsCredential(_ path: String) -> Bool {
         guard !places.isEmpty else { return false }

@@ -103,6 +103,12 @@ public struct Router: Sendable {
         for route in routes { add(route) }
     }
 
+    /// Treats the credential segments of `paths` (another router's) as credentials here too,
+    /// in logs and caching, though no route of this router has them.
+    public mutating func redact(_ paths: CredentialPaths) {
+        credentialPaths.formUnion(paths)
+    }
+
     public mutating func add(_ route: Route) {
         indexesBySegmentCount[route.segments.count, default: []].append(routes.count)
         routes.append(route)

@@ -98,8 +98,9 @@ enum ServeCommand {
         serverBox.server = server
         try server.start()
         lifecycle.add(StopAction(name: "http") { server.shutdown() })
-        let operations = try startMetricsListener(configuration, metrics: MetricsEndpoint(bearerToken: configuration.metricsToken, render: metricsText),
-                                                  lifecycle: lifecycle, errors: errors, logger: logger)
+        let operationsRouter = API.operationsRouter(metrics: MetricsEndpoint(bearerToken: configuration.metricsToken, render: metricsText),
+                                                    publicRouter: router)
+        let operations = try startMetricsListener(configuration, router: operationsRouter, lifecycle: lifecycle, errors: errors, logger: logger)
         // Machine-readable lines for scripts and tests that start servers on port 0.
         FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
         if let operations { FileHandle.standardOutput.write(Data("fod metrics listening on port \(operations.port)\n".utf8)) }
@@ -109,10 +110,10 @@ enum ServeCommand {
     }
 
     /// Starts the operations listener of `--metrics-listen` (`/metrics`, `/healthz`), if set.
-    private static func startMetricsListener(_ configuration: ServerConfiguration, metrics: MetricsEndpoint, lifecycle: ServiceGroup,
+    private static func startMetricsListener(_ configuration: ServerConfiguration, router: Router, lifecycle: ServiceGroup,
                                              errors: ErrorMapper, logger: Logger) throws -> HTTPServer? {
         guard let listener = configuration.metricsListener else { return nil }
-        let server = HTTPServer(configuration: listener, router: API.operationsRouter(metrics: metrics), logger: logger) { error, request in
+        let server = HTTPServer(configuration: listener, router: router, logger: logger) { error, request in
             errors.response(for: error, request: request)
         }
         try server.start()

@@ -95,6 +95,10 @@ import HTTPTestSupport
         #expect(paths.redacting("/s") == "/s" && paths.redacting("/") == "/" && paths.redacting("") == "")
         #expect(paths.holdsCredential("/S/abc") && !paths.holdsCredential("/v1/shared") && !paths.holdsCredential("/x/s/abc"))
         #expect(CredentialPaths().redacting("/s/abc") == "/s/abc")
+        var operations = Router([Route("GET", "/metrics", .inline { _ in Response(status: 200) })])
+        #expect(operations.credentialPaths.redacting("/s/abc") == "/s/abc")
+        operations.redact(router.credentialPaths)
+        #expect(operations.credentialPaths.redacting("/s/abc") == "/s/<redacted>")
     }
 
     @Test func escapingIsAnIdentityOnPlainTextAndEscapesEveryOtherByte() {
