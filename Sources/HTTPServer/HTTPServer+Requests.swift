@@ -142,12 +142,14 @@ extension HTTPServer {
 
     func queueError(_ error: HTTPError, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         let request = Request(method: context.method, path: context.path, requestID: context.requestID,
-                              routePattern: context.routeLabel)
+                              routePattern: context.routeLabel, credentialPaths: router.credentialPaths)
         return queue(errorResponder(error, request), context: context, connection: connection)
     }
 
-    /// Hands `response` to libmicrohttpd.
-    func queue(_ response: Response, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+    /// Hands `response` to libmicrohttpd, with the caching rule applied (`CachingRule`).
+    func queue(_ answer: Response, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        var response = answer
+        CachingRule.apply(to: &response, credentialed: isCredentialed(context, connection: connection))
         context.queued = true
         context.status = response.status
         let handle: OpaquePointer?
@@ -178,6 +180,14 @@ extension HTTPServer {
         return MHD_queue_response(connection, UInt32(response.status), handle)
     }
 
+    /// Whether the request carried a credential (`CachingRule.isCredentialed`).
+    private func isCredentialed(_ context: RequestContext, connection: OpaquePointer) -> Bool {
+        CachingRule.isCredentialed(path: context.path,
+                                   hasAuthorization: { MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization") != nil },
+                                   hasQueryArgument: { MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, $0) != nil },
+                                   credentialPaths: router.credentialPaths)
+    }
+
     func makeRequest(_ context: RequestContext, connection: OpaquePointer) -> Request {
         var collector = KeyValueCollector()
         withUnsafeMutablePointer(to: &collector) { pointer in
@@ -188,7 +198,7 @@ extension HTTPServer {
         return Request(method: context.method, path: context.path, queryItems: collector.query,
                        headerFields: collector.headers, body: context.body,
                        pathParameters: context.pathParameters, remoteAddress: clientAddress(connection, headers: collector.headers),
-                       requestID: context.requestID, routePattern: context.routeLabel)
+                       requestID: context.requestID, routePattern: context.routeLabel, credentialPaths: router.credentialPaths)
     }
 
     /// The request's client as text (`203.0.113.7`, `2001:db8::1`): the TCP peer, or the client
@@ -242,7 +252,7 @@ extension HTTPServer {
         if logger.isEnabled(.info) {
             let micros = nanoseconds / 1000
             let fraction = String(micros % 1000)
-            var line = LogText.escaped(context.method) + " " + LogText.escaped(context.loggedPath) + " \(status) \(bytes)B \(micros / 1000)."
+            var line = LogText.escaped(context.method) + " " + LogText.escaped(router.credentialPaths.redacting(context.path)) + " \(status) \(bytes)B \(micros / 1000)."
             line += String(repeating: "0", count: 3 - fraction.count) + fraction + "ms id=" + LogText.escaped(context.requestID)
             if termination != .REQUEST_TERMINATED_COMPLETED_OK { line += " terminated=\(termination.rawValue)" }
             logger.info(line)

@@ -129,7 +129,7 @@ public final class HTTPServer: Sendable {
         let stragglers = pendingDeferred.withLock { Array($0.values) }
         for (context, connection) in stragglers {
             let request = Request(method: context.method, path: context.path, requestID: context.requestID,
-                                  routePattern: context.routeLabel)
+                                  routePattern: context.routeLabel, credentialPaths: router.credentialPaths)
             resumeDeferred(context, connection, with: errorResponder(HTTPError.shuttingDown, request))
         }
         for body in pendingBodies.withLock({ Array($0.values) }) {

@@ -388,6 +388,7 @@ enum PostgresSchema {
             CREATE TRIGGER place_cells_move_version AFTER INSERT OR UPDATE OR DELETE ON place_cells
                 FOR EACH ROW EXECUTE FUNCTION fod_bump_place_version();
             """),
+        signInRecords,
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

@@ -340,5 +340,23 @@ public enum Schema {
                 INSERT INTO place_versions VALUES (OLD.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
             END;
             """),
+        .init(version: 13, name: "failed sign-ins per account and the addresses accounts signed in from", sql: """
+            -- SignInThrottle's records. Keys are BLAKE2b digests (AccountService): of the
+            -- normalised email, whether an account has it or not; of the user id and the client's
+            -- address (IPv4, or IPv6 /64). A failure record goes with a correct password, or once
+            -- its latest attempt is a day old; an account keeps its most recent addresses only.
+            CREATE TABLE sign_in_failures (
+                account_key TEXT PRIMARY KEY,
+                failures INTEGER NOT NULL,
+                last_attempt_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX sign_in_failures_by_age ON sign_in_failures(last_attempt_at);
+            CREATE TABLE sign_in_addresses (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                address_key TEXT NOT NULL,
+                last_sign_in_at INTEGER NOT NULL,
+                PRIMARY KEY (user_id, address_key)
+            ) WITHOUT ROWID;
+            """),
     ])
 }

@@ -116,6 +116,9 @@ import HTTPTestSupport
                   expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "group changes", request: { w, _ in ("GET", "/v1/groups/\(w.groupID)/changes", nil) },
                   expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        // The operations surface: no metrics on the public port for anyone, whatever they hold.
+        Operation(name: "GET /metrics", request: { _, _ in ("GET", "/metrics", nil) },
+                  expected: Array(repeating: "404", count: 15)),
         Operation(name: "turn B1's receiveGroupLocations on", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"receiveGroupLocations":true}"#) },
                   expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
     ]
@@ -147,6 +150,8 @@ import HTTPTestSupport
                     // Every denial uses the API.md error shape; 403s name the partition or the rule.
                     #expect(reply.errorCode != nil, "\(actor) \(operation.name): \(reply.text)")
                 }
+                // No answer of the API may stay in a cache: whoever asked, whatever the outcome.
+                #expect(reply.header("Cache-Control") == "no-store", "\(actor) \(operation.name): \(reply.headers)")
                 if reply.status == 403 {
                     #expect(reply.json["error"]["message"].string?.contains("partition ") == true, "\(actor) \(operation.name): \(reply.text)")
                 }
