@@ -43,9 +43,10 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "Outbound", dependencies: ["CCurl", "Timestamps"]),
+        .target(name: "SQLCore", dependencies: ["Tracking", "JSONCore", "Timestamps"]),
         .target(name: "Tracking", dependencies: ["ErrorCodes", "ThreadControl", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
-        .target(name: "SQLiteStore", dependencies: ["Tracking", "Storage", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
-        .target(name: "PostgresStore", dependencies: ["Tracking", "PostgresClient", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
+        .target(name: "SQLiteStore", dependencies: ["Tracking", "SQLCore", "Storage", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
+        .target(name: "PostgresStore", dependencies: ["Tracking", "SQLCore", "PostgresClient", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "API", dependencies: ["ErrorCodes", "Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "PostgresStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
 

@@ -1,3 +1,4 @@
+import SQLCore
 import PostgresClient
 
 /// The PostgreSQL schema, as numbered migrations (append only; never edit an applied one).
@@ -389,6 +390,8 @@ enum PostgresSchema {
                 FOR EACH ROW EXECUTE FUNCTION fod_bump_place_version();
             """),
         signInRecords,
+        Migration(version: 10, name: "notification channels, alerts, the delivery queue and consumer cursors",
+                  sql: NotificationTables.schema(.postgres)),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

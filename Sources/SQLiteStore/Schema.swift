@@ -1,3 +1,4 @@
+import SQLCore
 import Tracking
 import Storage
 
@@ -358,5 +359,7 @@ public enum Schema {
                 PRIMARY KEY (user_id, address_key)
             ) WITHOUT ROWID;
             """),
+        .init(version: 14, name: "notification channels, alerts, the delivery queue and consumer cursors",
+              sql: NotificationTables.schema(.sqlite)),
     ])
 }

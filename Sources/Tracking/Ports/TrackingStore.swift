@@ -11,7 +11,7 @@
 /// - A fault of the storage itself (full, read-only, busy, unreachable) is thrown as a
 ///   `StoreFailure`, never as a trap; other errors are `TrackingError`s of the domain.
 public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, EventLog, GeoIndex, ExportStore, HistoryImportStore,
-    ShareStore, FriendStore, PlaceStore, SignInRecordStore {
+    ShareStore, FriendStore, PlaceStore, SignInRecordStore, NotificationStore {
     /// Figures for `/metrics` (name, help, value).
     var gauges: [StoreGauge] { get }
     /// Where the abuse limits count: in this process for a store that is the only node's, in
