@@ -11,12 +11,13 @@ struct OperationsRoutes {
     var routes: [Route] {
         let health: [UInt8] = JSONValue.object(["status": "ok"]).serialized()
         let metrics = self.metrics
+        let rejections = services.rejectionMetrics
         return [
             Route("GET", "/healthz", .inline { _ in
                 Response(status: 200, contentType: "application/json; charset=utf-8", bytes: health)
             }),
             Route("GET", "/metrics", .inline { _ in
-                Response(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", bytes: Array(metrics().utf8))
+                Response(status: 200, contentType: "text/plain; version=0.0.4; charset=utf-8", bytes: Array((metrics() + rejections.render()).utf8))
             }),
         ]
     }

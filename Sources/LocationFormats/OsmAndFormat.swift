@@ -154,7 +154,12 @@ public enum OsmAndFormat {
         guard case .string(let token)? = root["device_id"], !token.isEmpty else {
             throw FixError(code: .missingDeviceID, message: "the device token is required as device_id (a string)")
         }
-        guard case .object(let location)? = root["location"] else {
+        return (token, try parseJSONLocation(root["location"], now: now, rules: rules))
+    }
+
+    /// One `location` object of the background-geolocation JSON form (see `parseJSON`).
+    static func parseJSONLocation(_ value: JSONValue?, now: Int64, rules: FixRules) throws(FixError) -> Fix {
+        guard case .object(let location)? = value else {
             throw .invalidLocation("location must be an object with coords {latitude, longitude, ...}")
         }
         guard case .object(let coords)? = location["coords"] else {
@@ -197,10 +202,9 @@ public enum OsmAndFormat {
             clientID = uuid
         }
 
-        let fix = Fix(longitude: lon.double, latitude: lat.double, timestamp: timestamp, timestampWasGiven: given,
-                      accuracy: accuracy, altitude: altitude, speed: speed, heading: heading, battery: battery,
-                      clientID: clientID)
-        return (token, fix)
+        return Fix(longitude: lon.double, latitude: lat.double, timestamp: timestamp, timestampWasGiven: given,
+                   accuracy: accuracy, altitude: altitude, speed: speed, heading: heading, battery: battery,
+                   clientID: clientID)
     }
 
     // MARK: - Helpers
