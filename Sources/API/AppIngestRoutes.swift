@@ -114,7 +114,7 @@ struct OsmAndRequest {
             let items = query + (try OsmAndFormat.decodeForm(body))
             return OsmAndRequest(token: OsmAndFormat.deviceToken(items), payload: OsmAndFormat.read(items, now: now, rules: rules))
         } catch {
-            return OsmAndRequest(token: OsmAndFormat.deviceToken(query),
+            return OsmAndRequest(token: OsmAndFormat.deviceToken(query + OsmAndFormat.decodeFormLeniently(body)),
                                  payload: AppPayload(unusable: error, sample: String(decoding: body.prefix(4 * UnusableMessage.maxSampleBytes), as: UTF8.self)))
         }
     }

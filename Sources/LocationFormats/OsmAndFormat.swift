@@ -130,6 +130,14 @@ public enum OsmAndFormat {
         return pairs
     }
 
+    /// The pairs of a form body that decode (see `decodeForm`), the others left out: where a
+    /// form with one bad pair still names its device token.
+    public static func decodeFormLeniently(_ bytes: [UInt8]) -> [(name: String, value: String)] {
+        bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).compactMap { part in
+            try? decodeForm(Array(part)).first
+        }
+    }
+
     /// The Transistorsoft background-geolocation JSON form that OsmAnd servers accept:
     /// ```json
     /// {"device_id": "<token>", "location": {"timestamp": "2023-11-14T22:13:20.000Z",
