@@ -170,6 +170,9 @@ enum OwnTracksFriends {
             if let accuracy = friend.accuracy, let meters = Int64(exactly: accuracy.rounded()), meters >= 0 {
                 writer.key("acc"); writer.number(meters)
             }
+            if let battery = friend.battery, let percent = Int64(exactly: battery.rounded()), (0...100).contains(percent) {
+                writer.key("batt"); writer.number(percent)
+            }
             writer.key("topic"); writer.string(topic)
             writer.endObject()
         }

@@ -94,7 +94,7 @@ extension PostgresStore: FriendStore {
             }
             let candidates = try c.rows("""
                 SELECT m.group_id, m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts,
-                       (SELECT f.accuracy FROM fixes f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY f.seq DESC LIMIT 1)
+                       (SELECT f.accuracy FROM fixes f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY f.seq DESC LIMIT 1), d.battery
                 FROM memberships mine JOIN memberships m ON m.group_id = mine.group_id
                 JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
                 WHERE mine.device_id = $1
@@ -102,7 +102,7 @@ extension PostgresStore: FriendStore {
                 let key = try row.text(0) + " " + row.text(1)
                 return FriendCandidate(groupID: try row.id(0), userID: try row.id(1), displayName: try row.text(2), deviceID: try row.id(3),
                                        deviceName: try row.text(4), sharing: try row.bool(5), latest: try row.lastLocation(at: 6),
-                                       accuracy: try row.optionalDouble(9), windows: HistoryWindows(periods: periods[key] ?? []))
+                                       accuracy: try row.optionalDouble(9), windows: HistoryWindows(periods: periods[key] ?? []), battery: try row.optionalDouble(10))
             }
             return FriendsSnapshot(receivesGroupLocations: true, candidates: candidates)
         }

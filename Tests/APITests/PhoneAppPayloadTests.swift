@@ -166,4 +166,27 @@ import HTTPTestSupport
             }
         }
     }
+
+    /// Only a credential, the body's size and the device's rate refuse; the native endpoint keeps
+    /// its precise 4xx but still sees the device.
+    @Test func onlyTheCredentialTheSizeAndTheRateRefuse() throws {
+        let app = try TestApp { $0.deviceRequests = .init(perSecond: 0.001, burst: 3) }
+        defer { app.close() }
+        let device = try DeviceFixture(app: app)
+        let basic = "Basic " + Data("\(device.deviceID):\(device.deviceToken)".utf8).base64EncodedString()
+        let owntracks = { (auth: String, body: [UInt8]) in
+            try app.client().request("POST", "/v1/ingest/owntracks", headers: ["Authorization": auth, "Content-Type": "application/json"], body: body)
+        }
+        #expect(try owntracks("Basic " + Data("\(device.deviceID):fodd_wrong".utf8).base64EncodedString(), Array("{}".utf8)).status == 401)
+        #expect(try app.client().request("POST", "/v1/ingest/overland", token: device.user.token, json: #"{"locations":[]}"#).status == 401)
+        #expect(try owntracks(basic, [UInt8](repeating: 0x20, count: 300 * 1024)).status == 413)
+        // The native endpoint: 400 for a bad single fix, and the device was seen (one request).
+        #expect(try device.post(app, #"{"location":[10,95]}"#).status == 400)
+        #expect(try app.client().get("/v1/devices/\(device.deviceID)", token: device.user.token).json["lastSeenAt"].string != nil)
+        // Two more requests use up the burst of 3; the next is 429 with Retry-After.
+        #expect(try owntracks(basic, Array(#"{"_type":"lwt","tst":1}"#.utf8)).status == 200)
+        #expect(try owntracks(basic, Array(#"{"_type":"lwt","tst":1}"#.utf8)).status == 200)
+        let limited = try owntracks(basic, Array(#"{"_type":"lwt","tst":1}"#.utf8))
+        #expect(limited.status == 429 && limited.header("Retry-After") != nil)
+    }
 }
