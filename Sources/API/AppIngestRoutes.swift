@@ -103,7 +103,7 @@ struct OsmAndRequest {
             do {
                 value = try JSONParser.parse(body)
             } catch {
-                return OsmAndRequest(token: OsmAndFormat.deviceToken(query), payload: OwnTracksBody.malformed(body, error))
+                return OsmAndRequest(token: OsmAndFormat.deviceToken(query), payload: AppPayload(notJSON: body, error))
             }
             guard let token = OsmAndFormat.deviceToken(query) ?? OsmAndFormat.deviceToken(json: value) else {
                 return OsmAndRequest(token: nil, payload: AppPayload())
@@ -115,7 +115,7 @@ struct OsmAndRequest {
             return OsmAndRequest(token: OsmAndFormat.deviceToken(items), payload: OsmAndFormat.read(items, now: now, rules: rules))
         } catch {
             return OsmAndRequest(token: OsmAndFormat.deviceToken(query + OsmAndFormat.decodeFormLeniently(body)),
-                                 payload: AppPayload(unusable: error, sample: String(decoding: body.prefix(4 * UnusableMessage.maxSampleBytes), as: UTF8.self)))
+                                 payload: AppPayload(unusableBody: body, error))
         }
     }
 }
@@ -129,7 +129,7 @@ enum OverlandBody {
         do {
             return OverlandFormat.read(try JSONParser.parse(body), now: now, rules: rules)
         } catch {
-            return OwnTracksBody.malformed(body, error)
+            return AppPayload(notJSON: body, error)
         }
     }
 }

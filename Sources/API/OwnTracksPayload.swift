@@ -41,7 +41,7 @@ struct OwnTracksBody {
         do {
             message = try JSONParser.parse(body)
         } catch {
-            return OwnTracksBody(payload: malformed(body, error), replyBox: nil)
+            return OwnTracksBody(payload: AppPayload(notJSON: body, error), replyBox: nil)
         }
         let data: String
         switch OwnTracksFormat.read(message, now: now, rules: rules) {
@@ -64,7 +64,7 @@ struct OwnTracksBody {
         do {
             inner = try JSONParser.parse(plaintext)
         } catch {
-            return OwnTracksBody(payload: malformed(plaintext, error), replyBox: box)
+            return OwnTracksBody(payload: AppPayload(notJSON: plaintext, error), replyBox: box)
         }
         guard case .plain(let payload) = OwnTracksFormat.read(inner, now: now, rules: rules) else {
             return OwnTracksBody(payload: AppPayload(unusable: [UnusableMessage(
@@ -72,11 +72,5 @@ struct OwnTracksBody {
                 replyBox: box)
         }
         return OwnTracksBody(payload: payload, replyBox: box)
-    }
-
-    /// A body that is not JSON: its first bytes as the sample.
-    static func malformed(_ bytes: [UInt8], _ error: Error) -> AppPayload {
-        AppPayload(unusable: [UnusableMessage(error: FixError(code: .malformedJSON, message: "the body is not JSON: \(error)"),
-                                              sample: String(decoding: bytes.prefix(4 * UnusableMessage.maxSampleBytes), as: UTF8.self))])
     }
 }

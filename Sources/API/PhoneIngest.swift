@@ -58,6 +58,18 @@ struct PhoneIngest: Sendable {
     }
 }
 
+extension AppPayload {
+    /// A body that cannot be used at all, with its first bytes as the sample.
+    init(unusableBody bytes: [UInt8], _ error: FixError) {
+        self.init(unusable: [UnusableMessage(error: error, sample: String(decoding: bytes.prefix(4 * UnusableMessage.maxSampleBytes), as: UTF8.self))])
+    }
+
+    /// A body that is not JSON.
+    init(notJSON bytes: [UInt8], _ error: Error) {
+        self.init(unusableBody: bytes, FixError(code: .malformedJSON, message: "the body is not JSON: \(error)"))
+    }
+}
+
 /// `fod_ingest_rejections_total{source, reason}`: messages of the phone apps recorded instead
 /// of stored. Labels come from `IngestSource` and the server's own error codes, so the set of
 /// series stays bounded whatever clients send.

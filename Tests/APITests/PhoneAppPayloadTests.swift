@@ -189,4 +189,25 @@ import HTTPTestSupport
         let limited = try owntracks(basic, Array(#"{"_type":"lwt","tst":1}"#.utf8))
         #expect(limited.status == 429 && limited.header("Retry-After") != nil)
     }
+
+    /// A heartbeat that changes nothing (the device seen within the minute, the same battery)
+    /// costs a read, not a write transaction; one with a new battery level is written.
+    @Test func aHeartbeatThatChangesNothingWritesNothing() throws {
+        try TestApp.with { app in
+            let device = try DeviceFixture(app: app)
+            let commits = { app.store.gauges.first { $0.name == "fod_database_commits_total" }?.value ?? -1 }
+            let heartbeat = { (battery: Int) in
+                try app.client().request("POST", "/v1/ingest/osmand", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                                         body: Array("id=\(device.deviceToken)&batt=\(battery)".utf8)).status
+            }
+            #expect(try heartbeat(50) == 200)
+            let afterFirst = commits()
+            #expect(try heartbeat(50) == 200)
+            #expect(try heartbeat(50) == 200)
+            #expect(commits() == afterFirst)
+            #expect(try heartbeat(49) == 200)
+            #expect(commits() > afterFirst)
+            #expect(try app.client().get("/v1/devices/\(device.deviceID)", token: device.user.token).json["battery"].double == 49)
+        }
+    }
 }

@@ -86,7 +86,7 @@ public final class LocationService: Sendable {
     /// A client's request (`countsAsRequest`) also records that the device was seen now and the
     /// newest battery level of `fixes` and `report`, in the same commit as the fixes; `report`
     /// adds what a phone app sent that is not a fix (rejections, region events). Without fixes
-    /// the report alone is written (a heartbeat).
+    /// the report alone is written (a heartbeat), and not even that when it would change nothing.
     public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true,
                        events: LocationEventRule? = nil, report: DeviceReport? = nil,
                        completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) throws {
@@ -95,6 +95,12 @@ public final class LocationService: Sendable {
         if countsAsRequest { try admitRequest(deviceID: deviceID) }
         let report = countsAsRequest ? (report ?? DeviceReport(seenAt: Timestamp.nowMilliseconds())).addingBattery(of: fixes) : report
         guard !fixes.isEmpty || report != nil else { return completion(.success(IngestOutcome())) }
+        if fixes.isEmpty, let report, report.rejections.isEmpty, report.events.isEmpty,
+           let device = try directory.readDirectory({ try $0.device(id: deviceID) }), device.status.updated(by: report) == nil {
+            // A heartbeat that changes nothing (seen within the status' resolution, the same
+            // battery): a read instead of a write transaction.
+            return completion(.success(IngestOutcome()))
+        }
         store.append(deviceID: deviceID, fixes: fixes, report: report, events: events ?? self.events, onCommit: publisher,
                      completion: completion)
     }
