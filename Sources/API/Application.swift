@@ -56,6 +56,10 @@ public struct Services: Sendable {
     public let shareFeed: ShareFeed
     public let friends: FriendsService
     public let places: PlaceService
+    /// The owner's reads of what a device's apps sent besides fixes; the OwnTracks secret.
+    public let deviceLog: DeviceLogService
+    /// Phone-app messages recorded instead of stored, for `/metrics`.
+    public let rejectionMetrics = RejectionMetrics()
     public let logger: Logger
 
     /// Everything wired to one store; every service publishes its group events to `live` and
@@ -90,6 +94,7 @@ public struct Services: Sendable {
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
         self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces ?? GroupPlaceNames(store: backend))
         self.places = PlaceService(store: backend, limits: configuration.places)
+        self.deviceLog = DeviceLogService(store: backend, directory: backend)
         self.logger = logger
     }
 

@@ -87,7 +87,7 @@ enum ServeCommand {
         let metricsText: @Sendable () -> String = {
             guard let server = serverBox.server else { return "" }
             return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount))]
-                + backend.gauges.map { ($0.name, $0.help, $0.value) })
+                + backend.gauges.map { ($0.name, $0.help, $0.value) }) + services.rejectionMetrics.render()
         }
         // On the public port only with a token (`--metrics-token`); else 404 there.
         let publicMetrics = configuration.metricsToken.map { MetricsEndpoint(bearerToken: $0, render: metricsText) }
