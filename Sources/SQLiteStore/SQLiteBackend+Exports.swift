@@ -41,12 +41,13 @@ extension SQLiteBackend: ExportStore {
         try read { db in
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
             return try db.rows("""
-                SELECT ts, seq, lon, lat, altitude FROM locations
+                SELECT ts, seq, lon, lat, altitude, accuracy, speed, heading, battery, client_id FROM locations
                 WHERE device_key = ? AND ts >= ? AND ts <= ? AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?
                 """, [.integer(deviceKey.storeValue), .integer(max(start.timestamp, from ?? Int64.min)), .integer(to ?? Int64.max),
                       .integer(start.timestamp), .integer(start.sequence), .int(limit)]) { row in
                 ExportRow(timestamp: row.int64(0), sequence: row.int64(1), longitude: row.double(2), latitude: row.double(3),
-                          altitude: row.optionalDouble(4))
+                          altitude: row.optionalDouble(4), accuracy: row.optionalDouble(5), speed: row.optionalDouble(6),
+                          heading: row.optionalDouble(7), battery: row.optionalDouble(8), clientID: row.optionalString(9))
             }
         }
     }

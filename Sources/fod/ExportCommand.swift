@@ -8,12 +8,14 @@ import Tracking
 /// endpoints from the command line against the data directory, with that user's rights.
 ///   fod export group-geojson <groupId> --as ann@example.org [--tracks] [--from T] [--to T] [--gap MIN] [--simplify M]
 ///   fod export scatter <groupId> --as … [--format json|csv|vega-lite|svg] [--color device|user]
-///   fod export device-geojson|device-gpx <deviceId> --as …
+///   fod export device-geojson|device-gpx|device-ndjson <deviceId> --as …
+///   fod export group-ndjson <groupId> --as …
 enum ExportCommand {
     static let endpoints: [String: ExportRoutes.Endpoint] = [
         "group-geojson": .groupGeoJSON, "device-geojson": .deviceGeoJSON, "device-gpx": .deviceGPX, "scatter": .groupScatter,
+        "device-ndjson": .deviceNDJSON, "group-ndjson": .groupNDJSON,
     ]
-    static let usage = "usage: fod export group-geojson|scatter <groupId> | device-geojson|device-gpx <deviceId> --as <email> [--out <file>] [--data <dir>] [--tracks] [--from T] [--to T] [--gap MIN] [--simplify M] [--within GEOJSON] [--format F] [--color device|user]"
+    static let usage = "usage: fod export group-geojson|group-ndjson|scatter <groupId> | device-geojson|device-gpx|device-ndjson <deviceId> --as <email> [--out <file>] [--data <dir>] [--tracks] [--from T] [--to T] [--gap MIN] [--simplify M] [--within GEOJSON] [--format F] [--color device|user]"
 
     static func run(_ arguments: Arguments, environment: [String: String]) async throws -> Int32 {
         try arguments.rejectUnknown(["data", "as", "out", "from", "to", "gap", "simplify", "within", "format", "color", "tracks"])

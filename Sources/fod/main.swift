@@ -13,7 +13,8 @@ let usage = """
                                    while nodes run): Google Takeout
                                    Records.json or Semantic Location History, the phone's Timeline
                                    export, GPX, GeoJSON, CSV — detected from the content
-      fod export group-geojson|scatter <groupId> | device-geojson|device-gpx <deviceId> --as <email>
+      fod export group-geojson|group-ndjson|scatter <groupId>
+                 | device-geojson|device-gpx|device-ndjson <deviceId> --as <email>
                  [--out <file>] [--tracks] [--from T] [--to T] [--format json|csv|vega-lite|svg] …
                                    the export endpoints offline, with that user's rights
       fod geo cell <lon> <lat> [--level N]

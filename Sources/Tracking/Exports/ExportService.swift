@@ -25,20 +25,34 @@ public struct ExportSubject: Sendable, Equatable {
     }
 }
 
-/// One stored position as exports read it.
+/// One stored fix as exports read it: every stored field (the NDJSON export writes them all).
 public struct ExportRow: Sendable, Equatable {
     public let timestamp: Int64
     public let sequence: Int64
     public let longitude: Double
     public let latitude: Double
     public let altitude: Double?
+    /// Meters, m/s, degrees and percent, as stored; nil when the fix has none.
+    public let accuracy: Double?
+    public let speed: Double?
+    public let heading: Double?
+    public let battery: Double?
+    /// The client's id of the fix (or the one an import derived), when it has one.
+    public let clientID: String?
 
-    public init(timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double, altitude: Double?) {
+    public init(timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double, altitude: Double?,
+                accuracy: Double? = nil, speed: Double? = nil, heading: Double? = nil, battery: Double? = nil,
+                clientID: String? = nil) {
         self.timestamp = timestamp
         self.sequence = sequence
         self.longitude = longitude
         self.latitude = latitude
         self.altitude = altitude
+        self.accuracy = accuracy
+        self.speed = speed
+        self.heading = heading
+        self.battery = battery
+        self.clientID = clientID
     }
 }
 
@@ -50,7 +64,8 @@ public protocol ExportStore: Sendable {
     /// The device with its owner's names; `windows` is `.all` (the caller narrows it).
     func exportSubject(deviceID: DeviceID) throws -> ExportSubject?
     func countRows(deviceKey: DeviceKey, from: Int64?, to: Int64?) throws -> Int
-    /// Up to `limit` positions of a device in [from, to] after `cursor`, oldest first.
+    /// Up to `limit` fixes of a device in [from, to] after `cursor`, oldest first (by time, then
+    /// arrival), with every stored field.
     func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
 }
 
