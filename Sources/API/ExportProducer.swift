@@ -105,6 +105,9 @@ final class ExportProducer: @unchecked Sendable {
             if cursor == nil {
                 writer.finish(into: &out)
                 finished = true
+                // A pull stream's refill gives bytes or ends: an empty chunk that says "more"
+                // would park the response for good (NDJSON with no fix writes nothing at all).
+                return !out.isEmpty
             }
             return true
         } catch {

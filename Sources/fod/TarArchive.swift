@@ -88,10 +88,11 @@ final class TarArchive {
 
     // MARK: Header fields
 
-    /// ustar's `prefix/name`, or the plain name.
+    /// POSIX ustar's `prefix/name`, or the plain name (GNU's format, magic `ustar  `, keeps
+    /// other fields where POSIX has the prefix, and long names in `L` entries).
     static func headerName(_ header: [UInt8]) -> String {
         let name = text(header[0..<100])
-        let prefix = Array(header[257..<262]) == Array("ustar".utf8) ? text(header[345..<500]) : ""
+        let prefix = Array(header[257..<263]) == Array("ustar".utf8) + [0] ? text(header[345..<500]) : ""
         return prefix.isEmpty ? name : prefix + "/" + name
     }
 

@@ -22,7 +22,8 @@ public struct GzipDecoder {
         bytes.starts(with: [0x1F, 0x8B, 0x08])
     }
 
-    /// Decompresses `input` into `write`, in chunks of about `chunkBytes` (the last may be shorter).
+    /// Decompresses `input` into `write`, in chunks of `chunkBytes` to `chunkBytes` + 257 bytes
+    /// (the last may be shorter).
     public static func decompress(_ input: UnsafeBufferPointer<UInt8>, chunkBytes: Int = 1 << 20,
                                   write: ([UInt8]) throws -> Void) throws {
         var decoder = GzipDecoder(input: input, chunkBytes: max(1, chunkBytes))
@@ -61,7 +62,7 @@ public struct GzipDecoder {
         while !final {
             final = try reader.bits(1) == 1
             switch try reader.bits(2) {
-            case 0: try storedBlock()
+            case 0: try storedBlock(write: write)
             case 1: try huffmanBlock(HuffmanCodes.fixedLiterals, HuffmanCodes.fixedDistances, write: write)
             case 2:
                 let (literals, distances) = try HuffmanCodes.dynamic(&reader)
@@ -91,11 +92,14 @@ public struct GzipDecoder {
         if flags & 0x02 != 0 { try reader.skip(2) }  // FHCRC
     }
 
-    mutating func storedBlock() throws {
+    mutating func storedBlock(write: ([UInt8]) throws -> Void) throws {
         reader.alignToByte()
         let length = try reader.littleEndian16(), complement = try reader.littleEndian16()
         guard length == ~complement else { throw reader.error("stored block length check failed") }
-        for _ in 0..<length { emit(try reader.byte()) }
+        for _ in 0..<length {
+            if output.count - flushed >= chunkBytes { try flush(all: false, write: write) }
+            emit(try reader.byte())
+        }
     }
 
     /// A compressed block; the output is handed out as it grows (one block may expand to any size).
