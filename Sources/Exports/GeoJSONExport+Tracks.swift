@@ -293,24 +293,8 @@ extension GeoJSONExport {
 
     /// A fix that joins no line, as a `Point` feature of kind `fix`.
     private mutating func writeFixPoint(_ position: TrackPosition, of state: TrackState) {
-        json.beginObject()
-        json.key("type"); json.string("Feature")
-        json.key("geometry")
-        json.beginObject()
-        json.key("type"); json.string("Point")
-        json.key("coordinates")
-        writePosition(position)
-        json.endObject()
-        json.key("properties")
-        json.beginObject()
-        json.key("kind"); json.string("fix")
-        writeIdentity(deviceID: state.deviceID, deviceName: state.deviceName,
-                      userID: state.userID, displayName: state.displayName)
-        if let timestamp = position.timestamp {
-            json.key("timestamp"); json.string(Timestamp.rfc3339(millisecondsSince1970: timestamp))
-        }
-        json.endObject()
-        json.endObject()
-        featureCount += 1
+        guard let timestamp = position.timestamp else { return }  // only fixes are written (their callers check)
+        writePointFeature(position, kind: "fix", deviceID: state.deviceID, deviceName: state.deviceName,
+                          userID: state.userID, displayName: state.displayName, timestamp: timestamp)
     }
 }

@@ -117,23 +117,8 @@ public struct GeoJSONExport: Sendable {
         defer { swap(&json.bytes, &out) }
         beginIfNeeded()
         closeTrack()
-        json.beginObject()
-        json.key("type"); json.string("Feature")
-        json.key("geometry")
-        json.beginObject()
-        json.key("type"); json.string("Point")
-        json.key("coordinates")
-        writePosition(TrackPosition(point))
-        json.endObject()
-        json.key("properties")
-        json.beginObject()
-        json.key("kind"); json.string("position")
-        writeIdentity(deviceID: point.deviceID, deviceName: point.deviceName,
-                      userID: point.userID, displayName: point.displayName)
-        json.key("timestamp"); json.string(Timestamp.rfc3339(millisecondsSince1970: point.timestamp))
-        json.endObject()
-        json.endObject()
-        featureCount += 1
+        writePointFeature(TrackPosition(point), kind: "position", deviceID: point.deviceID, deviceName: point.deviceName,
+                          userID: point.userID, displayName: point.displayName, timestamp: point.timestamp)
     }
 
     /// Adds one fix to its device's track (see the type documentation for the required order).
@@ -192,6 +177,27 @@ public struct GeoJSONExport: Sendable {
         }
         json.endArray()
         boundsAccumulator.add(longitudeDegrees: position.longitude, latitudeDegrees: position.latitude)
+    }
+
+    /// A `Point` feature of `kind` with the device's identity and `timestamp`.
+    mutating func writePointFeature(_ position: TrackPosition, kind: String, deviceID: String, deviceName: String,
+                                    userID: String, displayName: String, timestamp: Int64) {
+        json.beginObject()
+        json.key("type"); json.string("Feature")
+        json.key("geometry")
+        json.beginObject()
+        json.key("type"); json.string("Point")
+        json.key("coordinates")
+        writePosition(position)
+        json.endObject()
+        json.key("properties")
+        json.beginObject()
+        json.key("kind"); json.string(kind)
+        writeIdentity(deviceID: deviceID, deviceName: deviceName, userID: userID, displayName: displayName)
+        json.key("timestamp"); json.string(Timestamp.rfc3339(millisecondsSince1970: timestamp))
+        json.endObject()
+        json.endObject()
+        featureCount += 1
     }
 
     mutating func writeIdentity(deviceID: String, deviceName: String, userID: String, displayName: String) {

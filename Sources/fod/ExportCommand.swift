@@ -22,6 +22,10 @@ enum ExportCommand {
         let rest = Array(arguments.positionals.dropFirst())
         guard rest.count == 2, let endpoint = endpoints[rest[0]], let email = arguments.options["as"] else { throw UsageError(usage) }
         let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
+        // Opening the store runs its migrations and index merger (writes): not beside a server.
+        let dataLock = try DataDirectoryLock.acquire(directory, for: "fod export",
+                                                     advice: "stop it first, or use the export endpoints over HTTP")
+        defer { withExtendedLifetime(dataLock) {} }
         let backend = try SQLiteBackend.open(directory: directory)
         defer { backend.close() }
         let logger = Logger(level: .warning)

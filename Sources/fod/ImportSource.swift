@@ -1,9 +1,10 @@
 import Foundation
 
-/// What `fod import` reads: one history file (any format the import detects), or the OwnTracks
-/// Recorder's month files (`*.rec`) of one device, from a directory (searched recursively) or a
-/// tar archive (`.tar`; a `.tar.gz` is inflated to a temporary file first), read one after
-/// another in name order (`YYYY-MM.rec` sorts by month) as one stream of lines.
+/// What `fod import` reads: one history file (any format the import detects; gzip-compressed
+/// too), or the OwnTracks Recorder's month files (`*.rec`) of one device, from a directory
+/// (searched recursively) or a tar archive (`.tar`; a `.tar.gz` is inflated to a temporary file
+/// first), read one after another in name order (`YYYY-MM.rec` sorts by month) as one stream of
+/// lines.
 ///
 /// A directory or archive whose `.rec` files lie in several directories holds several devices'
 /// histories (the Recorder keeps `rec/<user>/<device>/`): it is refused with the list, since
@@ -29,21 +30,26 @@ struct ImportSource {
         if GzipFile.isGzip(head) {
             try file.close()
             let inflated = try GzipFile.inflateToTemporaryFile(path)
-            guard TarArchive.isTarHeader(inflated.head) else {
-                throw ImportSourceError("\(path) is gzip-compressed but holds no tar archive: decompress it first (gunzip)")
-            }
-            return try archive(inflated.path, label: path, keeping: [inflated])
+            if TarArchive.isTarHeader(inflated.head) { return try archive(inflated.path, label: path, keeping: [inflated]) }
+            // A compressed history file (Records.json.gz, a .rec.gz): the file inside.
+            return try single(inflated.path, label: path, keeping: [inflated])
         }
         if TarArchive.isTarHeader(head) {
             try file.close()
             return try archive(path, label: path, keeping: [])
         }
-        try file.seek(toOffset: 0)
+        try file.close()
+        return try single(path, label: path, keeping: [])
+    }
+
+    /// One history file, as it is.
+    static func single(_ path: String, label: String, keeping: [AnyObject]) throws -> ImportSource {
+        guard let file = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot read \(path)") }
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         return ImportSource(next: {
             let data = try file.read(upToCount: chunkBytes) ?? Data()
             return data.isEmpty ? nil : [UInt8](data)
-        }, totalBytes: size, label: path, resources: [file])
+        }, totalBytes: size, label: label, resources: [file] + keeping)
     }
 
     /// The `.rec` files under `path`, as one stream.

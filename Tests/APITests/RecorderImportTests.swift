@@ -51,7 +51,7 @@ import ProcessTestSupport
         let root = served.directory + "/recorder"
         try Self.writeDevice(root + "/rec/ann/phone")
         try Self.writeDevice(root + "/rec/bob/tablet", shift: 1)
-        let (token, ids) = try Self.devices(served, count: 3)
+        let (token, ids) = try Self.devices(served, count: 4)
         func run(_ device: String, _ path: String) throws -> (Int32, String) {
             try FodProcess.run(["import", "--device", device, path, "--data", served.directory] + served.storeArguments)
         }
@@ -79,6 +79,13 @@ import ProcessTestSupport
         _ = try runToCompletion("/usr/bin/tar", ["-czf", everything, "-C", root, "rec"])
         let (refused, refusal) = try run(ids[2], everything)
         #expect(refused == 1 && refusal.contains("holds the .rec files of 2 devices"), "\(refusal)")
+
+        // One compressed month file: the file inside.
+        let single = root + "/2024-05.rec"
+        try FileManager.default.copyItem(atPath: root + "/rec/bob/tablet/2024-05.rec", toPath: single)
+        _ = try runToCompletion("/bin/gzip", ["-f", single])
+        let (compressed, compressedOutput) = try run(ids[3], single + ".gz")
+        #expect(compressed == 0 && compressedOutput.contains("(owntracks-recorder, ") && compressedOutput.contains("accepted 3"), "\(compressedOutput)")
 
         let back = try served.serve()
         defer { back.stop() }
