@@ -16,6 +16,14 @@ enum ExportWriter {
     case svg(pending: (GeoBounds?) -> SVGScatterMap, map: SVGScatterMap?)
 
     var wantsPositions: Bool { if case .geoJSON = self { return true } else { return false } }
+    /// What of each fix the writer writes: NDJSON every field, GPX its measurements; maps and
+    /// charts positions only (cheaper to read).
+    var detail: ExportRow.Detail {
+        switch self {
+        case .ndjson, .gpx: .everything
+        default: .positions
+        }
+    }
     var wantsRows: Bool { if case .geoJSON(_, let tracks) = self { return tracks } else { return true } }
 
     mutating func position(_ point: ExportPoint, into out: inout [UInt8]) {

@@ -129,7 +129,7 @@ public struct ExportRoutes: Sendable {
         let exports = services.exports
         let producer = ExportProducer(subjects: subjects,
                                       makeCursor: { exports.rows(of: subjects, from: options.from, to: options.to,
-                                                                 scope: scope, credential: credential) },
+                                                                 scope: scope, credential: credential, detail: writer.detail) },
                                       within: options.within, simplifyMeters: options.simplifyMeters, writer: writer, logger: services.logger)
         let expected = rows ? try exports.countRows(of: subjects, from: options.from, to: options.to) : subjects.count
         return Prepared(contentType: contentType, filename: filename, producer: producer, expectedRows: expected)

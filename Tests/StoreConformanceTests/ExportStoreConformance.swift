@@ -41,7 +41,7 @@ struct ExportStoreConformance {
             var rows: [ExportRow] = []
             var cursor: HistoryCursor?
             while true {
-                let page = try store.exportRows(deviceKey: key, from: Fixtures.t0 + 100, to: nil, after: cursor, limit: 5)
+                let page = try store.exportRows(deviceKey: key, from: Fixtures.t0 + 100, to: nil, after: cursor, limit: 5, detail: .positions)
                 rows += page
                 guard let last = page.last, page.count == 5 else { break }
                 cursor = HistoryCursor(timestamp: last.timestamp, sequence: last.sequence)
@@ -52,7 +52,7 @@ struct ExportStoreConformance {
     }
 
     @Test(arguments: StoreFactory.all)
-    func rowsCarryEveryStoredField(_ factory: StoreFactory) async throws {
+    func rowsCarryEveryStoredFieldWhenAsked(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
             let world = try await SharingWorld.make(store)
             var full = Fixtures.fix(100, longitude: 1.234_567_890_123)
@@ -66,8 +66,10 @@ struct ExportStoreConformance {
             bare.accuracy = nil
             try await Fixtures.append(store, world.device.id, [full, bare])
             let key = try #require(try store.exportSubject(deviceID: world.device.id)).deviceKey
-            let rows = try store.exportRows(deviceKey: key, from: nil, to: nil, after: nil, limit: 10)
+            let rows = try store.exportRows(deviceKey: key, from: nil, to: nil, after: nil, limit: 10, detail: .everything)
             try #require(rows.count == 2)
+            let positions = try store.exportRows(deviceKey: key, from: nil, to: nil, after: nil, limit: 10, detail: .positions)
+            #expect(positions.map(\.altitude) == [-12.5, nil] && positions.allSatisfy { $0.clientID == nil && $0.accuracy == nil })
             #expect(rows[0].longitude == full.longitude && rows[0].latitude == full.latitude && rows[0].timestamp == full.timestamp)
             #expect(rows[0].accuracy == 3.25 && rows[0].altitude == -12.5 && rows[0].speed == full.speed)
             #expect(rows[0].heading == 359.9 && rows[0].battery == 55.5 && rows[0].clientID == "phone-1")

@@ -25,8 +25,17 @@ public struct ExportSubject: Sendable, Equatable {
     }
 }
 
-/// One stored fix as exports read it: every stored field (the NDJSON export writes them all).
+/// One stored fix as exports read it: its position and time, and with `.everything` every
+/// other stored field (the NDJSON export writes them all, GPX most).
 public struct ExportRow: Sendable, Equatable {
+    /// What of a fix an export reads: maps and charts need positions (and altitude) only.
+    public enum Detail: Sendable {
+        /// Time, position and altitude; the other fields are nil.
+        case positions
+        /// Every stored field.
+        case everything
+    }
+
     public let timestamp: Int64
     public let sequence: Int64
     public let longitude: Double
@@ -65,8 +74,9 @@ public protocol ExportStore: Sendable {
     func exportSubject(deviceID: DeviceID) throws -> ExportSubject?
     func countRows(deviceKey: DeviceKey, from: Int64?, to: Int64?) throws -> Int
     /// Up to `limit` fixes of a device in [from, to] after `cursor`, oldest first (by time, then
-    /// arrival), with every stored field.
-    func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
+    /// arrival), with the fields `detail` asks for.
+    func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int,
+                    detail: ExportRow.Detail) throws -> [ExportRow]
 }
 
 /// Who and what an export may contain: only what the caller may read, at every page — a
@@ -142,8 +152,8 @@ public final class ExportService: Sendable {
     /// each in time order, read `pageSize` rows at a time; before each page it re-checks what
     /// `credential` may read of `scope`.
     public func rows(of subjects: [ExportSubject], from: Int64?, to: Int64?, scope: Scope, credential: Credential,
-                     pageSize: Int = 4_096) -> ExportRowCursor {
-        ExportRowCursor(store: store, subjects: subjects, from: from, to: to, pageSize: pageSize) { [self] in
+                     detail: ExportRow.Detail = .positions, pageSize: Int = 4_096) -> ExportRowCursor {
+        ExportRowCursor(store: store, subjects: subjects, from: from, to: to, detail: detail, pageSize: pageSize) { [self] in
             try currentWindows(scope, credential: credential)
         }
     }
