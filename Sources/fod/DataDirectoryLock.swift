@@ -8,8 +8,10 @@ import Foundation
 ///
 /// The kernel drops the lock when its holder exits, however it exits (`kill -9` included), so
 /// a crashed server never leaves a stale lock. The file holds the holder's process id and
-/// command, for the message a refused command prints. One owner of the descriptor: this
-/// object, which closes it (releasing the lock) in `deinit`.
+/// command, for the message a refused command prints. A read-only data directory is locked
+/// through a read-only descriptor (a server may serve reads from it), or not at all when it has
+/// no lock file (nothing can write it then). One owner of the descriptor: this object, which
+/// closes it (releasing the lock) in `deinit`.
 final class DataDirectoryLock: Sendable {
     /// The name of the lock file inside the data directory.
     static let fileName = "fod.lock"
@@ -22,7 +24,7 @@ final class DataDirectoryLock: Sendable {
         self.path = path
     }
 
-    deinit { close(descriptor) }
+    deinit { if descriptor >= 0 { close(descriptor) } }
 
     /// Takes the lock on `directory` (created when missing) for `purpose` (e.g. "fod serve"), or
     /// throws `DataDirectoryBusy` at once when another process holds it; `advice` ends its
@@ -30,7 +32,13 @@ final class DataDirectoryLock: Sendable {
     static func acquire(_ directory: String, for purpose: String, advice: String = "stop it first") throws -> DataDirectoryLock {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = (directory as NSString).appendingPathComponent(fileName)
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if descriptor < 0 && (errno == EACCES || errno == EROFS) {
+            // A read-only data directory (a server may still read it): `flock` needs no write access.
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            // Without a lock file there, nothing can write the directory, so there is nothing to guard.
+            if descriptor < 0 && errno == ENOENT { return DataDirectoryLock(descriptor: -1, path: path) }
+        }
         guard descriptor >= 0 else {
             throw DataDirectoryBusy(directory: directory, holder: nil, advice: advice, reason: "cannot open \(path): \(String(cString: strerror(errno)))")
         }
