@@ -70,7 +70,7 @@ let package = Package(
         .testTarget(name: "TimestampsTests", dependencies: ["Timestamps"]),
         .testTarget(name: "ErrorCodesTests", dependencies: ["ErrorCodes", "GeoQuery"]),
         .testTarget(name: "GeoKitTests", dependencies: ["GeoKit", "TestRandom"]),
-        .testTarget(name: "LocationFormatsTests", dependencies: ["ErrorCodes", "LocationFormats", "JSONCore", "Timestamps"]),
+        .testTarget(name: "LocationFormatsTests", dependencies: ["ErrorCodes", "LocationFormats", "JSONCore", "Timestamps", "ProcessTestSupport"]),
         .testTarget(name: "GeoQueryTests", dependencies: ["GeoQuery", "GeoKit", "JSONCore", "TestRandom"]),
         .testTarget(name: "ExportsTests", dependencies: ["Exports", "JSONCore", "Timestamps", "GeoKit", "ProcessTestSupport"]),
         .testTarget(name: "PlanarGeometryTests", dependencies: ["PlanarGeometry"]),

@@ -27,6 +27,12 @@ enum ServeCommand {
         // 503 `storage_full` like on a full disk.
         signal(SIGXFSZ, SIG_IGN)
         raiseOpenFileLimit()
+        // On the embedded database this server is the data directory's one writer while it runs:
+        // commands that write it (`fod import`, ...) refuse until it stops.
+        let dataLock = configuration.databaseURL == nil
+            ? try DataDirectoryLock.acquire(configuration.dataDirectory, for: "fod serve", advice: "stop it first (one server per data directory)")
+            : nil
+        defer { withExtendedLifetime(dataLock) {} }
         let storage = try NodeStorage.open(configuration, logger: logger)
         let backend = storage.store
         lifecycle.add(StopAction(name: "database") {

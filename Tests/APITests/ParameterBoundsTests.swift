@@ -63,7 +63,8 @@ import HTTPTestSupport
     }
 
     static let exports = ["/v1/groups/$G/export.geojson?tracks=true", "/v1/devices/$D/export.geojson",
-                          "/v1/devices/$D/export.gpx", "/v1/groups/$G/export/scatter?format=csv"]
+                          "/v1/devices/$D/export.gpx", "/v1/groups/$G/export/scatter?format=csv",
+                          "/v1/devices/$D/export.ndjson", "/v1/groups/$G/export.ndjson"]
     static let near = "/v1/groups/$G/query"
 
     static var rows: [Row] { [
