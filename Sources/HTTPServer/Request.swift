@@ -20,11 +20,14 @@ public struct Request: Sendable {
     public let requestID: String
     /// The route pattern that matched (`/v1/groups/{id}`), for logs and metrics.
     public let routePattern: String
+    /// What the route's `HeadCheck` resolved when it admitted the body as authenticated (a
+    /// credential), or nil (no body, no check, or an anonymous body).
+    public let headCheckResult: (any Sendable)?
 
     public init(method: String, path: String, queryItems: [(name: String, value: String)] = [],
                 headerFields: [(name: String, value: String)] = [], body: [UInt8] = [],
                 pathParameters: [String: String] = [:], remoteAddress: String = "unknown",
-                requestID: String = "-", routePattern: String = "") {
+                requestID: String = "-", routePattern: String = "", headCheckResult: (any Sendable)? = nil) {
         self.method = method
         self.path = path
         self.queryItems = queryItems
@@ -34,6 +37,7 @@ public struct Request: Sendable {
         self.remoteAddress = remoteAddress
         self.requestID = requestID
         self.routePattern = routePattern
+        self.headCheckResult = headCheckResult
     }
 
     /// The key under which abuse limits count this client (`IPAddress.limitKey`): an IPv4
