@@ -18,6 +18,7 @@ struct AppIngestRoutes {
         let friends = services.friends
         let auth = Authentication(services: services)
         let inlineBodyBytes = services.configuration.ingestInlineBodyBytes
+        let checksInline = services.configuration.credentialChecksInline
         let osmand: Handler = .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
             let now = Timestamp.nowMilliseconds()
             let parsed: (deviceToken: String, fix: Fix)
@@ -39,9 +40,26 @@ struct AppIngestRoutes {
                 reply(result.map { .json(LocationRoutes.counts($0, rejected: [])) })
             }
         }
+        // Each app's credential is checked before its body is read (`HeadCheck`). OsmAnd's may be
+        // in the body instead (a form's `id`, JSON's `device_id`, where the query is not read):
+        // such a body is held to the anonymous body limit (one fix is a few hundred bytes).
+        let ownTracksHead = HeadCheck(runsInline: checksInline) { request in
+            .authenticated(try Self.ownTracksCredential(request, devices: devices))
+        }
+        let overlandHead = HeadCheck(runsInline: checksInline) { request in
+            .authenticated(try Self.overlandCredential(request, auth: auth))
+        }
+        let osmandHead = HeadCheck(runsInline: checksInline) { request in
+            guard request.mediaType?.isJSON != true, let token = Self.osmandQueryToken(request) else { return .anonymous }
+            guard let credential = try devices.credential(forDeviceToken: token), case .device = credential else {
+                throw TrackingError.unauthenticated
+            }
+            return .authenticated(credential)
+        }
         return [
-            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let credential = try Self.ownTracksCredential(request, devices: devices)
+            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, headCheck: ownTracksHead,
+                  .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
+                let credential = try request.headCheckResult as? Credential ?? Self.ownTracksCredential(request, devices: devices)
                 guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
                 // The app ignores zero-length bodies; so do we. It wants a JSON array back: its
                 // friends when the owner opted in, else []. The reply lists other devices only,
@@ -55,14 +73,12 @@ struct AppIngestRoutes {
                 }
                 reply(Result { try OwnTracksFriends.response(friends, credential) })
             }),
-            Route("GET", "/v1/ingest/osmand", osmand),
-            Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
-            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let credential = try auth.credential(request)
-                if credential == .anonymous { throw TrackingError.unauthenticated }
-                guard case .device(let deviceID, _) = credential else {
-                    throw TrackingError.wrongCredentialKind("Overland must send its device token, not a user token: only a device writes partition device=<id>")
-                }
+            Route("GET", "/v1/ingest/osmand", headCheck: osmandHead, osmand),
+            Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, headCheck: osmandHead, osmand),
+            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, headCheck: overlandHead,
+                  .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
+                let credential = try request.headCheckResult as? Credential ?? Self.overlandCredential(request, auth: auth)
+                guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
                 let batch = try OverlandFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules)
                 let rejected = batch.rejected
                 try locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential) { result in
@@ -76,6 +92,21 @@ struct AppIngestRoutes {
                 }
             }),
         ]
+    }
+
+    /// Overland's bearer token, which must be a device token.
+    static func overlandCredential(_ request: Request, auth: Authentication) throws -> Credential {
+        let credential = try auth.credential(request)
+        if credential == .anonymous { throw TrackingError.unauthenticated }
+        guard case .device = credential else {
+            throw TrackingError.wrongCredentialKind("Overland must send its device token, not a user token: only a device writes partition device=<id>")
+        }
+        return credential
+    }
+
+    /// The device token OsmAnd sent in the query (`id`, or `deviceid`), if any.
+    static func osmandQueryToken(_ request: Request) -> String? {
+        request.queryItems.first { ($0.name == "id" || $0.name == "deviceid") && !$0.value.isEmpty }?.value
     }
 
     /// HTTP Basic `deviceId:deviceToken`: the token must belong to that device.

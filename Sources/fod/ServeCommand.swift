@@ -56,6 +56,7 @@ enum ServeCommand {
         if storage.postgres != nil {
             settings.queryInlineBudget = nil
             settings.ingestInlineBodyBytes = nil
+            settings.credentialChecksInline = false
         }
         let services = try Services(store: backend, configuration: settings, logger: logger,
                                     towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger),

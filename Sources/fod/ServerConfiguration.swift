@@ -43,7 +43,7 @@ struct ServerConfiguration {
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
                                            "wal-limit-mib", "import-max-bytes"])
-        .union(limitOptionNames)
+        .union(limitOptionNames).union(bodyOptionNames)
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -80,7 +80,7 @@ struct ServerConfiguration {
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
           --tile-attribution <text>  attribution shown with those tiles
 
-        """ + limitsHelp
+        """ + limitsHelp + "\n" + bodiesHelp
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
         try arguments.rejectUnknown(Self.optionNames)
@@ -160,5 +160,6 @@ struct ServerConfiguration {
             services.fixRules.maxFutureMilliseconds = Int64(n) * 3_600_000
         }
         try parseLimits(arguments)
+        try parseBodyLimits(arguments)
     }
 }
