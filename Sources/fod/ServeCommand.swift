@@ -87,7 +87,9 @@ enum ServeCommand {
         if !openAPI.isLoaded { logger.warning("docs/openapi.yaml not found: GET /openapi.yaml answers 404") }
         let router = API.router(services, web: web, basemap: basemap, openAPI: openAPI) {
             guard let server = serverBox.server else { return "" }
-            return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount))]
+            return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
+                                                  ("fod_http_body_bytes_held", "Request body bytes held in memory across connections (--body-budget-mib).",
+                                                   Double(server.heldBodyBytes))]
                 + backend.gauges.map { ($0.name, $0.help, $0.value) })
         }
         let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in
