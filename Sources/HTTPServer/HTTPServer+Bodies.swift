@@ -42,10 +42,7 @@ extension HTTPServer {
     /// announced), then the body limit, the budget and a streaming route's admission.
     func admitHead(_ context: RequestContext, route: Route, connection: OpaquePointer) -> MHD_Result {
         guard Self.announcesBody(connection) else { return continueBeforeBody(context, connection: connection) }
-        context.intake.announced = true
-        context.intake.pace = BodyPace(now: Timestamp.monotonicNanoseconds())
-        context.intake.readTimeoutSet = true
-        fod_mhd_set_connection_timeout(connection, UInt32(max(1, configuration.bodies.readTimeoutSeconds)))
+        startBodyClock(context, connection: connection)
         // A streaming route's `admit` checks the head and refuses before the body.
         if case .streaming = route.handler { return continueBeforeBody(context, connection: connection) }
         guard let check = route.headCheck else { return admitBody(.anonymous, context: context, connection: connection) }
@@ -56,6 +53,23 @@ extension HTTPServer {
         } catch {
             return refuseBeforeBody(errorResponder(error, request), context: context, connection: connection)
         }
+    }
+
+    /// After the headers of a request without a route (404, 405): a body it announced is never
+    /// held; the error is answered before it (or once a small one was read and dropped).
+    func refuseUnrouted(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        guard let error = context.earlyError, Self.announcesBody(connection) else { return .YES }
+        startBodyClock(context, connection: connection)
+        return refuseBeforeBody(errorResponse(error, context: context), context: context, connection: connection)
+    }
+
+    /// A body was announced: its pace starts, and the connection's idle timeout is the body's
+    /// read timeout until it ended.
+    private func startBodyClock(_ context: RequestContext, connection: OpaquePointer) {
+        context.intake.announced = true
+        context.intake.pace = BodyPace(now: Timestamp.monotonicNanoseconds())
+        context.intake.readTimeoutSet = true
+        fod_mhd_set_connection_timeout(connection, UInt32(max(1, configuration.bodies.readTimeoutSeconds)))
     }
 
     /// Applies the head check's verdict, then goes on before the body.

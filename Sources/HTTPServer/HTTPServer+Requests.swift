@@ -27,7 +27,7 @@ extension HTTPServer {
     /// After the first call: admit the body before reading any of it (`admitHead`): the route's
     /// head check, its body limit, the body budget.
     func afterFirstCall(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        guard context.earlyError == nil, let route = context.route else { return .YES }
+        guard context.earlyError == nil, let route = context.route else { return refuseUnrouted(context, connection: connection) }
         return admitHead(context, route: route, connection: connection)
     }
 
@@ -138,9 +138,13 @@ extension HTTPServer {
     }
 
     func queueError(_ error: HTTPError, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        let request = Request(method: context.method, path: context.path, requestID: context.requestID,
-                              routePattern: context.routeLabel)
-        return queue(errorResponder(error, request), context: context, connection: connection)
+        queue(errorResponse(error, context: context), context: context, connection: connection)
+    }
+
+    /// The error responder's answer to `error` for the request of `context`.
+    func errorResponse(_ error: HTTPError, context: RequestContext) -> Response {
+        errorResponder(error, Request(method: context.method, path: context.path, requestID: context.requestID,
+                                      routePattern: context.routeLabel))
     }
 
     /// Hands `response` to libmicrohttpd.

@@ -66,6 +66,22 @@ import Testing
         }
     }
 
+    @Test func aBodyToAPathWithoutARouteIsAnsweredBeforeItIsRead() throws {
+        try withTestServer(extraRoutes: [Self.uploadRoute()]) { server in
+            for (path, status) in [("/nowhere", 404), ("/hello", 405)] {
+                let client = try HTTPTestClient(port: server.port)
+                try client.send(Self.head(1 << 20, token: nil, path: path))
+                try? client.send([UInt8](repeating: 7, count: 200_000))
+                #expect(try client.readReply(method: "POST").status == status)
+            }
+            // A small one is read and dropped: the connection serves the next request.
+            let client = try HTTPTestClient(port: server.port)
+            #expect(try client.request("POST", "/nowhere", body: [1, 2, 3]).status == 404)
+            #expect(try client.get("/hello").text == "hi")
+            #expect(server.heldBodyBytes == 0)
+        }
+    }
+
     @Test func bodiesWithoutACheckedCredentialAreCappedAtTheAnonymousLimit() throws {
         let unchecked = Route("POST", "/open", maxBodyBytes: 1 << 20, .inline { request in
             Response(status: 200, contentType: "text/plain", bytes: Array("\(request.body.count)".utf8))
