@@ -277,7 +277,9 @@ function openLive(gen) {
 
 function onSnapshot(doc) {
   applyGroupDoc(doc);
-  if (doc && Array.isArray(doc.places)) places.setPlaces(doc.places);
+  // A snapshot past its size budget leaves large shapes out: read them all from the places API.
+  if (doc && doc.placesComplete === false) places.reload();
+  else if (doc && Array.isArray(doc.places)) places.setPlaces(doc.places);
   if (page.focus && page.follow) page.map.centerOn(devices.get(page.focus), false);
   setReady(true);
 }

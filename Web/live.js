@@ -14,6 +14,8 @@ import { readJSON } from './api.js';
 
 const RECONNECT_FIRST_MS = 1000;
 const RECONNECT_MAX_MS = 30000;
+/** A resync this long after the previous one resumes at once; sooner ones back off. */
+const RESYNC_RESET_MS = 60000;
 
 export class LiveFeed {
   /**
@@ -34,6 +36,8 @@ export class LiveFeed {
     this.closed = false;
     this.timer = 0;
     this.delay = RECONNECT_FIRST_MS;
+    this.lastResync = -Infinity;
+    this.resyncDelay = 0;
   }
 
   start() {
@@ -81,8 +85,22 @@ export class LiveFeed {
         if (data != null) handler(data, ev.lastEventId);
       });
     }
-    // The server fell behind us and ended the stream: resume at once rather than after `retry:`.
-    es.addEventListener('resync', () => { if (current()) this.open(); });
+    // The server fell behind us and ended the stream: resume at once rather than after
+    // `retry:` — unless it keeps happening, then wait longer each time (1 s, 2 s, … 30 s).
+    es.addEventListener('resync', () => { if (current()) this.resync(); });
+  }
+
+  /** @private */
+  resync() {
+    const now = Date.now();
+    this.resyncDelay = now - this.lastResync > RESYNC_RESET_MS
+      ? 0 : Math.min(RECONNECT_MAX_MS, Math.max(RECONNECT_FIRST_MS, this.resyncDelay * 2));
+    this.lastResync = now;
+    if (this.resyncDelay === 0) { this.open(); return; }
+    if (this.source) { this.source.close(); this.source = null; }
+    this.state('reconnecting');
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => { this.timer = 0; if (!this.closed) this.open(); }, this.resyncDelay);
   }
 
   /** @private */

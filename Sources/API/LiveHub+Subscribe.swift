@@ -55,10 +55,12 @@ extension LiveHub {
             }
             let page = try log.events(groupID: groupID, after: opening.lastID, limit: configuration.replayPageSize)
             guard let last = page.last else { return opening }
-            let visibility = groups.withLock { $0[groupID]?.visibility } ?? state.visibility
+            // Judged by the store's snapshot (sharing periods by fix time) and by the channel's
+            // state, which may have followed later changes (a switch-off hides at once).
+            let live = groups.withLock { $0[groupID]?.visibility } ?? state.visibility
             for event in page {
                 opening.lastID = event.id
-                if visibility.serves(event) { opening.bytes += SSE.event(event) }
+                if state.visibility.serves(event, alsoUnder: live) { opening.bytes += SSE.event(event) }
                 if GroupVisibility.ends(streamOf: readerID, with: event) {
                     opening.ends = true
                     return opening
@@ -77,7 +79,7 @@ extension LiveHub {
             var bytes = opening.bytes
             var last = opening.lastID
             var ended = opening.ends
-            let visibility = channel.visibility ?? GroupVisibility(sharing: [])
+            let visibility = channel.visibility ?? .empty
             for event in collected where !ended && event.id > last {
                 if visibility.serves(event) { bytes += SSE.event(event) }
                 last = event.id
@@ -86,7 +88,7 @@ extension LiveHub {
             if ended {
                 subscriber.stream.finish(with: bytes)
                 channel.subscribers[id] = nil
-            } else if subscriber.stream.write(bytes) {
+            } else if subscriber.stream.writeOpening(bytes) {
                 subscriber.mode = .live
                 subscriber.lastSent = last
             } else {

@@ -82,10 +82,31 @@ enum PlaceDocuments {
         .array(places.map { place($0.place, inside: $0.inside) })
     }
 
+    /// Most polygon positions a live snapshot carries, all places together: with the member
+    /// limit, what bounds every stream's opening by design (a polygon past it is sent without
+    /// its `geometry`, `geometryOmitted: true`, and the snapshot says `placesComplete: false`:
+    /// `GET /v1/groups/{id}/places` has every shape).
+    static let snapshotPositionBudget = 4_000
+
     /// The live feed's snapshot: the group document plus its places with who is inside.
     static func snapshot(group: JSONValue, places: [PlaceWithPresence]) -> JSONValue {
         guard var object = group.objectValue else { return group }
-        object["places"] = Self.places(places)
+        var budget = snapshotPositionBudget
+        var complete = true
+        object["places"] = .array(places.map { entry in
+            var document = place(entry.place, inside: entry.inside)
+            let positions = PlaceGeometry.positionCount(entry.place.geometry)
+            if positions <= budget {
+                budget -= positions
+            } else if case .object(var fields) = document {
+                fields["geometry"] = nil
+                fields["geometryOmitted"] = true
+                document = .object(fields)
+                complete = false
+            }
+            return document
+        })
+        object["placesComplete"] = .bool(complete)
         return .object(object)
     }
 }

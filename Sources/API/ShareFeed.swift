@@ -98,7 +98,7 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
             for fix in collected where !shown.contains(fix.sequence) && fix.fix.timestamp >= subscriber.since {
                 bytes += Self.event(fix, latest: false)
             }
-            if subscriber.stream.write(bytes) {
+            if subscriber.stream.writeOpening(bytes) {
                 subscriber.mode = .live
             } else {
                 subscriber.stream.finish()

@@ -55,7 +55,8 @@ struct ShareRoutes {
             group.deferred("GET", "/v1/shared/{token}/live", .anyone) { request, _ in
                 let share = try await link(request, counts: false)
                 let stream = try feed.subscribe(share, limit: shares.policy.streamsPerLink,
-                                                snapshot: { try shares.view(of: share) }, document: Self.holderDocument)
+                                                snapshot: { try shares.view(of: share) },
+                                                document: { Self.holderDocument($0, trackLimit: Self.liveSnapshotTrackLimit) })
                 var response = Response(contentType: "text/event-stream; charset=utf-8", stream: stream)
                 response.setHeader("X-Accel-Buffering", "no")
                 Self.noStore(&response)
@@ -94,16 +95,24 @@ struct ShareRoutes {
         return .object(object)
     }
 
-    /// `GET /v1/shared/{token}` and the live stream's `snapshot`.
-    static func holderDocument(_ view: SharedView) -> JSONValue {
+    /// Most track points a live stream's `snapshot` carries (the newest): the opening stays
+    /// small whatever the link's track holds; `trackComplete: false` then tells the page that
+    /// `GET /v1/shared/{token}` has the rest.
+    static let liveSnapshotTrackLimit = 1_000
+
+    /// `GET /v1/shared/{token}` and the live stream's `snapshot` (with at most `trackLimit` of
+    /// the newest track points, and `trackComplete` saying whether that is all of it).
+    static func holderDocument(_ view: SharedView, trackLimit: Int = .max) -> JSONValue {
+        let track = view.track.suffix(max(0, trackLimit))
         let location: JSONValue = view.location.map { fix in
             var object: JSONObject = ["coordinates": Documents.position(fix.position), "updatedAt": .string(Time.format(fix.timestamp))]
             if let accuracy = fix.accuracy { object["accuracy"] = .number(JSONNumber(accuracy)) }
             return .object(object)
         } ?? .null
         return ["deviceName": .string(view.deviceName), "expiresAt": .string(Time.format(view.expiresAt)), "location": location,
-                "track": .array(view.track.map { .array([.number(JSONNumber($0.longitude)), .number(JSONNumber($0.latitude)),
-                                                         .string(Time.format($0.timestamp))]) })]
+                "track": .array(track.map { .array([.number(JSONNumber($0.longitude)), .number(JSONNumber($0.latitude)),
+                                                    .string(Time.format($0.timestamp))]) }),
+                "trackComplete": .bool(track.count == view.track.count)]
     }
 
     /// What `/s/{token}` shows for every token that opens nothing (the same bytes for all).

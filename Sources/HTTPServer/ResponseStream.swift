@@ -21,6 +21,9 @@ public final class ResponseStream: Sendable {
         var closed = false
         var parked = false
         var bytesSent = 0
+        /// Bytes the buffer may hold beyond `capacity`: the size of the stream's opening, which
+        /// is bounded by its producer's design and admitted whole (`writeOpening`).
+        var allowance = 0
         /// The connection to resume when a parked reader gets bytes (set when served).
         var connection: ConnectionPointer?
     }
@@ -49,7 +52,24 @@ public final class ResponseStream: Sendable {
     public func write(_ bytes: [UInt8]) -> Bool {
         let outcome: (accepted: Bool, wake: ConnectionPointer?) = state.withLock { s in
             guard !s.closed, !s.finished else { return (false, nil) }
-            if s.buffer.count - s.readOffset + bytes.count > capacity { return (false, nil) }
+            if s.buffer.count - s.readOffset + bytes.count > capacity + s.allowance { return (false, nil) }
+            s.buffer.append(contentsOf: bytes)
+            if s.parked { s.parked = false; return (true, s.connection) }
+            return (true, nil)
+        }
+        if let connection = outcome.wake { MHD_resume_connection(connection.pointer) }
+        return outcome.accepted
+    }
+
+    /// Appends a stream's first bytes (a snapshot and the events that follow it) whatever the
+    /// capacity, which is raised by their size for the stream's life: a stream always starts,
+    /// however large its (design-bounded) opening, and later writes still have `capacity`
+    /// bytes of room beyond it. `false` when closed, finished, or not the first write.
+    @discardableResult
+    public func writeOpening(_ bytes: [UInt8]) -> Bool {
+        let outcome: (accepted: Bool, wake: ConnectionPointer?) = state.withLock { s in
+            guard !s.closed, !s.finished, s.bytesSent == 0, s.buffer.count == s.readOffset else { return (false, nil) }
+            s.allowance = bytes.count
             s.buffer.append(contentsOf: bytes)
             if s.parked { s.parked = false; return (true, s.connection) }
             return (true, nil)

@@ -81,16 +81,31 @@ struct PostgresDirectory: DirectoryTransaction {
         }
     }
 
+    /// Members in join order; a sharing member's location is the newest fix of their device
+    /// taken while shared with the group (`SharedLatest`).
     func members(groupID: GroupID) throws -> [GroupMember] {
-        try c.rows("""
-            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts
+        let windows = try PostgresStore.sharingWindows(groupID: groupID, on: c)
+        let rows = try c.rows("""
+            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key
             FROM memberships m JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = $1 ORDER BY m.joined_at, m.user_id
             """, [.id(groupID)]) { row in
             let sharing = try row.bool(4)
-            return GroupMember(userID: try row.id(0), displayName: try row.text(1), deviceID: try row.id(2),
-                               deviceName: try row.text(3), shareLocation: sharing, location: sharing ? try row.lastLocation(at: 5) : nil)
+            return (member: GroupMember(userID: try row.id(0), displayName: try row.text(1), deviceID: try row.id(2),
+                                        deviceName: try row.text(3), shareLocation: sharing, location: sharing ? try row.lastLocation(at: 5) : nil),
+                    key: try row.int64(8))
         }
+        return try rows.map { row in
+            var member = row.member
+            member.location = try PostgresStore.sharedLatest(deviceKey: row.key, last: member.location,
+                                                             windows: windows[member.userID] ?? .none, on: c)
+            return member
+        }
+    }
+
+    func newestFix(deviceID: DeviceID, in range: ClosedRange<Int64>) throws -> LastLocation? {
+        guard let key = try c.firstRow("SELECT key FROM devices WHERE id = $1", [.id(deviceID)], { try $0.int64(0) }) else { return nil }
+        return try PostgresStore.newestFix(deviceKey: key, in: range, on: c)?.location
     }
 
     func insertGroup(_ group: GroupRecord) throws {

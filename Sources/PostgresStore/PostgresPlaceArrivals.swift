@@ -101,17 +101,27 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
                                 geometry: { try row.text(3) }, radiusMeters: try row.optionalDouble(4))
     }
 
+    /// The latest position the group may see of each sharing member's device (`SharedLatest`).
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        try c.rows("""
-            SELECT d.key, d.last_lon, d.last_lat,
-                   (SELECT accuracy FROM fixes f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY seq DESC LIMIT 1)
+        let windows = try PostgresStore.sharingWindows(groupID: groupID, on: c)
+        let rows = try c.rows("""
+            SELECT d.key, d.last_lon, d.last_lat, d.last_ts,
+                   (SELECT accuracy FROM fixes f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY seq DESC LIMIT 1),
+                   m.user_id
             FROM memberships m JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = $1 AND m.share_location AND d.last_ts IS NOT NULL
               AND EXISTS (SELECT 1 FROM place_baselines b WHERE b.group_id = m.group_id AND b.device_key = d.key) = $2
             """, [.id(groupID), .bool(baseline)]) { row in
-            (device: DeviceKey(storeValue: try row.int64(0)),
-             point: LatLng(degreesLatitude: try row.double(2), longitude: try row.double(1)).normalized.toPoint(),
-             accuracy: try row.optionalDouble(3))
+            (key: try row.int64(0), user: try row.id(5, as: UserID.self),
+             last: PostgresStore.ShownFix(location: LastLocation(position: try row.position(1), timestamp: try row.time(3)),
+                                          accuracy: try row.optionalDouble(4)))
+        }
+        return try rows.compactMap { row in
+            guard let fix = try PostgresStore.sharedLatest(deviceKey: row.key, last: row.last, windows: windows[row.user] ?? .none, on: c)
+            else { return nil }
+            return (device: DeviceKey(storeValue: row.key),
+                    point: LatLng(degreesLatitude: fix.location.position.latitude, longitude: fix.location.position.longitude).normalized.toPoint(),
+                    accuracy: fix.accuracy)
         }
     }
 

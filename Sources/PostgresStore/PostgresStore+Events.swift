@@ -55,10 +55,16 @@ extension PostgresStore: EventLog {
         try readSnapshot { c in
             guard try c.firstRow("SELECT 1 FROM memberships WHERE group_id = $1 AND user_id = $2",
                                  [.id(groupID), .id(readerID)], { _ in true }) == true else { return nil }
-            let sharing = try c.rows("SELECT user_id FROM memberships WHERE group_id = $1 AND share_location",
-                                     [.id(groupID)]) { try $0.id(0, as: UserID.self) }
+            let rows = try c.rows("""
+                SELECT m.user_id, m.device_id, m.share_location, p.start_ts, p.end_ts FROM memberships m
+                LEFT JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id AND p.device_id = m.device_id
+                WHERE m.group_id = $1
+                """, [.id(groupID)]) {
+                GroupVisibility.MembershipRow(userID: try $0.id(0), deviceID: try $0.id(1), shares: try $0.bool(2),
+                                              start: try $0.optionalInt64(3), end: try $0.optionalInt64(4))
+            }
             let bounds = try Self.eventBounds(groupID: groupID, on: c)
-            return FeedSnapshot(visibility: GroupVisibility(sharing: Set(sharing)), lastEventID: bounds.last, oldestEventID: bounds.oldest)
+            return FeedSnapshot(visibility: GroupVisibility(rows: rows), lastEventID: bounds.last, oldestEventID: bounds.oldest)
         }
     }
 

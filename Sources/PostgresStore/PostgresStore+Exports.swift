@@ -15,7 +15,11 @@ extension PostgresStore: ExportStore {
             return try c.rows("""
                 SELECT \(Self.subjectColumns) FROM memberships m JOIN devices d ON d.id = m.device_id JOIN users u ON u.id = m.user_id
                 WHERE m.group_id = $1 AND m.share_location ORDER BY d.id COLLATE "C"
-                """, [.id(groupID)]) { try Self.subject($0, windows: windows[try $0.id(3)] ?? .none) }
+                """, [.id(groupID)]) { try Self.subject($0, windows: windows[try $0.id(3)] ?? .none) }.map { subject in
+                var shown = subject
+                shown.last = try Self.sharedLatest(deviceKey: subject.deviceKey.storeValue, last: subject.last, windows: subject.windows, on: c)
+                return shown
+            }
         }
     }
 

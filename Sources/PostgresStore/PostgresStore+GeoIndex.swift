@@ -42,6 +42,10 @@ extension PostgresStore: GeoIndex {
             let userID: UserID = try row.id(2)
             return SharedDevice(key: DeviceKey(storeValue: try row.int64(0)), deviceID: try row.id(1), userID: userID, last: try row.lastLocation(at: 3),
                                 windows: windows[userID] ?? .none)
+        }.map { device in
+            SharedDevice(key: device.key, deviceID: device.deviceID, userID: device.userID,
+                         last: try sharedLatest(deviceKey: device.key.storeValue, last: device.last, windows: device.windows, on: c),
+                         windows: device.windows)
         }
     }
 

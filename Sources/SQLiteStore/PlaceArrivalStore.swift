@@ -88,18 +88,26 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
         try groupPlaces(groupID).places(cells: cells, range: range, including: including)
     }
 
+    /// The latest position the group may see of each sharing member's device (`SharedLatest`).
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        try db.rows("""
-            SELECT d.key, d.last_lon, d.last_lat,
-                   (SELECT accuracy FROM locations l WHERE l.device_key = d.key AND l.ts = d.last_ts ORDER BY seq DESC LIMIT 1)
+        let windows = try SQLiteBackend.sharingWindows(groupID: groupID, in: db)
+        return try db.rows("""
+            SELECT d.key, d.last_lon, d.last_lat, d.last_ts,
+                   (SELECT accuracy FROM locations l WHERE l.device_key = d.key AND l.ts = d.last_ts ORDER BY seq DESC LIMIT 1),
+                   m.user_id
             FROM memberships m JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = ? AND m.share_location = 1 AND d.last_ts IS NOT NULL
               AND EXISTS (SELECT 1 FROM place_baselines b WHERE b.group_id = m.group_id AND b.device_key = d.key) = ?
             """, [.id(groupID), .bool(baseline)]) { row in
-            (device: DeviceKey(storeValue: row.int64(0)),
-             point: LatLng(degreesLatitude: row.double(2), longitude: row.double(1)).normalized.toPoint(),
-             accuracy: row.optionalDouble(3))
-        }
+            let last = SQLiteBackend.ShownFix(location: LastLocation(position: row.position(1), timestamp: row.time(3)),
+                                              accuracy: row.optionalDouble(4))
+            let shown = try SQLiteBackend.sharedLatest(deviceKey: row.int64(0), last: last, windows: windows[row.id(5)] ?? .none, in: db)
+            return shown.map { fix in
+                (device: DeviceKey(storeValue: row.int64(0)),
+                 point: LatLng(degreesLatitude: fix.location.position.latitude, longitude: fix.location.position.longitude).normalized.toPoint(),
+                 accuracy: fix.accuracy)
+            }
+        }.compactMap { $0 }
     }
 
     func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {

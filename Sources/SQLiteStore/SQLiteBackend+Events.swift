@@ -70,10 +70,16 @@ extension SQLiteBackend: EventLog {
         try read { db in
             guard try db.firstRow("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?",
                                   [.id(groupID), .id(readerID)], { _ in true }) == true else { return nil }
-            let sharing = try db.rows("SELECT user_id FROM memberships WHERE group_id = ? AND share_location = 1",
-                                      [.id(groupID)]) { $0.id(0, as: UserID.self) }
+            let rows = try db.rows("""
+                SELECT m.user_id, m.device_id, m.share_location, p.start_ts, p.end_ts FROM memberships m
+                LEFT JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id AND p.device_id = m.device_id
+                WHERE m.group_id = ?
+                """, [.id(groupID)]) {
+                GroupVisibility.MembershipRow(userID: $0.id(0), deviceID: $0.id(1), shares: $0.bool(2),
+                                              start: $0.optionalInt64(3), end: $0.optionalInt64(4))
+            }
             let bounds = try Self.eventBounds(groupID: groupID, in: db)
-            return FeedSnapshot(visibility: GroupVisibility(sharing: Set(sharing)), lastEventID: bounds.last, oldestEventID: bounds.oldest)
+            return FeedSnapshot(visibility: GroupVisibility(rows: rows), lastEventID: bounds.last, oldestEventID: bounds.oldest)
         }
     }
 

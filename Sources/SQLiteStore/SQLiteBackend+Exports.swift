@@ -19,7 +19,11 @@ extension SQLiteBackend: ExportStore {
             return try db.rows("""
                 SELECT \(Self.subjectColumns) FROM memberships m JOIN devices d ON d.id = m.device_id JOIN users u ON u.id = m.user_id
                 WHERE m.group_id = ? AND m.share_location = 1 ORDER BY d.id
-                """, [.id(groupID)]) { Self.subject($0, windows: windows[$0.id(3)] ?? .none) }
+                """, [.id(groupID)]) { row in
+                var subject = Self.subject(row, windows: windows[row.id(3)] ?? .none)
+                subject.last = try Self.sharedLatest(deviceKey: row.int64(0), last: subject.last, windows: subject.windows, in: db)
+                return subject
+            }
         }
     }
 

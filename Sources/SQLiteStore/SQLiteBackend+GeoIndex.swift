@@ -17,9 +17,11 @@ extension SQLiteBackend: GeoIndex {
             SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts FROM memberships m
             JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = 1
             """, [.id(groupID)]) { row in
-            SharedDevice(key: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), userID: row.id(2),
-                         last: row.isNull(5) ? nil : LastLocation(position: row.position(3), timestamp: row.time(5)),
-                         windows: windows[row.id(2)] ?? .none)
+            let deviceWindows = windows[row.id(2)] ?? .none
+            let last = row.isNull(5) ? nil : LastLocation(position: row.position(3), timestamp: row.time(5))
+            return SharedDevice(key: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), userID: row.id(2),
+                                last: try sharedLatest(deviceKey: row.int64(0), last: last, windows: deviceWindows, in: db),
+                                windows: deviceWindows)
         }
     }
 

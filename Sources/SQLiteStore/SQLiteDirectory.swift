@@ -78,18 +78,26 @@ struct SQLiteDirectory: DirectoryTransaction {
         }
     }
 
+    /// Members in join order; a sharing member's location is the newest fix of their device
+    /// taken while shared with the group (`SharedLatest`).
     func members(groupID: GroupID) throws -> [GroupMember] {
-        try db.rows("""
-            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts
+        let windows = try SQLiteBackend.sharingWindows(groupID: groupID, in: db)
+        return try db.rows("""
+            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key
             FROM memberships m JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = ? ORDER BY m.joined_at, m.user_id
             """, [.id(groupID)]) { row in
             let sharing = row.bool(4)
-            let location = sharing && !row.isNull(7)
-                ? LastLocation(position: row.position(5), timestamp: row.time(7)) : nil
+            let last = sharing && !row.isNull(7) ? LastLocation(position: row.position(5), timestamp: row.time(7)) : nil
+            let location = try SQLiteBackend.sharedLatest(deviceKey: row.int64(8), last: last, windows: windows[row.id(0)] ?? .none, in: db)
             return GroupMember(userID: row.id(0), displayName: row.string(1), deviceID: row.id(2),
                                deviceName: row.string(3), shareLocation: sharing, location: location)
         }
+    }
+
+    func newestFix(deviceID: DeviceID, in range: ClosedRange<Int64>) throws -> LastLocation? {
+        guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(deviceID)], { $0.int64(0) }) else { return nil }
+        return try SQLiteBackend.newestFix(deviceKey: key, in: range, in: db)?.location
     }
 
     func insertGroup(_ group: GroupRecord) throws {

@@ -41,10 +41,18 @@ public final class DeviceService: Sendable {
     }
 
     /// The device, if the caller may read its partition (owner, or a member it shares with).
+    /// A member sees as its latest location the newest fix taken while it was shared with
+    /// them (`SharedLatest`); its owner sees the newest of all.
     public func device(id: DeviceID, for credential: Credential) throws -> Device {
-        try PartitionRules(facts: store).requireRead(credential, .device(id), hiddenAs: "device")
-        guard let device = try store.readDirectory({ try $0.device(id: id) }) else { throw TrackingError.notFound("device") }
-        return device
+        let windows = try PartitionRules(facts: store).historyWindows(credential, deviceID: id)
+        return try store.readDirectory { tx in
+            guard var device = try tx.device(id: id) else { throw TrackingError.notFound("device") }
+            if !windows.isAll {
+                device.lastLocation = try SharedLatest.resolve(device.lastLocation, time: \.timestamp.millisecondsSince1970,
+                                                               windows: windows) { try tx.newestFix(deviceID: id, in: $0) }
+            }
+            return device
+        }
     }
 
     public func rename(id: DeviceID, ownerID: UserID, to rawName: String) async throws -> Device {

@@ -68,7 +68,7 @@ public struct GroupMember: Sendable, Equatable {
     public let deviceID: DeviceID
     public let deviceName: String
     public let shareLocation: Bool
-    public let location: LastLocation?
+    public var location: LastLocation?
 
     public init(userID: UserID, displayName: String, deviceID: DeviceID, deviceName: String, shareLocation: Bool,
                 location: LastLocation?) {

@@ -23,8 +23,11 @@ public protocol DirectoryTransaction {
     func memberships(userID: UserID) throws -> [Membership]
 
     func group(id: GroupID) throws -> GroupRecord?
-    /// Members in join order, with locations only for those who share.
+    /// Members in join order, with locations only for those who share: each the newest fix of
+    /// the member's device taken while shared with the group (`SharedLatest`).
     func members(groupID: GroupID) throws -> [GroupMember]
+    /// The newest fix of device `deviceID` timestamped in `range` (ms), nil when none.
+    func newestFix(deviceID: DeviceID, in range: ClosedRange<Int64>) throws -> LastLocation?
     func insertGroup(_ group: GroupRecord) throws
     func setGroupOwner(groupID: GroupID, ownerID: UserID) throws
     /// Deletes the group, its memberships and invitations.

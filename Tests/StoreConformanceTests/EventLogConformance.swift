@@ -84,7 +84,10 @@ struct EventLogConformance {
             let world = try await SharingWorld.make(store)
             #expect(try store.feedSnapshot(groupID: world.group, readerID: .generate()) == nil)
             let empty = try #require(try store.feedSnapshot(groupID: world.group, readerID: world.viewer.id))
-            #expect(empty.visibility == GroupVisibility(sharing: [world.owner.id]))
+            #expect(empty.visibility == GroupVisibility(members: [
+                world.owner.id: .init(deviceID: world.device.id, shares: true, windows: HistoryWindows([Fixtures.t0...Int64.max])),
+                world.viewer.id: .init(deviceID: world.viewerDevice.id, shares: false, windows: .none),
+            ]))
             #expect(empty.lastEventID == .start && empty.oldestEventID == nil)
             try await Fixtures.append(store, world.device.id, [Fixtures.fix(1_000), Fixtures.fix(2_000)])
             let snapshot = try #require(try store.feedSnapshot(groupID: world.group, readerID: world.viewer.id))

@@ -1,5 +1,6 @@
 import JSONCore
 import Testing
+import Timestamps
 import Tracking
 import TrackingTestSupport
 
@@ -18,8 +19,22 @@ import TrackingTestSupport
         return .object(object)
     }
 
-    static func location(_ user: UserID, kind: GroupEvent.Kind = .location) -> GroupEvent {
-        GroupEvent(groupID: GroupID("g"), id: EventID(9), kind: kind, userID: user, data: ["deviceId": "d", "userId": .string(user.rawValue)])
+    /// A position event of `user`'s device (`d-<user>` unless named) at fix time `at` (ms).
+    static func location(_ user: UserID, kind: GroupEvent.Kind = .location, device: String? = nil, at: Int64 = 5_000) -> GroupEvent {
+        var data: JSONObject = ["deviceId": .string(device ?? "d-\(user.rawValue)"), "userId": .string(user.rawValue)]
+        let time = JSONValue.string(Timestamp.rfc3339(millisecondsSince1970: at))
+        if kind == .locations { data["from"] = time; data["to"] = time } else { data["timestamp"] = time }
+        return GroupEvent(groupID: GroupID("g"), id: EventID(9), kind: kind, userID: user, data: .object(data))
+    }
+
+    /// Ann and Bob share their devices `d-ann`, `d-bob` since 1,000 ms; Cat is a member who
+    /// does not share (shared from 1,000 to 2,000 ms once).
+    static var family: GroupVisibility {
+        GroupVisibility(members: [
+            "ann": .init(deviceID: "d-ann", shares: true, windows: HistoryWindows([1_000...Int64.max])),
+            "bob": .init(deviceID: "d-bob", shares: true, windows: HistoryWindows([1_000...Int64.max])),
+            "cat": .init(deviceID: "d-cat", shares: false, windows: HistoryWindows([1_000...2_000])),
+        ])
     }
 
     struct Step: Sendable, CustomTestStringConvertible {
@@ -30,8 +45,9 @@ import TrackingTestSupport
     }
 
     static let steps: [Step] = [
-        Step(name: "joined sharing", event: membership("joined", "cat", extra: ["shareLocation": true]), sharingAfter: ["ann", "bob", "cat"]),
-        Step(name: "joined not sharing", event: membership("joined", "cat", extra: ["shareLocation": false]), sharingAfter: ["ann", "bob"]),
+        Step(name: "joined sharing", event: membership("joined", "dan", extra: ["shareLocation": true, "deviceId": "d-dan"]), sharingAfter: ["ann", "bob", "dan"]),
+        Step(name: "joined not sharing", event: membership("joined", "dan", extra: ["shareLocation": false, "deviceId": "d-dan"]), sharingAfter: ["ann", "bob"]),
+        Step(name: "sharing on", event: membership("sharing", "cat", extra: ["shareLocation": true]), sharingAfter: ["ann", "bob", "cat"]),
         Step(name: "sharing off", event: membership("sharing", "bob", extra: ["shareLocation": false]), sharingAfter: ["ann"]),
         Step(name: "sharing on (already)", event: membership("sharing", "ann", extra: ["shareLocation": true]), sharingAfter: ["ann", "bob"]),
         Step(name: "left", event: membership("left", "bob"), sharingAfter: ["ann"]),
@@ -43,7 +59,7 @@ import TrackingTestSupport
 
     @Test(arguments: steps)
     func apply(_ step: Step) {
-        var visibility = GroupVisibility(sharing: ["ann", "bob"])
+        var visibility = Self.family
         visibility.apply(step.event)
         #expect(visibility.sharing == step.sharingAfter)
         #expect(visibility.isDeleted == (step.name == "deleted"))
@@ -63,11 +79,44 @@ import TrackingTestSupport
         Served(name: "summary of a member who does not share", event: location("cat", kind: .locations), served: false),
         Served(name: "redacted", event: location("bob", kind: .redacted), served: false),
         Served(name: "membership of anyone", event: membership("sharing", "cat", extra: ["shareLocation": false]), served: true),
+        Served(name: "location of a device the member no longer shares here (rejoined with another)",
+               event: location("bob", device: "d-old"), served: false),
+        Served(name: "location taken before the device's sharing periods (a former membership)", event: location("bob", at: 999), served: false),
+        Served(name: "summary reaching before the sharing periods", event: location("bob", kind: .locations, at: 500), served: false),
+        Served(name: "place event before the sharing periods", event: location("bob", kind: .place, at: 999), served: false),
+        Served(name: "place event inside them", event: location("bob", kind: .place, at: 1_000), served: true),
+        Served(name: "location without a readable time", event: GroupEvent(groupID: "g", id: EventID(9), kind: .location, userID: "bob",
+                                                                           data: ["deviceId": "d-bob", "userId": "bob", "timestamp": "soon"]),
+               served: false),
     ]
 
     @Test(arguments: served)
     func serves(_ row: Served) {
-        #expect(GroupVisibility(sharing: ["ann", "bob"]).serves(row.event) == row.served)
+        #expect(Self.family.serves(row.event) == row.served)
+    }
+
+    @Test func aRejoinFollowedLiveServesTheNewMembershipOnly() {
+        var visibility = Self.family
+        visibility.apply(Self.membership("left", "bob"))
+        #expect(!visibility.serves(Self.location("bob")))
+        visibility.apply(Self.membership("joined", "bob", extra: ["shareLocation": true, "deviceId": "d-bob2"]))
+        #expect(visibility.serves(Self.location("bob", device: "d-bob2")))
+        #expect(!visibility.serves(Self.location("bob")))
+        // A replay judges by the store's snapshot too: there the new membership's periods begin later.
+        let stored = GroupVisibility(members: ["bob": .init(deviceID: "d-bob2", shares: true, windows: HistoryWindows([9_000...Int64.max]))])
+        #expect(!stored.serves(Self.location("bob", device: "d-bob2", at: 5_000), alsoUnder: visibility))
+        #expect(stored.serves(Self.location("bob", device: "d-bob2", at: 9_500), alsoUnder: visibility))
+    }
+
+    @Test func snapshotRowsKeepEachMembershipsOwnPeriods() {
+        let visibility = GroupVisibility(rows: [
+            .init(userID: "ann", deviceID: "d-ann", shares: true, start: 1_000, end: 2_000),
+            .init(userID: "ann", deviceID: "d-ann", shares: true, start: 3_000, end: nil),
+            .init(userID: "cat", deviceID: "d-cat", shares: false, start: nil, end: nil),
+        ])
+        #expect(visibility.members["ann"]?.windows == HistoryWindows([1_000...2_000, 3_000...Int64.max]))
+        #expect(visibility.members["cat"] == .init(deviceID: "d-cat", shares: false, windows: .none))
+        #expect(visibility.serves(Self.location("ann", at: 3_500)) && !visibility.serves(Self.location("ann", at: 2_500)))
     }
 
     @Test func whatEndsAStream() {

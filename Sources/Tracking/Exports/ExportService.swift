@@ -8,7 +8,8 @@ public struct ExportSubject: Sendable, Equatable {
     public let deviceName: String
     public let userID: UserID
     public let displayName: String
-    public let last: LastLocation?
+    /// Its latest position as the export may show it (`SharedLatest` in a group's export).
+    public var last: LastLocation?
     /// What of its history the export may contain (`.all` for its owner, else its sharing
     /// periods in the group).
     public var windows: HistoryWindows

@@ -23,7 +23,8 @@ public final class PlaceService: Sendable {
         let name = try Validate.name(rawName, field: "name")
         let (shape, radiusMeters) = try self.shape(geometry: geometry, radius: radius)
         let now = Timestamp.now
-        let place = Place(id: PlaceID.generate(), groupID: groupID, name: name, geometry: geometry, radiusMeters: radiusMeters,
+        let place = Place(id: PlaceID.generate(), groupID: groupID, name: name, geometry: PlaceGeometry.canonical(geometry),
+                          radiusMeters: radiusMeters,
                           createdBy: userID, createdAt: now, updatedAt: now)
         let limit = limits.placesPerGroup
         return try await store.writePlaces { tx in
@@ -62,7 +63,7 @@ public final class PlaceService: Sendable {
                 let newRadius: JSONValue? = radius ?? (geometry == nil ? place.radiusMeters.map { .number(JSONNumber($0)) } : nil)
                 let parsed = try PlaceService.shape(geometry: newGeometry, radius: newRadius, limits: limits)
                 shape = parsed.0
-                place.geometry = newGeometry
+                place.geometry = PlaceGeometry.canonical(newGeometry)
                 place.radiusMeters = parsed.1
             }
             if let name { place.name = name }
