@@ -6,9 +6,9 @@ import ThreadControl
 /// Per-request state kept by libmicrohttpd in `req_cls` from the first call to the completed
 /// callback (retained there with `Unmanaged`, released on completion).
 ///
-/// `@unchecked Sendable`: every field except `reply` is touched only on the connection's MHD
-/// thread (MHD serialises the calls of one connection); `reply` crosses from a handler task to
-/// that thread and is guarded by its mutex.
+/// `@unchecked Sendable`: every field except `reply` and `headCheckOutcome` is touched only on
+/// the connection's MHD thread (MHD serialises the calls of one connection); those two cross
+/// from a task (a handler, a head check) to that thread and are guarded by their mutexes.
 final class RequestContext: @unchecked Sendable {
     let startNanos = Timestamp.monotonicNanoseconds()
     let method: String
