@@ -1,4 +1,6 @@
+import API
 import Foundation
+import HTTPServer
 import HTTPTestSupport
 import Testing
 
@@ -49,6 +51,22 @@ import Testing
             Case(method: "POST", target: "/v1/users", headers: json, status: 413),
             Case(method: "GET", target: "/v1/devices/\(device.deviceID)/locations", headers: forged, status: 401),
         ]
+    }
+
+    /// The routes that take no credential: their bodies are anonymous (small).
+    static let openRoutes: Set<String> = [
+        "POST /v1/users", "POST /v1/sessions", "GET /v1/shared/{token}", "GET /v1/shared/{token}/live", "GET /s/{token}",
+        "GET /healthz", "GET /metrics",
+    ]
+
+    @Test func everyRouteThatTakesACredentialChecksItBeforeTheBody() throws {
+        try TestApp.with { app in
+            for route in API.router(app.services, metrics: { "" }).routes {
+                let name = "\(route.method) \(route.pattern)"
+                if case .streaming = route.handler { continue }  // its `admit` is its check
+                #expect((route.headCheck == nil) == Self.openRoutes.contains(name), "\(name)")
+            }
+        }
     }
 
     static func group(_ app: TestApp, _ device: DeviceFixture) throws -> String {
