@@ -3,14 +3,15 @@
 // fuzz-max-len: 16384
 //
 // The streaming history import (LocationFormats/Import: HistoryImporter with its JSON — Google
-// Records.json, Semantic Location History, Timeline exports, GeoJSON, native fixes —, GPX and
-// CSV readers, the format detected from the content). The first input byte picks the options
+// Records.json, Semantic Location History, Timeline exports, GeoJSON, native fixes —, NDJSON,
+// OwnTracks Recorder, GPX and CSV readers, the format detected from the content). The first input byte picks the options
 // (batch size 1–4, records of at most 1 KiB or 16 MiB, JSON depth 8 or 64, tokens of at most
 // 300 bytes or 1 MiB) and the chunking; the rest is the file. Invariants:
 // - the summary adds up (points = emitted + rejected, the codes' counts sum to rejected, samples
 //   in file order within their limits), every error and stop has a snake_case code and a
 //   message, a stop lies inside the file, and every fix passes the native fix rules with a
-//   timestamp from the file and a client id;
+//   timestamp from the file and a client id (its own or a derived one; in NDJSON its own if
+//   any, in Recorder files none: both keep the timestamp rule);
 // - batches are full except the last one, and hold at most the batch size;
 // - chunking changes nothing: fixes and summary (but for the progress counter `bytesRead`) are
 //   the same whether the file comes at once or in pieces of 1–64 bytes;
@@ -116,7 +117,9 @@ struct ImportRun {
         }
         for fix in fixes {
             checkFix(fix, rules: options.rules, now: options.now, context: context())
-            require(fix.timestampWasGiven && fix.clientID != nil, "fix \(fix) without its own time or a client id: \(context())")
+            let idKept = s.format == .ndjson || (s.format == .owntracksRecorder && fix.clientID == nil)
+            require(fix.timestampWasGiven && (fix.clientID != nil || idKept), "fix \(fix) without its own time or a client id: \(context())")
+            require(s.format != .owntracksRecorder || fix.clientID == nil, "a Recorder fix with an id \(fix): \(context())")
         }
     }
 }

@@ -5,7 +5,8 @@
 // The OsmAnd protocol (OsmAndFormat): the first input byte picks the entry point — a query
 // string (decoded like a form), a form body, or the JSON form. Invariants: the shared fix rules
 // and a non-empty device token; form decoding round-trips (pairs percent-encoded again decode
-// to the same pairs); the order of query parameters does not change the outcome.
+// to the same pairs); the order of query parameters does not change the outcome; the ingest's
+// readers (`read`, `readJSON`) never fail, agree with the parsers and never put the token in a sample.
 import JSONCore
 import LocationFormats
 
@@ -28,6 +29,7 @@ func query(_ input: [UInt8]) {
         checkError(error, context: shown(input))
         return
     }
+    checkRead(items, input: input)
     let forward = outcome(items), backward = outcome(items.reversed())
     switch (forward, backward) {
     case (.success(let a), .success(let b)):
@@ -69,6 +71,9 @@ func form(_ input: [UInt8]) {
 
 func json(_ input: [UInt8]) {
     guard let body = jsonBody(input) else { return }
+    if let token = OsmAndFormat.deviceToken(json: body) {
+        checkPayload(OsmAndFormat.readJSON(body, token: token, now: fuzzNow), context: shown(input))
+    }
     do {
         check(try OsmAndFormat.parseJSON(body, now: fuzzNow), input: shown(input))
     } catch {
@@ -95,4 +100,23 @@ func percentEncoded(_ text: String) -> String {
         }
     }
     return out
+}
+
+/// `read` of query parameters: a fix exactly when `parseQuery` gives one (with a position), the
+/// same error otherwise, and no sample holds a token parameter.
+func checkRead(_ items: [(name: String, value: String)], input: [UInt8]) {
+    let payload = OsmAndFormat.read(items, now: fuzzNow)
+    checkPayload(payload, context: shown(input))
+    for unusable in payload.unusable {
+        require(!unusable.sample.split(separator: "&").contains { $0.hasPrefix("id=") || $0.hasPrefix("deviceid=") },
+                "a sample holds the token: \(shown(input))")
+    }
+    guard items.contains(where: { ["lat", "lon", "location"].contains($0.name) && !$0.value.isEmpty }) else {
+        require(payload.fixes.isEmpty && payload.unusable.isEmpty, "a heartbeat became a fix or a rejection: \(shown(input))")
+        return
+    }
+    switch outcome(items) {
+    case .success(let parsed): require(payload.fixes == [parsed.fix], "read and parse disagree: \(shown(input))")
+    case .failure(let error): require(payload.unusable.map(\.error) == [error], "read and parse disagree on the error: \(shown(input))")
+    }
 }

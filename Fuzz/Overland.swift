@@ -3,7 +3,8 @@
 // fuzz-max-len: 16384
 //
 // Overland batches of GeoJSON Point features (OverlandFormat). Invariants: the shared batch and
-// fix rules, every feature accounted for, fixes always timestamped and without client ids.
+// fix rules, every feature accounted for, fixes always timestamped and without client ids;
+// `read` (the ingest's reader) never fails and keeps every feature: stored or unusable.
 import JSONCore
 import LocationFormats
 
@@ -11,8 +12,12 @@ import LocationFormats
 public func fuzzOverland(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let input = fuzzBytes(data, size)
     guard let body = jsonBody(input) else { return 0 }
+    let payload = OverlandFormat.read(body, now: fuzzNow)
+    checkPayload(payload, context: shown(input))
     do {
         let batch = try OverlandFormat.parse(body, now: fuzzNow)
+        require(payload.fixes == batch.fixes.map(\.fix) && payload.unusable.map(\.error) == batch.rejected.map(\.error),
+                "read and parse disagree: \(shown(input))")
         require(!batch.isSingle, "an Overland body is always a batch")
         checkBatch(batch, submitted: body["locations"]?.arrayValue?.count, context: shown(input))
         for (_, fix) in batch.fixes {
@@ -20,6 +25,7 @@ public func fuzzOverland(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         }
     } catch {
         checkError(error, context: shown(input))
+        require(payload.fixes.isEmpty && payload.unusable.map(\.error) == [error], "read and parse disagree on the body: \(shown(input))")
     }
     return 0
 }

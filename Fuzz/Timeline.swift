@@ -15,6 +15,11 @@
 //   distance between its ends, a trip without fixes lies between two stays, and a trip beside a
 //   stay starts or ends exactly at its centre;
 //   every position and number is finite and in range;
+// - a silence never splits a place: two consecutive accepted fixes at the same position with the
+//   same accuracy, at least `stayMinutes` apart and no further apart than a stay survives (the
+//   gap that ends a trip, or `maxStayGapHours`), lie in one stay — whatever came before them (a
+//   stay they left, a trip, an excursion of up to `maxOutlierFixes`) and whether the input ends
+//   after them (issue #45: a short trip, then hours at the destination without a fix);
 // - streaming (`takeSegments` at points the input picks) gives the segments of the whole input.
 import Glibc
 import GeoKit
@@ -64,6 +69,7 @@ func checkSegmentation(_ track: DecodedTrack, context: () -> String) {
         return
     }
     let stayMilliseconds = parameters.stayMinutes * 60_000
+    checkSilencesKeepPlaces(accepted, whole, parameters: parameters, context: context)
     for (i, segment) in whole.enumerated() {
         require(segment.start <= segment.end && segment.start >= firstTime && segment.end <= lastTime,
                 "segment \(i) \(segment) outside \(firstTime)…\(lastTime): \(context())")
@@ -93,6 +99,21 @@ func checkSegmentation(_ track: DecodedTrack, context: () -> String) {
                 require(between, "trip \(i) without fixes does not join two stays: \(context())")
             }
         }
+    }
+}
+
+/// Consecutive accepted fixes at one position (and accuracy), `stayMinutes` to the longest
+/// silence a stay survives apart, are inside one stay.
+func checkSilencesKeepPlaces(_ accepted: [TimelineFix], _ segments: [TimelineSegment], parameters: TimelineParameters,
+                             context: () -> String) {
+    let stays = segments.compactMap(\.stay)
+    let longest = max(parameters.maxGapMinutes, parameters.maxStayGapHours * 60) * 60_000
+    for (p, q) in zip(accepted, accepted.dropFirst())
+    where p.longitude == q.longitude && p.latitude == q.latitude && p.accuracy == q.accuracy {
+        let apart = Double(q.timestamp - p.timestamp)  // |timestamps| ≤ 2⁵³: no overflow
+        guard apart >= parameters.stayMinutes * 60_000 && apart <= longest else { continue }
+        require(stays.contains { $0.start <= p.timestamp && $0.end >= q.timestamp },
+                "fixes at one place \(p.timestamp)…\(q.timestamp) are in no one stay: \(segments): \(context())")
     }
 }
 

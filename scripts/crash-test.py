@@ -43,6 +43,8 @@ import threading
 import time
 
 ACKED, UNKNOWN = "acked", "unknown"
+# /metrics is served on the public port only to this bearer token.
+METRICS_TOKEN = "crash-test-metrics-token"
 
 
 class Server:
@@ -58,7 +60,7 @@ class Server:
         self.process = subprocess.Popen(
             [self.fod, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", self.data,
              "--password-cost", "minimal", "--sign-in-limit", "100000", "--log-level", "warning",
-             "--device-request-rate", "0", "--sign-up-limit", "100000",
+             "--device-request-rate", "0", "--sign-up-limit", "100000", "--metrics-token", METRICS_TOKEN,
              "--index-buffer", str(self.index_buffer)] + (["--database", self.database] if self.database else []),
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
@@ -100,7 +102,7 @@ def metric(port, name):
     """A gauge from /metrics, or None."""
     try:
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
-        connection.request("GET", "/metrics")
+        connection.request("GET", "/metrics", headers={"Authorization": "Bearer " + METRICS_TOKEN})
         text = connection.getresponse().read().decode()
         connection.close()
     except (OSError, http.client.HTTPException):

@@ -51,6 +51,7 @@ expect "$(ogrinfo -ro -al Tests/artifacts/group.geojson | grep -c 'MULTILINESTRI
 expect "$(count Tests/artifacts/device.gpx track_points)" 40 "ogrinfo GPX track_points"
 expect "$(count Tests/artifacts/device.gpx tracks)" 1 "ogrinfo GPX tracks"
 xmllint --noout Tests/artifacts/scatter.svg && echo "ok: xmllint SVG"
+xmllint --noout Tests/artifacts/device.gpx && echo "ok: xmllint GPX (with the fod: extension namespace)"
 python3 -c "import vl_convert" 2>/dev/null || python3 -m pip install -q vl-convert-python
 python3 - <<'PY'
 import vl_convert as vlc

@@ -3,7 +3,7 @@
 # everything is present it does nothing (and needs no network). Run as root or with sudo.
 set -euo pipefail
 
-packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev libpq-dev libjs-leaflet)
+packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev libpq-dev libcurl4-openssl-dev libjs-leaflet)
 # Extra tools for tests, checks and benchmarks: curl, wrk (load), GDAL and xmllint (export
 # checks), Chromium + python3-websocket (browser test of the web map), the comparison report's
 # peers (Redis, PostGIS, SpatiaLite), PostgreSQL 15 (the PostgreSQL store's tests start a

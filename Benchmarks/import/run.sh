@@ -35,6 +35,8 @@ fi
 echo "== file: $file ($(stat -c %s "$file") bytes); index buffer ${buffer:-default}"
 bufferFlag=(); [ -n "$buffer" ] && bufferFlag=(--index-buffer "$buffer")
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# /metrics is served on the public port only to a bearer token.
+export FOD_METRICS_TOKEN="${FOD_METRICS_TOKEN:-benchmark-metrics-token}"
 "$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --log-level warning --password-cost minimal \
   --device-request-rate 0 "${bufferFlag[@]}" >/dev/null 2>"$work/fod.log" &
 server=$!
@@ -58,7 +60,7 @@ open(sys.argv[1] + ".rate", "w").write(str(r['accepted'] / t))
 PY
 # Until the background merge of the cell index has caught up.
 while :; do
-  left=$(curl -s "http://127.0.0.1:$port/metrics" | awk '$1 == "fod_index_unmerged_fixes" {print $2}')
+  left=$(curl -s -H "Authorization: Bearer $FOD_METRICS_TOKEN" "http://127.0.0.1:$port/metrics" | awk '$1 == "fod_index_unmerged_fixes" {print $2}')
   [ "${left%.*}" = "0" ] && break; sleep 0.2
 done
 merged=$(date +%s.%N)

@@ -20,6 +20,8 @@ bin="$root/.build/$config"
 [ -x "$bin/fod" ] && [ -x "$bin/fod-ingest-baseline" ] || { echo "build first: swift build -c $config" >&2; exit 1; }
 work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# /metrics is served on the public port only to a bearer token.
+export FOD_METRICS_TOKEN="${FOD_METRICS_TOKEN:-benchmark-metrics-token}"
 "$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --sync "$sync" --log-level warning --password-cost minimal --device-request-rate 0 ${FOD_SERVE_EXTRA:-} >/dev/null 2>"$work/fod.log" &
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 
@@ -58,7 +60,7 @@ echo "HTTP: $a_rps req/s = $((a_rps * 100)) fixes/s offered; p99 ${a_p99} ms; no
 # The server answers once fixes are in history and the index queue; the merge into the cell
 # index and client ids runs behind (chunks on the same writer). Time until it has caught up
 # (nothing unmerged and no merge cycle running):
-gauge() { curl -sf "http://127.0.0.1:$port/metrics" | sed -nE "s/^$1 ([0-9.e+]+)\$/\\1/p"; }
+gauge() { curl -sf -H "Authorization: Bearer $FOD_METRICS_TOKEN" "http://127.0.0.1:$port/metrics" | sed -nE "s/^$1 ([0-9.e+]+)\$/\\1/p"; }
 unmerged() { python3 -c "print(int(float('$(gauge fod_index_unmerged_fixes)') + float('$(gauge fod_index_merge_running)')))"; }
 left=$(unmerged); left0=$left; drain_start=$(date +%s.%N)
 while [ "$left" != 0 ]; do sleep 0.2; left=$(unmerged); done

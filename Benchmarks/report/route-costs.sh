@@ -20,6 +20,8 @@ command -v wrk >/dev/null || { echo "needs wrk (apt-get install wrk)" >&2; exit 
 work="$(mktemp -d)"; server=""
 trap '[ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# /metrics is served on the public port only to a bearer token.
+export FOD_METRICS_TOKEN="${FOD_METRICS_TOKEN:-benchmark-metrics-token}"
 "$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --log-level warning --password-cost minimal \
   --device-request-rate 0 >/dev/null 2>"$work/fod.log" &
 server=$!
@@ -37,7 +39,7 @@ for b in range(20):
     call(port, "POST", f"/v1/devices/{device}/locations", {"locations": fixes}, token)
 PY
 for _ in $(seq 1 600); do  # until the cell index merge has caught up
-  left=$(curl -s "http://127.0.0.1:$port/metrics" | awk '$1 == "fod_index_unmerged_fixes" {print $2}')
+  left=$(curl -s -H "Authorization: Bearer $FOD_METRICS_TOKEN" "http://127.0.0.1:$port/metrics" | awk '$1 == "fod_index_unmerged_fixes" {print $2}')
   [ "${left%.*}" = "0" ] && break; sleep 0.2
 done
 query='{"filter": {"location": {"$geoWithin": {"$centerSphere": [[2.35, 48.85], 0.000114]}}}, "scope": "history"}'

@@ -66,6 +66,8 @@ class Fod:
     def __init__(self, binary, data, extra=()):
         self.binary, self.data, self.port = binary, data, free_port()
         self.log = open(data + ".log", "a")
+        # /metrics wants a bearer token (not served on the public port otherwise).
+        os.environ.setdefault("FOD_METRICS_TOKEN", "benchmark-metrics-token")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", str(self.port), "--bind", "127.0.0.1", "--data", data, "--log-level", "warning",
              "--password-cost", "minimal", "--device-request-rate", "0", "--sign-up-limit", "1000000",
@@ -123,7 +125,9 @@ class Fod:
         return group["id"], owner["token"]
 
     def metrics(self):
-        text = urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=30).read().decode()
+        request = urllib.request.Request(f"http://127.0.0.1:{self.port}/metrics",
+                                         headers={"Authorization": "Bearer " + os.environ["FOD_METRICS_TOKEN"]})
+        text = urllib.request.urlopen(request, timeout=30).read().decode()
         return {m.group(1): float(m.group(2)) for m in re.finditer(r"^(fod_[a-z_]+) ([0-9.e+-]+)$", text, re.M)}
 
     def wait_merged(self, timeout=3600):

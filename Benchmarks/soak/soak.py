@@ -24,6 +24,8 @@ class Server:
         self.port = free_port()
         self.data = data
         self.log = open(os.path.join(os.path.dirname(data), "fod.log"), "w")
+        # /metrics wants a bearer token (not served on the public port otherwise).
+        os.environ.setdefault("FOD_METRICS_TOKEN", "benchmark-metrics-token")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", str(self.port), "--bind", "127.0.0.1", "--data", data, "--log-level", "warning",
              "--password-cost", "minimal", "--device-request-rate", "0"] + extra,
@@ -44,7 +46,9 @@ class Server:
 
     def metrics(self):
         try:
-            text = urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=10).read().decode()
+            request = urllib.request.Request(f"http://127.0.0.1:{self.port}/metrics",
+                                             headers={"Authorization": "Bearer " + os.environ["FOD_METRICS_TOKEN"]})
+            text = urllib.request.urlopen(request, timeout=10).read().decode()
         except OSError:
             return {}
         return {m.group(1): float(m.group(2)) for m in re.finditer(r"^(fod_[a-z_]+) ([0-9.e+-]+)$", text, re.M)}

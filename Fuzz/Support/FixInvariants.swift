@@ -64,3 +64,21 @@ func checkBatch(_ batch: FixBatch, submitted: Int?, rules: FixRules = .standard,
 func jsonBody(_ bytes: [UInt8]) -> JSONValue? {
     try? JSONParser.parse(bytes)
 }
+
+/// What a phone app's request read for the ingest promises: its fixes and errors are sound,
+/// every sample within its bound, the battery a percentage, region events inside the window.
+func checkPayload(_ payload: AppPayload, rules: FixRules = .standard, now: Int64 = fuzzNow, context: @autoclosure () -> String) {
+    for fix in payload.fixes { checkFix(fix, rules: rules, now: now, context: context()) }
+    for unusable in payload.unusable {
+        checkError(unusable.error, context: context())
+        require(unusable.sample.utf8.count <= UnusableMessage.maxSampleBytes, "a sample of \(unusable.sample.utf8.count) bytes")
+    }
+    if let battery = payload.battery {
+        require((0...100).contains(battery.percent), "battery \(battery.percent) in \(context())")
+    }
+    for transition in payload.transitions {
+        require(transition.timestamp >= rules.minTimestamp && transition.timestamp <= now + rules.maxFutureMilliseconds,
+                "a region event at \(transition.timestamp) in \(context())")
+        require(transition.region.utf8.count <= RegionTransition.maxRegionBytes, "a region name of \(transition.region.utf8.count) bytes")
+    }
+}

@@ -6,86 +6,79 @@ import Synchronization
 import Timestamps
 import Tracking
 
-/// Ingest endpoints for the phone apps people already use. Each maps its payload onto
-/// `LocationService.ingest`, so validation, deduplication and events are those of the native
-/// endpoint; the secret is always the device token.
+/// Ingest endpoints for the phone apps people already use. Each reads its payload with its
+/// format (`LocationFormats`) and hands it to `PhoneIngest`, which stores the fixes through
+/// `LocationService.ingest` (validation, deduplication and events are those of the native
+/// endpoint) and records what cannot be stored: the apps are never answered 4xx for what they
+/// sent, only for their credential (401) and rate (429). The secret is always the device token.
 struct AppIngestRoutes {
     let services: Services
+    /// Largest OsmAnd-protocol body (a Traccar Client JSON batch).
+    static let osmandMaxBodyBytes = 256 * 1024
 
     var routes: [Route] {
         let locations = services.locations
         let devices = services.devices
         let friends = services.friends
+        let deviceLog = services.deviceLog
+        let phone = PhoneIngest(locations: locations, metrics: services.rejectionMetrics)
         let auth = Authentication(services: services)
         let inlineBodyBytes = services.configuration.ingestInlineBodyBytes
         let checksInline = services.configuration.credentialChecksInline
         let osmand: Handler = .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-            let now = Timestamp.nowMilliseconds()
-            let parsed: (deviceToken: String, fix: Fix)
-            let mediaType = request.mediaType
-            if request.body.isEmpty {
-                parsed = try OsmAndFormat.parseQuery(request.queryItems, now: now, rules: locations.rules)
-            } else if mediaType?.isJSON == true {
-                parsed = try OsmAndFormat.parseJSON(try JSONBody.parse(request), now: now, rules: locations.rules)
-            } else if mediaType?.isForm == true {
-                parsed = try OsmAndFormat.parseQuery(request.queryItems + (try OsmAndFormat.decodeForm(request.body)),
-                                                     now: now, rules: locations.rules)
-            } else {
-                throw HTTPError(status: 415, code: .unsupportedMediaType,
-                                message: "send the OsmAnd fix as query parameters, a form, or JSON")
+            let read = OsmAndRequest.read(request, now: Timestamp.nowMilliseconds(), rules: locations.rules)
+            let checked = (request.headCheckResult as? DeviceCaller).flatMap { $0.token == read.token ? $0.credential : nil }
+            guard let token = read.token, let credential = try checked ?? devices.credential(forDeviceToken: token) else {
+                throw TrackingError.unauthenticated
             }
-            guard let credential = try devices.credential(forDeviceToken: parsed.deviceToken),
-                  case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
-            try locations.ingest([parsed.fix], deviceID: deviceID, credential: credential) { result in
-                reply(result.map { .json(LocationRoutes.counts($0, rejected: [])) })
+            try phone.ingest(read.payload, source: .osmand, credential: credential, token: token) { result in
+                reply(result.map { .json(.object(PhoneIngest.counts($0, read.payload))) })
             }
         }
         // Each app's credential is checked before its body is read (`HeadCheck`). OsmAnd's may be
-        // in the body instead (a form's `id`, JSON's `device_id`, where the query is not read):
-        // such a body is held to the anonymous body limit (one fix is a few hundred bytes).
+        // in the body instead when the query has none: a form (one fix, a few hundred bytes) is
+        // then held to the anonymous body limit; JSON, which may be a Traccar Client batch naming
+        // its device only in the body, to the route's limit — both within the anonymous budget.
         let ownTracksHead = HeadCheck(runsInline: checksInline) { request in
-            .authenticated(try Self.ownTracksCredential(request, devices: devices))
+            .authenticated(try Self.ownTracksCaller(request, devices: devices))
         }
         let overlandHead = HeadCheck(runsInline: checksInline) { request in
-            .authenticated(try Self.overlandCredential(request, auth: auth))
+            .authenticated(try Self.overlandCaller(request, auth: auth))
         }
         let osmandHead = HeadCheck(runsInline: checksInline) { request in
-            guard request.mediaType?.isJSON != true, let token = Self.osmandQueryToken(request) else { return .anonymous }
-            guard let credential = try devices.credential(forDeviceToken: token), case .device = credential else {
-                throw TrackingError.unauthenticated
+            guard let token = OsmAndFormat.deviceToken(request.queryItems) else {
+                return request.mediaType?.isForm == true ? .anonymous : .anonymousUpTo(maxBodyBytes: Self.osmandMaxBodyBytes)
             }
-            return .authenticated(credential)
+            guard let credential = try devices.credential(forDeviceToken: token) else { throw TrackingError.unauthenticated }
+            return .authenticated(DeviceCaller(credential: credential, token: token))
         }
         return [
             Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, headCheck: ownTracksHead,
                   .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let credential = try request.headCheckResult as? Credential ?? Self.ownTracksCredential(request, devices: devices)
-                guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
-                // The app ignores zero-length bodies; so do we. It wants a JSON array back: its
-                // friends when the owner opted in, else []. The reply lists other devices only,
-                // so it is read while the fix commits (the answer waits for both: 2xx = stored).
-                if !request.body.isEmpty,
-                   let fix = try OwnTracksFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules) {
-                    let answer = AnswerAfterCommit(reply)
-                    try locations.ingest([fix], deviceID: deviceID, credential: credential) { answer.committed($0) }
-                    answer.answer(Result { try OwnTracksFriends.response(friends, credential) })
-                    return
-                }
-                reply(Result { try OwnTracksFriends.response(friends, credential) })
+                let caller = try request.headCheckResult as? DeviceCaller ?? Self.ownTracksCaller(request, devices: devices)
+                let (credential, token) = (caller.credential, caller.token)
+                // The app ignores zero-length bodies; so do we (the device was seen). It wants a
+                // JSON array back: its friends when the owner opted in, else [] — sealed when it
+                // sent an encrypted message. The reply lists other devices only, so it is read
+                // while the report commits (the answer waits for both: 2xx = stored).
+                let body = try OwnTracksBody.read(request.body, secret: { try deviceLog.ownTracksSecret(for: credential) },
+                                                  now: Timestamp.nowMilliseconds(), rules: locations.rules)
+                let answer = AnswerAfterCommit(reply)
+                try phone.ingest(body.payload, source: .owntracks, credential: credential, token: token) { answer.committed($0) }
+                answer.answer(Result { try OwnTracksFriends.response(friends, credential, sealedWith: body.replyBox) })
             }),
             Route("GET", "/v1/ingest/osmand", headCheck: osmandHead, osmand),
-            Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, headCheck: osmandHead, osmand),
+            Route("POST", "/v1/ingest/osmand", maxBodyBytes: Self.osmandMaxBodyBytes, headCheck: osmandHead, osmand),
             Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, headCheck: overlandHead,
                   .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let credential = try request.headCheckResult as? Credential ?? Self.overlandCredential(request, auth: auth)
-                guard case .device(let deviceID, _) = credential else { throw TrackingError.unauthenticated }
-                let batch = try OverlandFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules)
-                let rejected = batch.rejected
-                try locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: credential) { result in
-                    // The app deletes its copy only on "ok"; invalid points could never be stored,
-                    // so they are reported but not resent forever.
+                let caller = try request.headCheckResult as? DeviceCaller ?? Self.overlandCaller(request, auth: auth)
+                let (credential, token) = (caller.credential, caller.token)
+                let payload = OverlandBody.read(request.body, now: Timestamp.nowMilliseconds(), rules: locations.rules)
+                try phone.ingest(payload, source: .overland, credential: credential, token: token) { result in
+                    // The app deletes its copy only on "ok"; what could never be stored is
+                    // recorded for the owner, not resent forever.
                     reply(result.map { outcome in
-                        guard case .object(var counts) = LocationRoutes.counts(outcome, rejected: rejected) else { return .json(.null) }
+                        var counts = PhoneIngest.counts(outcome, payload)
                         counts["result"] = "ok"
                         return .json(.object(counts))
                     })
@@ -95,30 +88,93 @@ struct AppIngestRoutes {
     }
 
     /// Overland's bearer token, which must be a device token.
-    static func overlandCredential(_ request: Request, auth: Authentication) throws -> Credential {
+    static func overlandCaller(_ request: Request, auth: Authentication) throws -> DeviceCaller {
         let credential = try auth.credential(request)
-        if credential == .anonymous { throw TrackingError.unauthenticated }
-        guard case .device = credential else {
-            throw TrackingError.wrongCredentialKind("Overland must send its device token, not a user token: only a device writes partition device=<id>")
+        guard case .device = credential, let token = Authentication.bearerToken(request) else {
+            throw TrackingError(.unauthenticated, code: .unauthenticated,
+                                message: "Overland must send its device token (Authorization: Bearer <deviceToken>)")
         }
-        return credential
+        return DeviceCaller(credential: credential, token: token)
     }
 
-    /// The device token OsmAnd sent in the query (`id`, or `deviceid`), if any.
-    static func osmandQueryToken(_ request: Request) -> String? {
-        request.queryItems.first { ($0.name == "id" || $0.name == "deviceid") && !$0.value.isEmpty }?.value
+    /// OwnTracks' credential (`ownTracksCredential`) as a `DeviceCaller`.
+    static func ownTracksCaller(_ request: Request, devices: DeviceService) throws -> DeviceCaller {
+        let (credential, token) = try ownTracksCredential(request, devices: devices)
+        return DeviceCaller(credential: credential, token: token)
     }
 
-    /// HTTP Basic `deviceId:deviceToken`: the token must belong to that device.
-    static func ownTracksCredential(_ request: Request, devices: DeviceService) throws -> Credential {
-        guard let header = request.header("authorization"),
-              let (deviceID, token) = AuthorizationHeader.basic(header, decode: Base64.decodeStandard) else {
-            throw TrackingError.unauthenticated
+    /// HTTP Basic `deviceId:deviceToken`: the token must belong to that device. Overland's
+    /// OwnTracks mode sends `Basic <deviceToken>:` without base64; the token alone identifies
+    /// the device then. Returns the credential and the token.
+    static func ownTracksCredential(_ request: Request, devices: DeviceService) throws -> (Credential, String) {
+        guard let header = request.header("authorization") else { throw TrackingError.unauthenticated }
+        if let (deviceID, token) = AuthorizationHeader.basic(header, decode: Base64.decodeStandard) {
+            guard let credential = try devices.credential(forDeviceToken: token), case .device(let tokenDevice, _) = credential,
+                  tokenDevice.rawValue == deviceID else { throw TrackingError.unauthenticated }
+            return (credential, token)
         }
-        guard let credential = try devices.credential(forDeviceToken: token), case .device(let tokenDevice, _) = credential,
-              tokenDevice.rawValue == deviceID else { throw TrackingError.unauthenticated }
-        return credential
+        if let (token, rest) = AuthorizationHeader.basic(header, decode: { Array($0.utf8) }), rest.isEmpty,
+           let credential = try devices.credential(forDeviceToken: token) {
+            return (credential, token)
+        }
+        throw TrackingError.unauthenticated
     }
+}
+
+/// An OsmAnd-protocol request read: the device token it names and its payload. The token is
+/// `id`/`deviceid` of the query or a form body, or `device_id`/`id` of a JSON body. A body is
+/// JSON when its type says so, or when it has no form type and starts with `{` or `[`; any
+/// other non-empty body is a form. A body that cannot be decoded is one unusable message.
+struct OsmAndRequest {
+    let token: String?
+    let payload: AppPayload
+
+    static func read(_ request: Request, now: Int64, rules: FixRules) -> OsmAndRequest {
+        let query = request.queryItems
+        let body = request.body
+        guard !body.isEmpty else { return OsmAndRequest(token: OsmAndFormat.deviceToken(query), payload: OsmAndFormat.read(query, now: now, rules: rules)) }
+        let mediaType = request.mediaType
+        let first = body.first { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }
+        if mediaType?.isJSON == true || (mediaType?.isForm != true && (first == UInt8(ascii: "{") || first == UInt8(ascii: "["))) {
+            let value: JSONValue
+            do {
+                value = try JSONParser.parse(body)
+            } catch {
+                return OsmAndRequest(token: OsmAndFormat.deviceToken(query), payload: AppPayload(notJSON: body, error))
+            }
+            guard let token = OsmAndFormat.deviceToken(query) ?? OsmAndFormat.deviceToken(json: value) else {
+                return OsmAndRequest(token: nil, payload: AppPayload())
+            }
+            return OsmAndRequest(token: token, payload: OsmAndFormat.readJSON(value, token: token, now: now, rules: rules))
+        }
+        do {
+            let items = query + (try OsmAndFormat.decodeForm(body))
+            return OsmAndRequest(token: OsmAndFormat.deviceToken(items), payload: OsmAndFormat.read(items, now: now, rules: rules))
+        } catch {
+            return OsmAndRequest(token: OsmAndFormat.deviceToken(query + OsmAndFormat.decodeFormLeniently(body)),
+                                 payload: AppPayload(unusableBody: body, error))
+        }
+    }
+}
+
+/// An Overland request body read: a batch, or one unusable message when it is empty or not JSON.
+enum OverlandBody {
+    static func read(_ body: [UInt8], now: Int64, rules: FixRules) -> AppPayload {
+        guard !body.isEmpty else {
+            return AppPayload(unusable: FixError(code: .missingBody, message: "the body is empty; Overland sends {\"locations\": [...]}"), sample: "")
+        }
+        do {
+            return OverlandFormat.read(try JSONParser.parse(body), now: now, rules: rules)
+        } catch {
+            return AppPayload(notJSON: body, error)
+        }
+    }
+}
+
+/// A phone app's device credential and the token it sent, as its head check resolved them.
+struct DeviceCaller: Sendable {
+    let credential: Credential
+    let token: String
 }
 
 /// The OwnTracks HTTP reply for a device's friends: a `card` and, when there is a location to
@@ -126,9 +182,12 @@ struct AppIngestRoutes {
 /// by) and `tid`. `tst` (epoch seconds) is always present: without it the app never updates a
 /// friend.
 enum OwnTracksFriends {
-    /// The reply to the device of `credential`.
-    static func response(_ friends: FriendsService, _ credential: Credential) throws -> Response {
-        Response(status: 200, contentType: "application/json; charset=utf-8", bytes: reply(try friends.friends(for: credential)))
+    /// The reply to the device of `credential`; sealed with `box` as one `encrypted` message
+    /// holding the whole array (what the apps open, as the OwnTracks Recorder sends it).
+    static func response(_ friends: FriendsService, _ credential: Credential, sealedWith box: SecretBox? = nil) throws -> Response {
+        let plain = reply(try friends.friends(for: credential))
+        return Response(status: 200, contentType: "application/json; charset=utf-8",
+                        bytes: box.map { OwnTracksEncryption.seal(plain, with: $0) } ?? plain)
     }
 
     /// The reply's bytes, written straight from `friends` (no value tree: a reply of 50
@@ -154,6 +213,9 @@ enum OwnTracksFriends {
             if let accuracy = friend.accuracy, let meters = Int64(exactly: accuracy.rounded()), meters >= 0 {
                 writer.key("acc"); writer.number(meters)
             }
+            if let battery = friend.battery, let percent = Int64(exactly: battery.rounded()), (0...100).contains(percent) {
+                writer.key("batt"); writer.number(percent)
+            }
             writer.key("topic"); writer.string(topic)
             writer.endObject()
         }
@@ -167,8 +229,22 @@ enum OwnTracksFriends {
     }
 }
 
-/// Standard (padded) base64, as HTTP Basic uses.
+/// Standard (padded) base64, as HTTP Basic and OwnTracks' encrypted messages use.
 enum Base64 {
+    static func encodeStandard(_ bytes: [UInt8]) -> String {
+        var text = ""
+        for c in Base64URL.encode(bytes).unicodeScalars {
+            switch c {
+            case "-": text.append("+")
+            case "_": text.append("/")
+            default: text.unicodeScalars.append(c)
+            }
+        }
+        while text.utf8.count % 4 != 0 { text.append("=") }
+        return text
+    }
+
+
     static func decodeStandard(_ text: String) -> [UInt8]? {
         let trimmed = HeaderField.trimmed(Substring(text))
         var url = ""

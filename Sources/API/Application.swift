@@ -66,6 +66,10 @@ public struct Services: Sendable {
     public let shareFeed: ShareFeed
     public let friends: FriendsService
     public let places: PlaceService
+    /// The owner's reads of what a device's apps sent besides fixes; the OwnTracks secret.
+    public let deviceLog: DeviceLogService
+    /// Phone-app messages recorded instead of stored, for `/metrics`.
+    public let rejectionMetrics = RejectionMetrics()
     public let logger: Logger
 
     /// Everything wired to one store; every service publishes its group events to `live` and
@@ -101,6 +105,7 @@ public struct Services: Sendable {
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
         self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces ?? GroupPlaceNames(store: backend))
         self.places = PlaceService(store: backend, limits: configuration.places)
+        self.deviceLog = DeviceLogService(store: backend, directory: backend)
         self.logger = logger
     }
 
@@ -109,8 +114,10 @@ public struct Services: Sendable {
 
 /// Builds the router of the public API (API.md) over `services`.
 public enum API {
+    /// - Parameter metrics: `GET /metrics`, served only when it has a bearer token (the metrics
+    ///   are not for everyone); without, use `operationsRouter` on a listener of its own.
     public static func router(_ services: Services, web: WebAssets? = nil, basemap: Basemap? = nil,
-                              openAPI: OpenAPIDocument? = nil, metrics: @escaping @Sendable () -> String) -> Router {
+                              openAPI: OpenAPIDocument? = nil, metrics: MetricsEndpoint? = nil) -> Router {
         var router = Router()
         for route in openAPI?.routes ?? [] { router.add(route) }
         for route in ExportRoutes(services: services, basemap: basemap).routes { router.add(route) }
@@ -126,7 +133,16 @@ public enum API {
         for route in LiveRoutes(services: services).routes { router.add(route) }
         for route in ShareRoutes(services: services, web: web).routes { router.add(route) }
         for route in PlaceRoutes(services: services).routes { router.add(route) }
-        for route in OperationsRoutes(services: services, metrics: metrics).routes { router.add(route) }
+        for route in OperationsRoutes(metrics: metrics?.bearerToken == nil ? nil : metrics).routes { router.add(route) }
+        return router
+    }
+
+    /// The router of the operations listener (`--metrics-listen`): `GET /metrics` and
+    /// `GET /healthz`, nothing else; a share token sent to it is redacted from its log like on
+    /// the public port (`publicRouter`'s credential paths).
+    public static func operationsRouter(metrics: MetricsEndpoint, publicRouter: Router) -> Router {
+        var router = Router(OperationsRoutes(metrics: metrics).routes)
+        router.redact(publicRouter.credentialPaths)
         return router
     }
 }

@@ -2,13 +2,15 @@ import HTTPServer
 import JSONCore
 import Tracking
 
-/// `/v1/devices…`: add, list, read, rename, remove, rotate token. Owner's user token only
-/// (a device token is refused; another user's device is 404).
+/// `/v1/devices…`: add, list, read, change, remove, rotate token, and what its phone apps sent
+/// besides fixes (rejections, region events). Owner's user token only (a device token is
+/// refused; another user's device is 404), but for reading the device document.
 struct DeviceRoutes {
     let services: Services
 
     var routes: [Route] {
         let devices = services.devices
+        let deviceLog = services.deviceLog
         let shareFeed = services.shareFeed
         let group = RouteGroup(services: services)
         return [
@@ -24,7 +26,15 @@ struct DeviceRoutes {
             },
             group.deferred("PATCH", "/v1/devices/{id}", .user, body: DeviceChangeBody.self) { request, context, body in
                 .json(Documents.device(try await devices.update(id: request.id(), ownerID: try context.userID, name: body.name,
-                                                                receiveGroupLocations: body.receiveGroupLocations)))
+                                                                receiveGroupLocations: body.receiveGroupLocations,
+                                                                ownTracksSecret: body.ownTracksSecret)))
+            },
+            group.inline("GET", "/v1/devices/{id}/rejections", .user) { request, context in
+                .json(["rejections": .array(try deviceLog.rejections(deviceID: request.id(), ownerID: try context.userID)
+                    .map(DeviceLogDocuments.rejection))])
+            },
+            group.inline("GET", "/v1/devices/{id}/events", .user) { request, context in
+                .json(["events": .array(try deviceLog.events(deviceID: request.id(), ownerID: try context.userID).map(DeviceLogDocuments.event))])
             },
             group.deferred("DELETE", "/v1/devices/{id}", .user) { request, context in
                 try await devices.remove(id: request.id(), ownerID: try context.userID)

@@ -38,7 +38,8 @@ struct Documents: Sendable {
         return .object(document)
     }
 
-    /// A device; its `platformId` (the phone's own hardware id) only for its owner.
+    /// A device; its `platformId` (the phone's own hardware id) and settings only for its
+    /// owner. Its status (`lastSeenAt`, `battery`) for whoever may read it, like its location.
     static func device(_ device: Device, viewer: Credential? = nil) -> JSONValue {
         var object: JSONObject = ["id": .id(device.id), "name": .string(device.name), "ownerId": .id(device.ownerID),
                                   "createdAt": .string(Time.format(device.createdAt))]
@@ -46,13 +47,27 @@ struct Documents: Sendable {
         if let platformID = device.platformID, isOwner {
             object["platformId"] = .string(platformID)
         }
-        if isOwner { object["receiveGroupLocations"] = .bool(device.receiveGroupLocations) }
+        if isOwner {
+            object["receiveGroupLocations"] = .bool(device.receiveGroupLocations)
+            object["owntracksEncryption"] = .bool(device.ownTracksEncryption)
+        }
         object["lastLocation"] = lastLocation(device.lastLocation)
+        addStatus(device.status, to: &object)
         return .object(object)
     }
 
+    /// A device in its owner's lists (`GET /v1/devices`, `GET /v1/me`).
     static func deviceSummary(_ device: Device) -> JSONValue {
-        ["id": .id(device.id), "name": .string(device.name), "lastLocation": lastLocation(device.lastLocation)]
+        var object: JSONObject = ["id": .id(device.id), "name": .string(device.name), "lastLocation": lastLocation(device.lastLocation),
+                                  "owntracksEncryption": .bool(device.ownTracksEncryption)]
+        addStatus(device.status, to: &object)
+        return .object(object)
+    }
+
+    /// `lastSeenAt` (null before the first post) and `battery` (percent, null when never told).
+    static func addStatus(_ status: DeviceStatus, to object: inout JSONObject) {
+        object["lastSeenAt"] = status.lastSeenAt.map { .string(Time.format($0)) } ?? .null
+        object["battery"] = status.battery.map { .number(JSONNumber($0.percent)) } ?? .null
     }
 
     static func lastLocation(_ last: LastLocation?) -> JSONValue {

@@ -51,7 +51,7 @@ public struct ErrorMapper: Sendable {
         case .notFound: 404
         case .conflict: 409
         case .rateLimited: 429
-        case .invalidGeometry: 422
+        case .invalidGeometry, .unprocessable: 422
         case .unavailable: 503
         case .internalFailure: 500
         }

@@ -8,6 +8,7 @@ import Tracking
 enum ExportWriter {
     case geoJSON(GeoJSONExport, tracks: Bool)
     case gpx(GPXExport)
+    case ndjson(NDJSONExport)
     case scatterJSON(ScatterJSONExport)
     case scatterCSV(ScatterCSVExport)
     case vegaLite(VegaLiteExport)
@@ -15,6 +16,14 @@ enum ExportWriter {
     case svg(pending: (GeoBounds?) -> SVGScatterMap, map: SVGScatterMap?)
 
     var wantsPositions: Bool { if case .geoJSON = self { return true } else { return false } }
+    /// What of each fix the writer writes: NDJSON every field, GPX its measurements; maps and
+    /// charts positions only (cheaper to read).
+    var detail: ExportRow.Detail {
+        switch self {
+        case .ndjson, .gpx: .everything
+        default: .positions
+        }
+    }
     var wantsRows: Bool { if case .geoJSON(_, let tracks) = self { return tracks } else { return true } }
 
     mutating func position(_ point: ExportPoint, into out: inout [UInt8]) {
@@ -25,6 +34,7 @@ enum ExportWriter {
         switch self {
         case .geoJSON(var w, let tracks): w.addTrackPoint(point, into: &out); self = .geoJSON(w, tracks: tracks)
         case .gpx(var w): w.add(point, into: &out); self = .gpx(w)
+        case .ndjson(var w): w.add(point, into: &out); self = .ndjson(w)
         case .scatterJSON(var w): w.add(point, into: &out); self = .scatterJSON(w)
         case .scatterCSV(var w): w.add(point, into: &out); self = .scatterCSV(w)
         case .vegaLite(var w): w.add(point, into: &out); self = .vegaLite(w)
@@ -36,6 +46,7 @@ enum ExportWriter {
         switch self {
         case .geoJSON(var w, let tracks): w.finish(into: &out); self = .geoJSON(w, tracks: tracks)
         case .gpx(var w): w.finish(into: &out); self = .gpx(w)
+        case .ndjson: break  // every line is complete as it is written
         case .scatterJSON(var w): w.finish(into: &out); self = .scatterJSON(w)
         case .scatterCSV(var w): w.finish(into: &out); self = .scatterCSV(w)
         case .vegaLite(var w): w.finish(into: &out); self = .vegaLite(w)
@@ -96,12 +107,15 @@ final class ExportProducer: @unchecked Sendable {
                 guard let (subject, rows) = try nextRows(cursor) else { self.cursor = nil; break }
                 rowsRead += rows.count
                 for r in rows where accepts(r.longitude, r.latitude) {
-                    writer.row(point(subject, r.longitude, r.latitude, r.timestamp, r.altitude), into: &out)
+                    writer.row(point(subject, r), into: &out)
                 }
             }
             if cursor == nil {
                 writer.finish(into: &out)
                 finished = true
+                // A pull stream's refill gives bytes or ends: an empty chunk that says "more"
+                // would park the response for good (NDJSON with no fix writes nothing at all).
+                return !out.isEmpty
             }
             return true
         } catch {
@@ -139,5 +153,13 @@ final class ExportProducer: @unchecked Sendable {
     private func point(_ s: ExportSubject, _ lon: Double, _ lat: Double, _ ts: Int64, _ alt: Double?) -> ExportPoint {
         ExportPoint(deviceID: s.deviceID.rawValue, deviceName: s.deviceName, userID: s.userID.rawValue, displayName: s.displayName,
                     longitude: lon, latitude: lat, timestamp: ts, altitude: alt)
+    }
+
+    /// A stored fix with every field.
+    private func point(_ s: ExportSubject, _ r: ExportRow) -> ExportPoint {
+        ExportPoint(deviceID: s.deviceID.rawValue, deviceName: s.deviceName, userID: s.userID.rawValue, displayName: s.displayName,
+                    longitude: r.longitude, latitude: r.latitude, timestamp: r.timestamp, altitude: r.altitude,
+                    details: ExportPointDetails(accuracy: r.accuracy, speed: r.speed, heading: r.heading, battery: r.battery,
+                                                clientID: r.clientID))
     }
 }

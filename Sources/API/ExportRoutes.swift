@@ -5,7 +5,8 @@ import JSONCore
 import Tracking
 
 /// Exports (API.md): GeoJSON (group latest positions, optional tracks; a device's history),
-/// GPX, and scatter-chart data (json, csv, vega-lite, svg). All stream with bounded memory and
+/// GPX, NDJSON (every stored field of every fix, for a device or a group: what the import reads
+/// back), and scatter-chart data (json, csv, vega-lite, svg). All stream with bounded memory and
 /// contain only what the caller may read.
 public struct ExportRoutes: Sendable {
     let services: Services
@@ -16,13 +17,18 @@ public struct ExportRoutes: Sendable {
         self.basemap = basemap
     }
 
-    /// The four export endpoints.
+    /// The export endpoints.
     public enum Endpoint: String, Sendable, CaseIterable {
         case groupGeoJSON = "/v1/groups/{id}/export.geojson"
         case deviceGeoJSON = "/v1/devices/{id}/export.geojson"
         case deviceGPX = "/v1/devices/{id}/export.gpx"
+        case deviceNDJSON = "/v1/devices/{id}/export.ndjson"
+        case groupNDJSON = "/v1/groups/{id}/export.ndjson"
         case groupScatter = "/v1/groups/{id}/export/scatter"
     }
+
+    /// The media type of the NDJSON exports.
+    static let ndjsonType = "application/x-ndjson"
 
     /// A prepared export: what to send and how to label it.
     public struct Prepared: Sendable {
@@ -77,6 +83,14 @@ public struct ExportRoutes: Sendable {
                                                     gapMilliseconds: options.gapMilliseconds))
             return try make([subject], options, writer, "application/gpx+xml", "device-\(id).gpx", rows: true,
                             scope: .device(deviceID), credential: credential)
+        case .deviceNDJSON:
+            let subject = try services.exports.deviceSubject(deviceID: deviceID, credential: credential)
+            return try make([subject], options, .ndjson(NDJSONExport()), Self.ndjsonType, "device-\(id).ndjson", rows: true,
+                            scope: .device(deviceID), credential: credential)
+        case .groupNDJSON:
+            let subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
+            return try make(subjects, options, .ndjson(NDJSONExport(includeDevice: true)), Self.ndjsonType, "group-\(id).ndjson",
+                            rows: true, scope: .group(groupID), credential: credential)
         case .groupScatter:
             var subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
             let field: ScatterColorField
@@ -115,7 +129,7 @@ public struct ExportRoutes: Sendable {
         let exports = services.exports
         let producer = ExportProducer(subjects: subjects,
                                       makeCursor: { exports.rows(of: subjects, from: options.from, to: options.to,
-                                                                 scope: scope, credential: credential) },
+                                                                 scope: scope, credential: credential, detail: writer.detail) },
                                       within: options.within, simplifyMeters: options.simplifyMeters, writer: writer, logger: services.logger)
         let expected = rows ? try exports.countRows(of: subjects, from: options.from, to: options.to) : subjects.count
         return Prepared(contentType: contentType, filename: filename, producer: producer, expectedRows: expected)

@@ -38,7 +38,9 @@ struct ImportRoutes {
         return .json(document(report))
     }
 
-    /// `{format, accepted, duplicates, rejected, rejectedSamples, points, rejectedByCode, bytes, stopped?}`.
+    /// `{format, accepted, duplicates, rejected, rejectedSamples, points, rejectedByCode, skipped,
+    /// bytes, stopped?}` (`skipped`: records that hold no location, e.g. Recorder lines of another
+    /// `_type`).
     static func document(_ report: HistoryImportService.Report) -> JSONValue {
         let summary = report.summary
         var object: JSONObject = [
@@ -51,6 +53,7 @@ struct ImportRoutes {
             }),
             "points": .number(JSONNumber(summary.points)),
             "rejectedByCode": .object(JSONObject(summary.rejectedByCode.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key.rawValue, .number(JSONNumber($0.value))) })),
+            "skipped": .number(JSONNumber(summary.skipped)),
             "bytes": .number(JSONNumber(report.bytes)),
         ]
         if let stop = summary.stopped {

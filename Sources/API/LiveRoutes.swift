@@ -25,7 +25,7 @@ struct LiveRoutes {
                                             places: try places.places(groupID: groupID, for: userID))
                 }
                 var response = Response(contentType: "text/event-stream; charset=utf-8", stream: stream)
-                response.setHeader("Cache-Control", "no-cache")
+                response.setHeader("Cache-Control", "no-store")
                 response.setHeader("X-Accel-Buffering", "no")
                 return response
             },

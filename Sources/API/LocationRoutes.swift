@@ -22,10 +22,16 @@ struct LocationRoutes {
             }) { request, context, reply in
                 let deviceID: DeviceID = request.id()
                 try rules.requireWrite(context.credential, .device(deviceID))
-                let body = try JSONBody.parse(request)
-                let batch = try NativeFormat.parse(body, now: Timestamp.nowMilliseconds(), rules: locations.rules)
-                if batch.isSingle, let rejection = batch.rejected.first {
-                    throw TrackingError.invalid(rejection.error.message, code: rejection.error.code)
+                let batch: FixBatch
+                do {
+                    batch = try NativeFormat.parse(try JSONBody.parse(request), now: Timestamp.nowMilliseconds(), rules: locations.rules)
+                    if batch.isSingle, let rejection = batch.rejected.first {
+                        throw TrackingError.invalid(rejection.error.message, code: rejection.error.code)
+                    }
+                } catch {
+                    // The answer stays the precise 4xx; the device was seen all the same.
+                    try locations.ingest([], deviceID: deviceID, credential: context.credential) { _ in reply(.failure(error)) }
+                    return
                 }
                 let rejected = batch.rejected
                 try locations.ingest(batch.fixes.map(\.fix), deviceID: deviceID, credential: context.credential) { result in

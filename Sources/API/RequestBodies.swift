@@ -36,11 +36,19 @@ struct NewDeviceBody: RequestBody {
 /// `PATCH /v1/devices/{id}`: a new name, the OwnTracks friends setting, or both.
 struct DeviceChangeBody: RequestBody {
     let name: String?, receiveGroupLocations: Bool?
+    /// `owntracksSecret`: a string sets it, null removes it, absent leaves it.
+    let ownTracksSecret: DeviceService.SecretChange?
     init(_ body: JSONBody) throws {
         name = try body.optionalString("name")
         receiveGroupLocations = try body.optionalBool("receiveGroupLocations")
-        guard name != nil || receiveGroupLocations != nil else {
-            throw TrackingError.invalid("send \"name\", \"receiveGroupLocations\" or both", code: .missingField)
+        switch body["owntracksSecret"] {
+        case nil: ownTracksSecret = nil
+        case .null?: ownTracksSecret = .remove
+        case .string(let passphrase)?: ownTracksSecret = .set(passphrase)
+        default: throw TrackingError.wrongType("owntracksSecret", expected: "a string or null")
+        }
+        guard name != nil || receiveGroupLocations != nil || ownTracksSecret != nil else {
+            throw TrackingError.invalid("send \"name\", \"receiveGroupLocations\" or \"owntracksSecret\"", code: .missingField)
         }
     }
 }

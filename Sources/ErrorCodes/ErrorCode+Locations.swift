@@ -47,6 +47,20 @@ extension ErrorCode {
         duplicateParameter, missingDeviceID, fixNotValid, invalidForm,
     ]
 
+    // MARK: Phone apps (reasons of `GET /v1/devices/{id}/rejections`, never a status)
+
+    /// An OwnTracks `encrypted` message from a device whose owner set no `owntracksSecret`.
+    public static let encryptionNotConfigured = ErrorCode("encryption_not_configured")
+    /// An OwnTracks `encrypted` message that does not open with the device's secret (another
+    /// passphrase on the phone, or not base64 of nonce, MAC and ciphertext).
+    public static let decryptionFailed = ErrorCode("decryption_failed")
+    /// A phone-app message of a type the server does not know (an OwnTracks `_type`).
+    public static let unsupportedMessage = ErrorCode("unsupported_message")
+    /// An element of a Traccar Client batch that names another device than the request's token.
+    public static let deviceIDMismatch = ErrorCode("device_id_mismatch")
+
+    static let phoneApps: [ErrorCode] = [encryptionNotConfigured, decryptionFailed, unsupportedMessage, deviceIDMismatch]
+
     // MARK: History imports
 
     /// A history file that cannot be read as the format it claims (400, or `stopped` of an import).

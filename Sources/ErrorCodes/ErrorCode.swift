@@ -41,5 +41,5 @@ extension ErrorCode {
     /// `GeoQueryError.Code`, listed apart). Kept in step with the "Error codes" section of
     /// `docs/API.md` by a test.
     public static let all: [ErrorCode] = transport + requests + parameters + credentials + groups
-        + devices + places + shareLinks + fixes + imports + server
+        + devices + places + shareLinks + fixes + phoneApps + imports + notifications + server
 }

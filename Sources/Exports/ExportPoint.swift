@@ -1,9 +1,10 @@
-/// One location fix as the export writers consume it: who (device and user) and where/when.
+/// One location fix as the export writers consume it: who (device and user), where and when,
+/// and every other stored field (the NDJSON export writes them all, GPX most of them).
 ///
 /// Coordinates are WGS84 degrees, as stored (`[longitude, latitude]` order on output).
 /// A point is *writable* when both coordinates are finite with |latitude| ≤ 90 and
 /// |longitude| ≤ 180; every writer skips other points (counting them in `skippedPointCount`)
-/// rather than emitting invalid output. A non-finite `altitude` is treated as unknown.
+/// rather than emitting invalid output. A non-finite measurement is treated as unknown.
 public struct ExportPoint: Sendable, Equatable {
     /// The device's opaque id.
     public var deviceID: String
@@ -21,10 +22,13 @@ public struct ExportPoint: Sendable, Equatable {
     public var timestamp: Int64
     /// Altitude in meters above the WGS84 ellipsoid (or as the device reported it), when known.
     public var altitude: Double?
+    /// The stored measurements other than altitude, and the client's id of the fix.
+    public var details: ExportPointDetails
 
     public init(
         deviceID: String, deviceName: String, userID: String, displayName: String,
-        longitude: Double, latitude: Double, timestamp: Int64, altitude: Double? = nil
+        longitude: Double, latitude: Double, timestamp: Int64, altitude: Double? = nil,
+        details: ExportPointDetails = ExportPointDetails()
     ) {
         self.deviceID = deviceID
         self.deviceName = deviceName
@@ -34,6 +38,7 @@ public struct ExportPoint: Sendable, Equatable {
         self.latitude = latitude
         self.timestamp = timestamp
         self.altitude = altitude
+        self.details = details
     }
 
     /// Whether the coordinates are finite and within [-180, 180] × [-90, 90] degrees.
@@ -46,6 +51,29 @@ public struct ExportPoint: Sendable, Equatable {
     var knownAltitude: Double? {
         guard let altitude, altitude.isFinite else { return nil }
         return altitude
+    }
+}
+
+/// The fields of a stored fix beyond its position, time and altitude, in the server's units;
+/// nil when the fix has none (a non-finite value is written as unknown).
+public struct ExportPointDetails: Sendable, Equatable {
+    /// Horizontal accuracy radius, meters.
+    public var accuracy: Double?
+    /// Meters per second.
+    public var speed: Double?
+    /// Direction of travel, degrees clockwise from true north.
+    public var heading: Double?
+    /// Battery charge, percent.
+    public var battery: Double?
+    /// The client's own id of the fix (or the one an import derived).
+    public var clientID: String?
+
+    public init(accuracy: Double? = nil, speed: Double? = nil, heading: Double? = nil, battery: Double? = nil, clientID: String? = nil) {
+        self.accuracy = accuracy
+        self.speed = speed
+        self.heading = heading
+        self.battery = battery
+        self.clientID = clientID
     }
 }
 

@@ -9,8 +9,13 @@ import Timestamps
 /// can already write to `out`; memory does not grow with the number of points.
 ///
 /// - `<trkpt lat lon>` carries up to 7 decimals of degrees, then `<ele>` (meters, 2 decimals)
-///   when the altitude is known, and `<time>` (RFC 3339 UTC with milliseconds). GPX longitudes
-///   lie in [-180, 180), so 180 is written as the same meridian -180.
+///   when the altitude is known, `<time>` (RFC 3339 UTC with milliseconds), and what GPX 1.1 has
+///   no element for in `<extensions>` of this server's namespace ``extensionNamespace``
+///   (prefix `fod`, declared on the root): `<fod:speed>` (m/s), `<fod:course>` (degrees
+///   clockwise from true north), `<fod:accuracy>` (horizontal, meters) and `<fod:battery>`
+///   (percent), each up to 7 decimals and only when the fix has it (no `<extensions>` at all
+///   when it has none). The import reads them back. GPX longitudes lie in [-180, 180), so 180
+///   is written as the same meridian -180.
 /// - Metadata precedes the tracks in GPX, so the caller supplies it up front; `<bounds>` is
 ///   written only when given (compute it with ``GeoBoundsAccumulator`` if needed). A box crossing
 ///   the antimeridian is written with `minlon > maxlon`; an east edge of 180 is written as
@@ -19,6 +24,9 @@ import Timestamps
 ///   replaced by U+FFFD).
 /// - Points with invalid coordinates are skipped and counted in ``skippedPointCount``.
 public struct GPXExport: Sendable {
+    /// The XML namespace of the `<extensions>` children this writer adds (prefix `fod`).
+    public static let extensionNamespace = "urn:find-our-devices:gpx:1"
+
     /// The optional `<metadata>` content.
     public struct Metadata: Sendable, Hashable {
         /// The document name, e.g. the group or device.
@@ -91,9 +99,34 @@ public struct GPXExport: Sendable {
             out.append(ascii: "</ele>")
         }
         out.append(ascii: "<time>")
-        out.append(ascii: Timestamp.rfc3339(millisecondsSince1970: point.timestamp))
-        out.append(ascii: "</time></trkpt>\n")
+        Timestamp.appendRFC3339(millisecondsSince1970: point.timestamp, to: &out)
+        out.append(ascii: "</time>")
+        appendExtensions(point.details, into: &out)
+        out.append(ascii: "</trkpt>\n")
         pointCount += 1
+    }
+
+    /// `<extensions>` with the measurements GPX 1.1 has no element for, when the fix has any.
+    private mutating func appendExtensions(_ details: ExportPointDetails, into out: inout [UInt8]) {
+        let speed = details.speed.finite, course = details.heading.finite
+        let accuracy = details.accuracy.finite, battery = details.battery.finite
+        guard speed != nil || course != nil || accuracy != nil || battery != nil else { return }
+        out.append(ascii: "<extensions>")
+        if let speed { appendElement("speed", speed, into: &out) }
+        if let course { appendElement("course", course, into: &out) }
+        if let accuracy { appendElement("accuracy", accuracy, into: &out) }
+        if let battery { appendElement("battery", battery, into: &out) }
+        out.append(ascii: "</extensions>")
+    }
+
+    private mutating func appendElement(_ name: String, _ value: Double, into out: inout [UInt8]) {
+        out.append(ascii: "<fod:")
+        out.append(ascii: name)
+        out.append(ascii: ">")
+        numbers.append(value, fractionDigits: 7, to: &out)
+        out.append(ascii: "</fod:")
+        out.append(ascii: name)
+        out.append(ascii: ">")
     }
 
     /// Closes the open track and the document. Later calls write nothing.
@@ -111,7 +144,7 @@ public struct GPXExport: Sendable {
         out.append(ascii: """
             <?xml version="1.0" encoding="UTF-8"?>
             <gpx version="1.1" creator="Find Our Devices" xmlns="http://www.topografix.com/GPX/1/1" \
-            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+            xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:fod="\(Self.extensionNamespace)" \
             xsi:schemaLocation="http://www.topografix.com/GPX/1/1 http://www.topografix.com/GPX/1/1/gpx.xsd">
 
             """)
@@ -137,5 +170,13 @@ public struct GPXExport: Sendable {
             out.append(ascii: "\"/>\n")
         }
         out.append(ascii: "  </metadata>\n")
+    }
+}
+
+extension Optional where Wrapped == Double {
+    /// The value when it is present and finite.
+    var finite: Double? {
+        guard let value = self, value.isFinite else { return nil }
+        return value
     }
 }

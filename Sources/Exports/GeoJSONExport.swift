@@ -2,13 +2,15 @@ import JSONCore
 import Timestamps
 
 /// Streams an RFC 7946 GeoJSON FeatureCollection: devices' latest positions as `Point`
-/// features and, optionally, each device's track as a `LineString` or `MultiLineString` feature.
+/// features and, optionally, each device's track as a `LineString` or `MultiLineString` feature
+/// with its per-vertex times, and every track fix that joins no line as a `Point` of its own.
 ///
 /// Feed it with ``addPosition(_:into:)`` (one `Point` feature each) and ``addTrackPoint(_:into:)``
 /// (track fixes), then call ``finish(into:)`` once. Every call appends the bytes it can already
 /// write to `out`; the caller may send and clear `out` between calls. Memory is bounded by the
-/// current track's few fields and a fixed 5.6 KiB bounding-box accumulator, whatever the number
-/// of points (see ``retainedByteCount``).
+/// current track's few fields, the times of at most ``maxFeaturePositions`` vertices (80 KB)
+/// and a fixed 5.6 KiB bounding-box accumulator, whatever the number of points (see
+/// ``retainedByteCount``).
 ///
 /// Output (member order is free in JSON; `bbox` comes last because it is known last):
 ///
@@ -18,7 +20,9 @@ import Timestamps
 ///                      "timestamp":"2026-11-30T08:15:00.000Z"}},
 ///       {"type":"Feature","geometry":{"type":"MultiLineString","coordinates":[[[lon,lat],...],...]},
 ///        "properties":{"kind":"track","deviceId","deviceName","userId","displayName",
-///                      "start","end","pointCount"}}
+///                      "start","end","pointCount","coordTimes":[["2026-11-30T08:15:00.000Z",...],...]}},
+///       {"type":"Feature","geometry":{"type":"Point","coordinates":[lon,lat]},
+///        "properties":{"kind":"fix","deviceId",...,"timestamp"}}
 ///     ],"bbox":[w,s,e,n]}
 ///
 /// - Positions are `[longitude, latitude]`, with `altitude` in meters as a third element when
@@ -38,10 +42,20 @@ import Timestamps
 ///   writer cannot look ahead for gaps, so the layout is fixed up front (``TrackLayout``):
 ///   `.lineString` never splits; `.multiLineString` always writes a `MultiLineString`, with one
 ///   part per gap-free run, even when there is only one part.
-/// - RFC 7946 requires ≥ 2 positions per line: a run with a single fix (isolated by gaps on both
-///   sides) is not drawn, and a device with no drawable run gets no track feature (its latest
-///   position, if added, is still a `Point`). `start`, `end` and `pointCount` describe the fixes
-///   drawn.
+/// - `coordTimes` (the member togeojson writes, which this server's import reads back) is
+///   parallel to `coordinates`: for a `LineString` one time per position, for a
+///   `MultiLineString` one array per part; RFC 3339 UTC with milliseconds, or `null` for a
+///   position that is not a fix (where a part ends or starts at the antimeridian, and the first
+///   position of a continuation feature).
+/// - No fix is dropped. RFC 7946 requires ≥ 2 positions per line: a fix that joins no line (a
+///   run of one fix, isolated by gaps on both sides, or a device's only fix) is a `Point` feature
+///   of kind `fix` with its `timestamp` — written at once, or while the device's track feature is
+///   open, after it (up to ``maxWaitingLoneFixes``, then the feature closes early and the track
+///   continues in a new one). `start`, `end` and `pointCount` describe the fixes a line feature
+///   draws.
+/// - A feature holds at most ``maxFeaturePositions`` positions; a longer track continues in the
+///   next feature of the same device, which starts at the last position of the previous one
+///   (with a `null` time: the fix is the previous feature's), so the line stays connected.
 public struct GeoJSONExport: Sendable {
     /// How a device's track is written.
     public enum TrackLayout: Sendable, Hashable {
@@ -87,6 +101,7 @@ public struct GeoJSONExport: Sendable {
         if let track {
             total += track.deviceID.utf8.count + track.deviceName.utf8.count
                 + track.userID.utf8.count + track.displayName.utf8.count
+                + track.vertices.retainedByteCount + track.loneFixes.capacity * MemoryLayout<TrackPosition>.stride
         }
         return total
     }
@@ -102,23 +117,8 @@ public struct GeoJSONExport: Sendable {
         defer { swap(&json.bytes, &out) }
         beginIfNeeded()
         closeTrack()
-        json.beginObject()
-        json.key("type"); json.string("Feature")
-        json.key("geometry")
-        json.beginObject()
-        json.key("type"); json.string("Point")
-        json.key("coordinates")
-        writePosition(TrackPosition(point))
-        json.endObject()
-        json.key("properties")
-        json.beginObject()
-        json.key("kind"); json.string("position")
-        writeIdentity(deviceID: point.deviceID, deviceName: point.deviceName,
-                      userID: point.userID, displayName: point.displayName)
-        json.key("timestamp"); json.string(Timestamp.rfc3339(millisecondsSince1970: point.timestamp))
-        json.endObject()
-        json.endObject()
-        featureCount += 1
+        writePointFeature(TrackPosition(point), kind: "position", deviceID: point.deviceID, deviceName: point.deviceName,
+                          userID: point.userID, displayName: point.displayName, timestamp: point.timestamp)
     }
 
     /// Adds one fix to its device's track (see the type documentation for the required order).
@@ -177,6 +177,27 @@ public struct GeoJSONExport: Sendable {
         }
         json.endArray()
         boundsAccumulator.add(longitudeDegrees: position.longitude, latitudeDegrees: position.latitude)
+    }
+
+    /// A `Point` feature of `kind` with the device's identity and `timestamp`.
+    mutating func writePointFeature(_ position: TrackPosition, kind: String, deviceID: String, deviceName: String,
+                                    userID: String, displayName: String, timestamp: Int64) {
+        json.beginObject()
+        json.key("type"); json.string("Feature")
+        json.key("geometry")
+        json.beginObject()
+        json.key("type"); json.string("Point")
+        json.key("coordinates")
+        writePosition(position)
+        json.endObject()
+        json.key("properties")
+        json.beginObject()
+        json.key("kind"); json.string(kind)
+        writeIdentity(deviceID: deviceID, deviceName: deviceName, userID: userID, displayName: displayName)
+        json.key("timestamp"); json.string(Timestamp.rfc3339(millisecondsSince1970: timestamp))
+        json.endObject()
+        json.endObject()
+        featureCount += 1
     }
 
     mutating func writeIdentity(deviceID: String, deviceName: String, userID: String, displayName: String) {

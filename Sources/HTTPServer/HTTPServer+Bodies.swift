@@ -80,6 +80,9 @@ extension HTTPServer {
         case .anonymous:
             context.intake.anonymous = true
             context.maxBodyBytes = min(context.maxBodyBytes, configuration.bodies.anonymousBodyBytes)
+        case .anonymousUpTo(let limit):
+            context.intake.anonymous = true
+            context.maxBodyBytes = min(context.maxBodyBytes, max(0, limit))
         }
         // Time spent on the check is not the client's.
         context.intake.pace.restart(now: Timestamp.monotonicNanoseconds())

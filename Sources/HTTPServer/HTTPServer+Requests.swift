@@ -144,11 +144,13 @@ extension HTTPServer {
     /// The error responder's answer to `error` for the request of `context`.
     func errorResponse(_ error: HTTPError, context: RequestContext) -> Response {
         errorResponder(error, Request(method: context.method, path: context.path, requestID: context.requestID,
-                                      routePattern: context.routeLabel))
+                                      routePattern: context.routeLabel, credentialPaths: router.credentialPaths))
     }
 
-    /// Hands `response` to libmicrohttpd.
-    func queue(_ response: Response, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+    /// Hands `response` to libmicrohttpd, with the caching rule applied (`CachingRule`).
+    func queue(_ answer: Response, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
+        var response = answer
+        CachingRule.apply(to: &response, credentialed: isCredentialed(context, connection: connection))
         context.queued = true
         context.status = response.status
         let handle: OpaquePointer?
@@ -179,6 +181,14 @@ extension HTTPServer {
         return MHD_queue_response(connection, UInt32(response.status), handle)
     }
 
+    /// Whether the request carried a credential (`CachingRule.isCredentialed`).
+    private func isCredentialed(_ context: RequestContext, connection: OpaquePointer) -> Bool {
+        CachingRule.isCredentialed(path: context.path,
+                                   hasAuthorization: { MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization") != nil },
+                                   hasQueryArgument: { MHD_lookup_connection_value(connection, .GET_ARGUMENT_KIND, $0) != nil },
+                                   credentialPaths: router.credentialPaths)
+    }
+
     func makeRequest(_ context: RequestContext, connection: OpaquePointer) -> Request {
         var collector = KeyValueCollector()
         withUnsafeMutablePointer(to: &collector) { pointer in
@@ -189,7 +199,8 @@ extension HTTPServer {
         return Request(method: context.method, path: context.path, queryItems: collector.query,
                        headerFields: collector.headers, body: context.body,
                        pathParameters: context.pathParameters, remoteAddress: clientAddress(connection, headers: collector.headers),
-                       requestID: context.requestID, routePattern: context.routeLabel, headCheckResult: context.intake.headCheckResult)
+                       requestID: context.requestID, routePattern: context.routeLabel, credentialPaths: router.credentialPaths,
+                       headCheckResult: context.intake.headCheckResult)
     }
 
     /// The request's client as text (`203.0.113.7`, `2001:db8::1`): the TCP peer, or the client
@@ -244,7 +255,7 @@ extension HTTPServer {
         if logger.isEnabled(.info) {
             let micros = nanoseconds / 1000
             let fraction = String(micros % 1000)
-            var line = LogText.escaped(context.method) + " " + LogText.escaped(context.loggedPath) + " \(status) \(bytes)B \(micros / 1000)."
+            var line = LogText.escaped(context.method) + " " + LogText.escaped(router.credentialPaths.redacting(context.path)) + " \(status) \(bytes)B \(micros / 1000)."
             line += String(repeating: "0", count: 3 - fraction.count) + fraction + "ms id=" + LogText.escaped(context.requestID)
             if termination != .REQUEST_TERMINATED_COMPLETED_OK { line += " terminated=\(termination.rawValue)" }
             logger.info(line)

@@ -137,13 +137,11 @@ public final class HTTPServer: Sendable {
         let stragglers = pendingDeferred.withLock { Array($0.values) }
         for (context, connection) in stragglers {
             let request = Request(method: context.method, path: context.path, requestID: context.requestID,
-                                  routePattern: context.routeLabel)
+                                  routePattern: context.routeLabel, credentialPaths: router.credentialPaths)
             resumeDeferred(context, connection, with: errorResponder(HTTPError.shuttingDown, request))
         }
         for (context, connection) in pendingHeadChecks.withLock({ Array($0.values) }) {
-            let request = Request(method: context.method, path: context.path, requestID: context.requestID,
-                                  routePattern: context.routeLabel)
-            settleHeadCheck(context, connection, .refused(errorResponder(HTTPError.shuttingDown, request)))
+            settleHeadCheck(context, connection, .refused(errorResponse(.shuttingDown, context: context)))
         }
         for body in pendingBodies.withLock({ Array($0.values) }) {
             body.abandon(.shuttingDown)

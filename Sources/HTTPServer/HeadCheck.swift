@@ -17,6 +17,10 @@ public struct HeadCheck: Sendable {
         /// OsmAnd's form `id`): the body is capped at `BodyLimits.anonymousBodyBytes` and
         /// held against the anonymous budget.
         case anonymous
+        /// As `anonymous`, but the route takes such bodies up to `maxBodyBytes` (at most its
+        /// own limit): a phone app's batch that names its device only in the body. Held
+        /// against the anonymous budget all the same.
+        case anonymousUpTo(maxBodyBytes: Int)
     }
 
     /// Whether the check runs on the server's thread (a lookup in memory or a local file);

@@ -26,9 +26,21 @@ public struct InProcessResponder: Sendable {
     public func respond(method: String, target: String, headers: [(name: String, value: String)] = [],
                         body: [UInt8] = [], remoteAddress: String = "127.0.0.1") async -> Response {
         let (path, query) = Self.split(target)
+        var response = await answer(method: method, path: path, query: query, headers: headers, body: body, remoteAddress: remoteAddress)
+        let credentialed = CachingRule.isCredentialed(path: path, hasAuthorization: { headers.contains { $0.name.lowercased() == "authorization" } },
+                                                      hasQueryArgument: { name in query.contains { $0.name == name } },
+                                                      credentialPaths: router.credentialPaths)
+        CachingRule.apply(to: &response, credentialed: credentialed)
+        return response
+    }
+
+    /// The handler's (or the error responder's) response, before the caching rule.
+    private func answer(method: String, path: String, query: [(name: String, value: String)], headers: [(name: String, value: String)],
+                        body: [UInt8], remoteAddress: String) async -> Response {
         let fields = headers.map { (name: $0.name.lowercased(), value: $0.value) }
         var request = Request(method: method, path: path, queryItems: query, headerFields: fields, body: body,
-                              remoteAddress: remoteAddress, requestID: "in-process", routePattern: "unmatched")
+                              remoteAddress: remoteAddress, requestID: "in-process", routePattern: "unmatched",
+                              credentialPaths: router.credentialPaths)
         let route: Route
         switch router.match(method: method, path: path) {
         case .notFound:
@@ -39,7 +51,7 @@ public struct InProcessResponder: Sendable {
             route = matched
             request = Request(method: method, path: path, queryItems: query, headerFields: fields, body: body,
                               pathParameters: parameters, remoteAddress: remoteAddress, requestID: "in-process",
-                              routePattern: matched.pattern)
+                              routePattern: matched.pattern, credentialPaths: router.credentialPaths)
         }
         var limit = route.maxBodyBytes ?? defaultMaxBodyBytes
         if !body.isEmpty {
@@ -52,6 +64,8 @@ public struct InProcessResponder: Sendable {
                                       requestID: "in-process", routePattern: route.pattern, headCheckResult: result)
                 case .anonymous:
                     limit = min(limit, anonymousBodyBytes)
+                case .anonymousUpTo(let allowed):
+                    limit = min(limit, max(0, allowed))
                 }
             } catch {
                 return errorResponder(error, request)
@@ -77,7 +91,8 @@ public struct InProcessResponder: Sendable {
                 // The whole body is at hand: hand it over as one piece, then its end.
                 let handle = try admit(Request(method: method, path: path, queryItems: query, headerFields: fields,
                                                pathParameters: request.pathParameters, remoteAddress: remoteAddress,
-                                               requestID: "in-process", routePattern: route.pattern))
+                                               requestID: "in-process", routePattern: route.pattern,
+                                               credentialPaths: router.credentialPaths))
                 let stream = RequestBodyStream(capacity: body.count + 1, limit: route.maxBodyBytes ?? defaultMaxBodyBytes, connection: nil)
                 body.withUnsafeBytes { stream.deliver($0, suspend: {}) }
                 stream.endOfBody()

@@ -20,6 +20,8 @@ public struct Request: Sendable {
     public let requestID: String
     /// The route pattern that matched (`/v1/groups/{id}`), for logs and metrics.
     public let routePattern: String
+    /// The credential segments of paths (the router's): what `loggedPath` redacts.
+    public let credentialPaths: CredentialPaths
     /// What the route's `HeadCheck` resolved when it admitted the body as authenticated (a
     /// credential), or nil (no body, no check, or an anonymous body).
     public let headCheckResult: (any Sendable)?
@@ -27,7 +29,8 @@ public struct Request: Sendable {
     public init(method: String, path: String, queryItems: [(name: String, value: String)] = [],
                 headerFields: [(name: String, value: String)] = [], body: [UInt8] = [],
                 pathParameters: [String: String] = [:], remoteAddress: String = "unknown",
-                requestID: String = "-", routePattern: String = "", headCheckResult: (any Sendable)? = nil) {
+                requestID: String = "-", routePattern: String = "", credentialPaths: CredentialPaths = CredentialPaths(),
+                headCheckResult: (any Sendable)? = nil) {
         self.method = method
         self.path = path
         self.queryItems = queryItems
@@ -37,6 +40,7 @@ public struct Request: Sendable {
         self.remoteAddress = remoteAddress
         self.requestID = requestID
         self.routePattern = routePattern
+        self.credentialPaths = credentialPaths
         self.headCheckResult = headCheckResult
     }
 
@@ -57,9 +61,10 @@ public struct Request: Sendable {
         queryItems.first { $0.name == name }?.value
     }
 
-    /// The path for logs: credential segments (`Route.credentialParameters`) redacted.
+    /// The path for logs: credential segments (`credentialPaths`) redacted, whichever route
+    /// matched (the query string is never part of `path`).
     public var loggedPath: String {
-        Route.loggedPath(pattern: routePattern, path: path, parameters: pathParameters)
+        credentialPaths.redacting(path)
     }
 
     /// The value of path parameter `name` (present whenever the pattern has it).

@@ -46,8 +46,6 @@ final class RequestContext: @unchecked Sendable {
     }
 
     var routeLabel: String { route?.pattern ?? "unmatched" }
-    /// The path for the access log, credential segments redacted.
-    var loggedPath: String { Route.loggedPath(pattern: route?.pattern ?? "", path: path, parameters: pathParameters) }
 }
 
 // MARK: - libmicrohttpd callbacks (global functions: they must not capture, and must not be

@@ -77,20 +77,8 @@ public struct Route: Sendable {
     }
 
     /// Path parameters that carry a credential (share-link tokens, `/s/{token}`): never
-    /// written to a log.
+    /// written to a log, whatever the method or route of a request (`CredentialPaths`).
     public static let credentialParameters: Set<String> = ["token"]
-
-    /// The path as logs may show it: `path` itself, or — when `pattern` has a credential
-    /// parameter — the pattern with the other parameters' values and `<redacted>` for it.
-    static func loggedPath(pattern: String, path: String, parameters: [String: String]) -> String {
-        guard credentialParameters.contains(where: { pattern.contains("{\($0)}") }) else { return path }
-        let parts = split(pattern).map { part -> String in
-            guard part.hasPrefix("{"), part.hasSuffix("}") else { return String(part) }
-            let name = String(part.dropFirst().dropLast())
-            return credentialParameters.contains(name) ? "<redacted>" : parameters[name] ?? ""
-        }
-        return "/" + parts.joined(separator: "/")
-    }
 
     static func split(_ path: String) -> [Substring] {
         path.split(separator: "/", omittingEmptySubsequences: true)
@@ -113,14 +101,23 @@ public struct Router: Sendable {
     /// Indexes into `routes` by segment count, in the order added: only routes of a path's
     /// segment count can match it, so a request looks at a handful, not at every route.
     private var indexesBySegmentCount: [Int: [Int]] = [:]
+    /// The path segments that are credentials, by the routes' credential parameters.
+    public private(set) var credentialPaths = CredentialPaths()
 
     public init(_ routes: [Route] = []) {
         for route in routes { add(route) }
     }
 
+    /// Treats the credential segments of `paths` (another router's) as credentials here too,
+    /// in logs and caching, though no route of this router has them.
+    public mutating func redact(_ paths: CredentialPaths) {
+        credentialPaths.formUnion(paths)
+    }
+
     public mutating func add(_ route: Route) {
         indexesBySegmentCount[route.segments.count, default: []].append(routes.count)
         routes.append(route)
+        credentialPaths.add(route)
     }
 
     public enum Match: Sendable {

@@ -130,6 +130,14 @@ public enum OsmAndFormat {
         return pairs
     }
 
+    /// The pairs of a form body that decode (see `decodeForm`), the others left out: where a
+    /// form with one bad pair still names its device token.
+    public static func decodeFormLeniently(_ bytes: [UInt8]) -> [(name: String, value: String)] {
+        bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true).compactMap { part in
+            try? decodeForm(Array(part)).first
+        }
+    }
+
     /// The Transistorsoft background-geolocation JSON form that OsmAnd servers accept:
     /// ```json
     /// {"device_id": "<token>", "location": {"timestamp": "2023-11-14T22:13:20.000Z",
@@ -154,7 +162,12 @@ public enum OsmAndFormat {
         guard case .string(let token)? = root["device_id"], !token.isEmpty else {
             throw FixError(code: .missingDeviceID, message: "the device token is required as device_id (a string)")
         }
-        guard case .object(let location)? = root["location"] else {
+        return (token, try parseJSONLocation(root["location"], now: now, rules: rules))
+    }
+
+    /// One `location` object of the background-geolocation JSON form (see `parseJSON`).
+    static func parseJSONLocation(_ value: JSONValue?, now: Int64, rules: FixRules) throws(FixError) -> Fix {
+        guard case .object(let location)? = value else {
             throw .invalidLocation("location must be an object with coords {latitude, longitude, ...}")
         }
         guard case .object(let coords)? = location["coords"] else {
@@ -197,10 +210,9 @@ public enum OsmAndFormat {
             clientID = uuid
         }
 
-        let fix = Fix(longitude: lon.double, latitude: lat.double, timestamp: timestamp, timestampWasGiven: given,
-                      accuracy: accuracy, altitude: altitude, speed: speed, heading: heading, battery: battery,
-                      clientID: clientID)
-        return (token, fix)
+        return Fix(longitude: lon.double, latitude: lat.double, timestamp: timestamp, timestampWasGiven: given,
+                   accuracy: accuracy, altitude: altitude, speed: speed, heading: heading, battery: battery,
+                   clientID: clientID)
     }
 
     // MARK: - Helpers

@@ -27,6 +27,22 @@ import Timestamps
 /// - `clientID` is nil: the app resends whole batches unchanged, and the server's (device,
 ///   timestamp) rule makes every resent point a duplicate.
 public enum OverlandFormat {
+    /// Reads a batch for the ingest endpoint, never failing: each bad feature is unusable with
+    /// the feature as its sample; a body that is not a batch is one unusable message.
+    public static func read(_ body: JSONValue, now: Int64, rules: FixRules = .standard) -> AppPayload {
+        let batch: FixBatch
+        do {
+            batch = try parse(body, now: now, rules: rules)
+        } catch {
+            return AppPayload(unusable: [UnusableMessage(error: error, json: body)])
+        }
+        var payload = AppPayload(fixes: batch.fixes.map(\.fix))
+        for (index, error) in batch.rejected {
+            payload.unusable.append(UnusableMessage(error: error, json: body["locations"]?[index] ?? .null))
+        }
+        return payload
+    }
+
     public static func parse(_ body: JSONValue, now: Int64, rules: FixRules = .standard) throws(FixError) -> FixBatch {
         guard case .object(let root) = body else {
             throw .invalidBody("an Overland body must be an object {\"locations\": [...]}, not \(body.typeWithArticle)")

@@ -8,11 +8,13 @@ struct PostgresDirectory: DirectoryTransaction {
     /// Parsed place shapes (places are edited inside directory transactions too).
     let shapes: PlaceShapeCache
 
-    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
+    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations, "
+        + "owntracks_secret IS NOT NULL, \(PostgresDeviceReport.statusColumns)"
 
     static func device(_ row: Row) throws -> Device {
         Device(id: try row.id(0), ownerID: try row.id(1), name: try row.text(2), platformID: try row.optionalText(3),
-               createdAt: try row.time(4), lastLocation: try row.lastLocation(at: 5), receiveGroupLocations: try row.bool(8))
+               createdAt: try row.time(4), lastLocation: try row.lastLocation(at: 5), receiveGroupLocations: try row.bool(8),
+               status: try PostgresDeviceReport.status(row, at: 10), ownTracksEncryption: try row.bool(9))
     }
 
     static func membership(_ row: Row) throws -> Membership {
@@ -49,6 +51,10 @@ struct PostgresDirectory: DirectoryTransaction {
 
     func setReceiveGroupLocations(id: DeviceID, _ receive: Bool) throws {
         try c.run("UPDATE devices SET receive_group_locations = $1 WHERE id = $2", [.bool(receive), .id(id)])
+    }
+
+    func setOwnTracksSecret(id: DeviceID, _ secret: String?) throws {
+        try c.run("UPDATE devices SET owntracks_secret = $1 WHERE id = $2", [.optional(secret), .id(id)])
     }
 
     func replaceDeviceToken(id: DeviceID, tokenHash: String) throws {

@@ -1,3 +1,4 @@
+import SQLCore
 import PostgresClient
 
 /// The PostgreSQL schema, as numbered migrations (append only; never edit an applied one).
@@ -388,6 +389,49 @@ enum PostgresSchema {
             CREATE TRIGGER place_cells_move_version AFTER INSERT OR UPDATE OR DELETE ON place_cells
                 FOR EACH ROW EXECUTE FUNCTION fod_bump_place_version();
             """),
+        signInRecords,
+        Migration(version: 10, name: "what phone apps say besides fixes: status, rejections, region events, OwnTracks secret", sql: """
+            -- The device's status (API.md, "Phone apps never stall"): when it last posted (written
+            -- at most once a minute, only forward) and its newest battery level with the time it
+            -- was read (replaced only by a later reading, whichever node writes).
+            ALTER TABLE devices ADD COLUMN last_seen_at bigint, ADD COLUMN battery double precision,
+                ADD COLUMN battery_at bigint,
+            -- The owner's OwnTracks payload encryption passphrase. Unlike a token it must be kept as
+            -- given (it opens and seals the device's messages); like a token it is a credential the
+            -- phone holds. Only the OwnTracks endpoint reads it; no reply, export or log carries it.
+                ADD COLUMN owntracks_secret text;
+            -- Messages that could not be stored, one row per reason and request, the newest 100
+            -- per device kept (ids increase with arrival).
+            CREATE TABLE device_rejections (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                device_key bigint NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                at bigint NOT NULL,
+                source text NOT NULL,
+                reason text NOT NULL,
+                message text NOT NULL,
+                sample text NOT NULL,
+                count integer NOT NULL
+            );
+            CREATE INDEX device_rejections_by_device ON device_rejections (device_key, id);
+            -- Region events the phone reported (OwnTracks transitions), the newest 1,000 per device
+            -- kept; the same event sent again (same time, kind and region) is kept once.
+            CREATE TABLE device_events (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                device_key bigint NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                received_at bigint NOT NULL,
+                ts bigint NOT NULL,
+                event text NOT NULL,
+                region text NOT NULL,
+                lon double precision,
+                lat double precision,
+                accuracy double precision,
+                detected_by text
+            );
+            CREATE UNIQUE INDEX device_events_once ON device_events (device_key, ts, event, region);
+            CREATE INDEX device_events_by_device ON device_events (device_key, id);
+            """),
+        Migration(version: 11, name: "notification channels, alerts, the delivery queue and consumer cursors",
+                  sql: NotificationTables.schema(.postgres)),
     ]
 
     /// Applies the pending migrations, each in its own transaction, under the migration lock.

@@ -37,16 +37,24 @@ extension PostgresStore: ExportStore {
         }
     }
 
-    public func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
+    public func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int,
+                           detail: ExportRow.Detail) throws -> [ExportRow] {
         try read { c in
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
+            let everything = detail == .everything
             return try c.rows("""
-                SELECT ts, seq, lon, lat, altitude FROM fixes
+                SELECT ts, seq, lon, lat, altitude\(everything ? ", accuracy, speed, heading, battery, client_id" : "") FROM fixes
                 WHERE device_key = $1 AND ts >= $2 AND ts <= $3 AND (ts, seq) > ($4, $5) ORDER BY ts, seq LIMIT $6
                 """, [.int64(deviceKey.storeValue), .int64(max(start.timestamp, from ?? Int64.min)), .int64(to ?? Int64.max),
                       .int64(start.timestamp), .int64(start.sequence), .int(max(0, limit))]) { row in
-                ExportRow(timestamp: try row.int64(0), sequence: try row.int64(1), longitude: try row.double(2),
-                          latitude: try row.double(3), altitude: try row.optionalDouble(4))
+                guard everything else {
+                    return ExportRow(timestamp: try row.int64(0), sequence: try row.int64(1), longitude: try row.double(2),
+                                     latitude: try row.double(3), altitude: try row.optionalDouble(4))
+                }
+                return ExportRow(timestamp: try row.int64(0), sequence: try row.int64(1), longitude: try row.double(2),
+                                 latitude: try row.double(3), altitude: try row.optionalDouble(4), accuracy: try row.optionalDouble(5),
+                                 speed: try row.optionalDouble(6), heading: try row.optionalDouble(7), battery: try row.optionalDouble(8),
+                                 clientID: try row.optionalText(9))
             }
         }
     }

@@ -6,7 +6,7 @@ import Tracking
 
 extension PostgresStore: LocationStore {
     /// The append, answered by the device's writer thread right after the commit.
-    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
+    public func append(deviceID: DeviceID, fixes: [Fix], report: DeviceReport?, events rule: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void,
                        completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) {
         // Cells are computed on the caller's thread, to keep the writer's transaction short.
@@ -16,7 +16,8 @@ extension PostgresStore: LocationStore {
         // The copies of groups' places an append loads go into the cache only once it has
         // committed (a batch that runs again, or fails, keeps nothing).
         write({ c in
-            try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, rule: rule, shapes: shapes, index: index, on: c)
+            try Self.append(deviceID: deviceID, fixes: fixes, cells: cells, report: report, rule: rule, shapes: shapes, index: index,
+                            on: c)
         }, lockOrder: deviceID.rawValue, completion: { result in
             switch result {
             case .success(let appended):
@@ -32,16 +33,17 @@ extension PostgresStore: LocationStore {
     /// The append inside the writer's transaction: dedupe (`DuplicateRule` against what is
     /// stored, then the unique indexes against what other nodes commit meanwhile), insert,
     /// move the latest location forward if a newer fix arrived, log the location events and
-    /// the place arrivals.
+    /// the place arrivals; and write the device's report (`PostgresDeviceReport`).
     ///
     /// Three round trips for a batch of a device that shares into groups without places (two
     /// when it shares into none), whatever the batch's size: the reads it needs go in one
     /// pipeline, the insert with the latest-location update in a second, the share notice and
     /// each group's events in a third. Statements run in the order sent, so event heads are
     /// still locked in group id order.
-    static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], rule: LocationEventRule, shapes: PlaceShapeCache,
-                       index: PlaceIndexCache, on c: Connection) throws -> (outcome: IngestOutcome, places: LoadedPlaces) {
+    static func append(deviceID: DeviceID, fixes: [Fix], cells: [Int64], report: DeviceReport?, rule: LocationEventRule,
+                       shapes: PlaceShapeCache, index: PlaceIndexCache, on c: Connection) throws -> (outcome: IngestOutcome, places: LoadedPlaces) {
         let reads = try AppendReads(deviceID: deviceID, fixes: fixes, on: c)
+        if let report { try PostgresDeviceReport.write(report, deviceKey: reads.deviceKey, current: reads.status, on: c) }
         var outcome = IngestOutcome()
         let survivors = reads.survivors(of: fixes)
         guard !survivors.isEmpty else {
@@ -79,6 +81,8 @@ extension PostgresStore: LocationStore {
         let deviceKey: Int64
         /// The device's latest fix time before this append.
         let lastTimestamp: Int64?
+        /// The device's status before this append.
+        let status: DeviceStatus
         /// Whether a share link shows the device now: then other nodes' share streams hear of
         /// the fixes (`ShareFixNotice`).
         let isShared: Bool
@@ -99,7 +103,8 @@ extension PostgresStore: LocationStore {
             readsStored = !times.isEmpty
             let results = try c.pipeline { p in
                 try p.append("""
-                    SELECT key, last_ts, EXISTS (SELECT 1 FROM shares s WHERE s.device_id = devices.id AND s.expires_at > $2)
+                    SELECT key, last_ts, EXISTS (SELECT 1 FROM shares s WHERE s.device_id = devices.id AND s.expires_at > $2),
+                           \(PostgresDeviceReport.statusColumns)
                     FROM devices WHERE id = $1
                     """, [.id(deviceID), .int64(Timestamp.nowMilliseconds())])
                 try p.append("SELECT nextval('fix_seq') FROM generate_series(1, $1)", [.int(fixes.count)])
@@ -122,6 +127,7 @@ extension PostgresStore: LocationStore {
             deviceKey = try device.int64(0)
             lastTimestamp = try device.optionalInt64(1)
             isShared = try device.bool(2)
+            status = try PostgresDeviceReport.status(device, at: 3)
             sequences = try results[1].rows.map { try $0.int64(0) }.sorted()
             guard sequences.count == fixes.count else {
                 throw PostgresError(sqlState: .internalError, origin: .client,

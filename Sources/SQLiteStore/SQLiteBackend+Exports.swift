@@ -41,16 +41,23 @@ extension SQLiteBackend: ExportStore {
         }
     }
 
-    public func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow] {
+    public func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int,
+                           detail: ExportRow.Detail) throws -> [ExportRow] {
         try read { db in
             let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
+            let everything = detail == .everything
             return try db.rows("""
-                SELECT ts, seq, lon, lat, altitude FROM locations
+                SELECT ts, seq, lon, lat, altitude\(everything ? ", accuracy, speed, heading, battery, client_id" : "") FROM locations
                 WHERE device_key = ? AND ts >= ? AND ts <= ? AND (ts, seq) > (?, ?) ORDER BY ts, seq LIMIT ?
                 """, [.integer(deviceKey.storeValue), .integer(max(start.timestamp, from ?? Int64.min)), .integer(to ?? Int64.max),
                       .integer(start.timestamp), .integer(start.sequence), .int(limit)]) { row in
-                ExportRow(timestamp: row.int64(0), sequence: row.int64(1), longitude: row.double(2), latitude: row.double(3),
-                          altitude: row.optionalDouble(4))
+                guard everything else {
+                    return ExportRow(timestamp: row.int64(0), sequence: row.int64(1), longitude: row.double(2), latitude: row.double(3),
+                                     altitude: row.optionalDouble(4))
+                }
+                return ExportRow(timestamp: row.int64(0), sequence: row.int64(1), longitude: row.double(2), latitude: row.double(3),
+                                 altitude: row.optionalDouble(4), accuracy: row.optionalDouble(5), speed: row.optionalDouble(6),
+                                 heading: row.optionalDouble(7), battery: row.optionalDouble(8), clientID: row.optionalString(9))
             }
         }
     }

@@ -7,7 +7,7 @@ import Timestamps
 
 extension SQLiteBackend: LocationStore {
     /// The append, answered by the writer thread itself right after the commit.
-    public func append(deviceID: DeviceID, fixes: [Fix], events rule: LocationEventRule,
+    public func append(deviceID: DeviceID, fixes: [Fix], report: DeviceReport?, events rule: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void,
                        completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) {
         let sequences = self.sequences
@@ -23,9 +23,11 @@ extension SQLiteBackend: LocationStore {
         // The copies of groups' places an append loads go into the cache only once it has
         // committed (`PlaceIndexCache.keep(_:)`).
         write({ db -> (outcome: IngestOutcome, places: LoadedPlaces) in
-            guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.id(deviceID)], {
-                (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
+            guard let device = try db.firstRow("SELECT key, last_ts, \(SQLiteDeviceReport.statusColumns) FROM devices WHERE id = ?",
+                                               [.id(deviceID)], {
+                (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1), status: SQLiteDeviceReport.status($0, at: 2))
             }) else { throw TrackingError.notFound("device") }
+            if let report { try SQLiteDeviceReport.write(report, deviceKey: device.key, current: device.status, in: db) }
             var outcome = IngestOutcome()
             let survivors = try Self.deduplicate(fixes, idHashes: idHashes, lookups: lookups, deviceKey: device.key,
                                                  lastTimestamp: device.lastTimestamp, unmerged: unmerged, filter: filter,

@@ -8,12 +8,14 @@ struct SQLiteDirectory: DirectoryTransaction {
     /// The backend's mirror of unmerged fixes (deleting a device deletes its entries there too).
     let unmerged: UnmergedFixes
 
-    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations"
+    static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations, "
+        + "owntracks_secret IS NOT NULL, \(SQLiteDeviceReport.statusColumns)"
 
     static func device(_ row: Statement) -> Device {
         let last = row.isNull(7) ? nil : LastLocation(position: row.position(5), timestamp: row.time(7))
         return Device(id: row.id(0), ownerID: row.id(1), name: row.string(2), platformID: row.optionalString(3),
-                      createdAt: row.time(4), lastLocation: last, receiveGroupLocations: row.bool(8))
+                      createdAt: row.time(4), lastLocation: last, receiveGroupLocations: row.bool(8),
+                      status: SQLiteDeviceReport.status(row, at: 10), ownTracksEncryption: row.bool(9))
     }
 
     func user(id: UserID) throws -> User? { try SQLiteBackend.user(id: id, in: db) }
@@ -46,6 +48,10 @@ struct SQLiteDirectory: DirectoryTransaction {
 
     func setReceiveGroupLocations(id: DeviceID, _ receive: Bool) throws {
         try db.run("UPDATE devices SET receive_group_locations = ? WHERE id = ?", [.bool(receive), .id(id)])
+    }
+
+    func setOwnTracksSecret(id: DeviceID, _ secret: String?) throws {
+        try db.run("UPDATE devices SET owntracks_secret = ? WHERE id = ?", [.optional(secret), .id(id)])
     }
 
     func replaceDeviceToken(id: DeviceID, tokenHash: String) throws {

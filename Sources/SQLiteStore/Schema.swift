@@ -1,3 +1,4 @@
+import SQLCore
 import Tracking
 import Storage
 
@@ -340,5 +341,65 @@ public enum Schema {
                 INSERT INTO place_versions VALUES (OLD.group_id, 1) ON CONFLICT (group_id) DO UPDATE SET version = version + 1;
             END;
             """),
+        .init(version: 13, name: "failed sign-ins per account and the addresses accounts signed in from", sql: """
+            -- SignInThrottle's records. Keys are BLAKE2b digests (AccountService): of the
+            -- normalised email, whether an account has it or not; of the user id and the client's
+            -- address (IPv4, or IPv6 /64). A failure record goes with a correct password, or once
+            -- its latest attempt is a day old; an account keeps its most recent addresses only.
+            CREATE TABLE sign_in_failures (
+                account_key TEXT PRIMARY KEY,
+                failures INTEGER NOT NULL,
+                last_attempt_at INTEGER NOT NULL
+            ) WITHOUT ROWID;
+            CREATE INDEX sign_in_failures_by_age ON sign_in_failures(last_attempt_at);
+            CREATE TABLE sign_in_addresses (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                address_key TEXT NOT NULL,
+                last_sign_in_at INTEGER NOT NULL,
+                PRIMARY KEY (user_id, address_key)
+            ) WITHOUT ROWID;
+            """),
+        .init(version: 14, name: "what phone apps say besides fixes: status, rejections, region events, OwnTracks secret", sql: """
+            -- The device's status (API.md, "Phone apps never stall"): when it last posted (written
+            -- at most once a minute) and its newest battery level with the time it was read.
+            ALTER TABLE devices ADD COLUMN last_seen_at INTEGER;
+            ALTER TABLE devices ADD COLUMN battery REAL;
+            ALTER TABLE devices ADD COLUMN battery_at INTEGER;
+            -- The owner's OwnTracks payload encryption passphrase. Unlike a token it must be kept as
+            -- given (it opens and seals the device's messages); like a token it is a credential the
+            -- phone holds. Only the OwnTracks endpoint reads it; no reply, export or log carries it.
+            ALTER TABLE devices ADD COLUMN owntracks_secret TEXT;
+            -- Messages that could not be stored, one row per reason and request, the newest 100
+            -- per device kept (ids increase with arrival).
+            CREATE TABLE device_rejections (
+                id INTEGER PRIMARY KEY,
+                device_key INTEGER NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                at INTEGER NOT NULL,
+                source TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                message TEXT NOT NULL,
+                sample TEXT NOT NULL,
+                count INTEGER NOT NULL
+            );
+            CREATE INDEX device_rejections_by_device ON device_rejections(device_key, id);
+            -- Region events the phone reported (OwnTracks transitions), the newest 1,000 per device
+            -- kept; the same event sent again (same time, kind and region) is kept once.
+            CREATE TABLE device_events (
+                id INTEGER PRIMARY KEY,
+                device_key INTEGER NOT NULL REFERENCES devices(key) ON DELETE CASCADE,
+                received_at INTEGER NOT NULL,
+                ts INTEGER NOT NULL,
+                event TEXT NOT NULL,
+                region TEXT NOT NULL,
+                lon REAL,
+                lat REAL,
+                accuracy REAL,
+                detected_by TEXT
+            );
+            CREATE UNIQUE INDEX device_events_once ON device_events(device_key, ts, event, region);
+            CREATE INDEX device_events_by_device ON device_events(device_key, id);
+            """),
+        .init(version: 15, name: "notification channels, alerts, the delivery queue and consumer cursors",
+              sql: NotificationTables.schema(.sqlite)),
     ])
 }

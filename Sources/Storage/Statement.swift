@@ -120,6 +120,18 @@ public final class Statement {
         guard let text = sqlite3_column_text(handle, column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
         return try body(UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column))))
     }
+    /// Columns of the statement's result.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    /// A column of the current row as the value SQLite stored.
+    public func value(_ column: Int32) -> SQLValue {
+        switch sqlite3_column_type(handle, column) {
+        case SQLITE_INTEGER: .integer(int64(column))
+        case SQLITE_FLOAT: .real(double(column))
+        case SQLITE_TEXT: .text(string(column))
+        case SQLITE_BLOB: .blob(blob(column))
+        default: .null
+        }
+    }
     public func blob(_ column: Int32) -> [UInt8] {
         let count = Int(sqlite3_column_bytes(handle, column))
         guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }

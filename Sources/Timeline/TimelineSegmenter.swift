@@ -25,6 +25,11 @@ import GeoKit
 /// 4. *Gaps.* More than `maxGapMinutes` without fixes ends a trip (the next one starts after the
 ///    gap). A stay — or a candidate — survives a silent gap of up to `maxStayGapHours` when the
 ///    first fix after it is inside: the device did not move (phones stop reporting when still).
+///    Fixes outside a stay just before a silence (an excursion the first fix after it does not
+///    end inside the stay) mean the stay ended there: they are replayed as moving fixes, so they
+///    become the candidate that survives the silence — a short trip, then hours at the
+///    destination without a fix, is trip then stay, not a trip ending in a lone fix. The same
+///    replay runs at the end of the input.
 /// 5. *Merge.* A stay, a trip of at most `4 × (maxOutlierFixes + 1)` fixes lasting at most
 ///    `stayMinutes`, then a stay whose centre is within `stayRadius` of the first: one stay (a
 ///    longer burst of bad fixes inside a stay). The last stay and the trips on either side of it
@@ -91,11 +96,9 @@ public struct TimelineSegmenter: Sendable {
 
     /// Ends the input: the open stay or trip is final.
     public mutating func finish() {
-        if stay != nil {
-            let outside = excursion
-            endStay()
-            for m in outside { trip.add(m) }
-        }
+        // Fixes outside the last stay may be a stay of their own (two fixes at the destination).
+        while stay != nil && !excursion.isEmpty { replayExcursion() }
+        endStay()
         flushCandidateIntoTrip()
         endTrip()
         merger.flush()
@@ -131,32 +134,37 @@ public struct TimelineSegmenter: Sendable {
         }
         excursion.append(s)
         guard excursion.count > parameters.maxOutlierFixes else { return }
+        replayExcursion()
+    }
+
+    /// Ends the stay at its last inside fix and replays the fixes outside it as if they arrived
+    /// now: they may start a stay of their own (once one of them confirms a new stay, the rest
+    /// are that stay's: moving steps after it would replace the stay and lose its fixes). A
+    /// stay they confirm may have an excursion in turn, always shorter than this one.
+    mutating func replayExcursion() {
         let moved = excursion
         excursion.removeAll(keepingCapacity: true)
         endStay()
-        // Replayed as if they arrived now: once one of them confirms a new stay, the rest are
-        // that stay's (moving steps after it would replace the stay and lose its fixes).
         for m in moved { step(m) }
     }
 
     mutating func afterGap(_ s: Sample, silence: Int64) {
         let stillThere = silence <= parameters.maxStayGapMilliseconds
+        // The device left the stay (the excursion's fixes) and went silent where it went: the
+        // stay ended before the silence, and the fixes after it may be the start of the next stay,
+        // which survives the silence below when the fix after it is inside (a short trip, then
+        // hours at the destination without a fix: OwnTracks' significant-changes mode, an
+        // imported visit's two fixes).
+        while let current = stay, !excursion.isEmpty, !(stillThere && isInside(s, current.centre)) {
+            replayExcursion()
+        }
         if let current = stay {
             if stillThere && isInside(s, current.centre) {
                 stayStep(s)
                 return
             }
-            // The stay ends; what was outside it before the silence is a trip ending at the gap.
-            let outside = excursion
-            excursion.removeAll(keepingCapacity: true)
-            endStay()
-            for m in outside { trip.add(m) }
-            endTrip()
-            merger.gap()
-            movingStep(s)
-            return
-        }
-        if stillThere && !candidate.isEmpty && isInside(s, candidate.centre) {
+            endStay()  // at the silence; nothing is outside it any more (the loop above)
+        } else if stillThere && !candidate.isEmpty && isInside(s, candidate.centre) {
             movingStep(s)
             return
         }

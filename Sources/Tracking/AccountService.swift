@@ -11,8 +11,10 @@ import Timestamps
 ///
 /// Abuse limits (`Policy`): hashing runs on a few dedicated threads with a bounded queue (a
 /// flood gets 503, never starves other requests); sign-ups are limited per client address;
-/// sign-ins per (address, account) pair and per address — never per account alone, so an
-/// attacker cannot lock the owner out; sessions expire after an idle and an absolute lifetime.
+/// sign-ins per (address, account) pair, per address, and per account by `SignInThrottle` —
+/// at most 100 consecutive failures a day from all addresses together, in a way that leaves
+/// the owner's known addresses able to sign in (see `signIn`); sessions expire after an idle
+/// and an absolute lifetime.
 public final class AccountService: Sendable {
     /// User tokens start with this; device tokens with `DeviceTokens.prefix`.
     public static let userTokenPrefix = "fodu_"
@@ -28,6 +30,8 @@ public final class AccountService: Sendable {
         public var signInsPerAccountAndAddressPerMinute = 10
         /// Sign-in attempts per minute from one client address, whatever the emails.
         public var signInsPerAddressPerMinute = 60
+        /// Failed sign-ins per account, whatever the addresses (README, "Security and limits").
+        public var signInThrottle = SignInThrottle()
         /// A session unused this long stops working (ms; default 30 days).
         public var sessionIdleMilliseconds: Int64 = 30 * 86_400_000
         /// A session stops working this long after sign-in, used or not (ms; default 180 days).
@@ -41,7 +45,7 @@ public final class AccountService: Sendable {
         public init() {}
     }
 
-    let store: any AccountStore
+    let store: any AccountStore & SignInRecordStore
     let directory: any DirectoryStore
     public let policy: Policy
     let hasher: PasswordHasher
@@ -59,7 +63,7 @@ public final class AccountService: Sendable {
 
     /// - Parameter limits: where sign-ups and sign-ins are counted (the store's counters, so that
     ///   every node on a shared database counts alike).
-    public init(store: any AccountStore, directory: any DirectoryStore, policy: Policy = Policy(),
+    public init(store: any AccountStore & SignInRecordStore, directory: any DirectoryStore, policy: Policy = Policy(),
                 sink: (any GroupEventSink)? = nil, limits: any LimitCounters = LocalLimitCounters()) throws {
         self.store = store
         self.directory = directory
@@ -76,7 +80,7 @@ public final class AccountService: Sendable {
         self.dummyHash = try hasher.hash(Base64URL.encode(Secrets.randomBytes(16)))
     }
 
-    /// Creates an account and signs it in.
+    /// Creates an account and signs it in; `clientAddress` becomes known to it (`signIn`).
     /// - Throws: invalid input (400), `email_taken` conflict (409), `rate_limited` (429) past the
     ///   per-address limit, `busy` (503) when too many hashes wait.
     public func signUp(email rawEmail: String, password: String, displayName rawName: String,
@@ -90,6 +94,11 @@ public final class AccountService: Sendable {
         let user = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: Timestamp(millisecondsSince1970: now))
         let (token, session) = Self.newSession(userID: user.id, at: user.createdAt, client: client)
         try await store.createUser(user, passwordHash: hash, session: session, tokenHash: Secrets.tokenHash(token))
+        // Signing up proves the password like a sign-in: the address becomes known to the account.
+        // The account exists by now; should this fail, the address is merely not known yet.
+        try? await store.recordSignInSuccess(accountKey: Self.signInAccountKey(email: email), userID: user.id,
+                                            addressKey: Self.signInAddressKey(clientAddress, userID: user.id), now: now,
+                                            keep: policy.signInThrottle.knownAddressesPerAccount)
         return SignedIn(user: user, token: token, session: session)
     }
 
@@ -110,26 +119,6 @@ public final class AccountService: Sendable {
     /// The user with `email`, if any.
     public func user(email rawEmail: String) throws -> User? {
         try store.userWithPasswordHash(email: Validate.normalizedEmail(rawEmail))?.0
-    }
-
-    /// Checks email and password and opens a new session.
-    /// - Throws: `rate_limited` (429) past the per-pair or per-address limit,
-    ///   `invalid_credentials` (401) for an unknown email or a wrong password alike, `busy` (503).
-    /// `now` (ms) is for tests of the limits; callers leave it.
-    public func signIn(email rawEmail: String, password: String, clientAddress: String, client: String? = nil,
-                       now: Int64 = Timestamp.nowMilliseconds()) async throws -> SignedIn {
-        let email = Validate.normalizedEmail(rawEmail)
-        if let wait = try limits.attempt(signInsByAddress, key: clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
-        if let wait = try limits.attempt(signInsByPair, key: clientAddress + " " + email, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
-        let found = try store.userWithPasswordHash(email: email)
-        let storedHash = found?.1 ?? dummyHash
-        let matches = try await hashing.run { [hasher] in hasher.verify(password, against: storedHash) }
-        guard matches, let user = found?.0 else {
-            throw TrackingError(.unauthenticated, code: .invalidCredentials, message: "email or password is wrong")
-        }
-        let (token, session) = Self.newSession(userID: user.id, at: Timestamp(millisecondsSince1970: now), client: client)
-        try await store.createSession(session, tokenHash: Secrets.tokenHash(token), keepAtMost: policy.sessionsPerUser)
-        return SignedIn(user: user, token: token, session: session)
     }
 
     static func newSession(userID: UserID, at time: Timestamp, client: String?) -> (token: String, session: Session) {

@@ -55,18 +55,42 @@ public final class DeviceService: Sendable {
         }
     }
 
+    /// Longest OwnTracks secret taken, in UTF-8 bytes (the apps use its first 32 bytes as the key).
+    public static let maxOwnTracksSecretBytes = 1_024
+
+    /// A change of the OwnTracks payload encryption secret.
+    public enum SecretChange: Sendable, Equatable {
+        /// Use this passphrase (an empty one turns encryption off, as in the apps).
+        case set(String)
+        /// No secret: encryption off.
+        case remove
+    }
+
     public func rename(id: DeviceID, ownerID: UserID, to rawName: String) async throws -> Device {
         try await update(id: id, ownerID: ownerID, name: rawName, receiveGroupLocations: nil)
     }
 
-    /// Changes what is given (nil: unchanged) of the owner's device: its name, and whether its
-    /// OwnTracks replies carry the group's locations.
-    public func update(id: DeviceID, ownerID: UserID, name rawName: String?, receiveGroupLocations: Bool?) async throws -> Device {
+    /// Changes what is given (nil: unchanged) of the owner's device: its name, whether its
+    /// OwnTracks replies carry the group's locations, and its OwnTracks secret (write-only).
+    public func update(id: DeviceID, ownerID: UserID, name rawName: String?, receiveGroupLocations: Bool?,
+                       ownTracksSecret: SecretChange? = nil) async throws -> Device {
         let name = try rawName.map { try Validate.name($0, field: "name") }
+        var secret: String??
+        switch ownTracksSecret {
+        case .set(let passphrase)?:
+            guard passphrase.utf8.count <= Self.maxOwnTracksSecretBytes else {
+                throw TrackingError.invalid("owntracksSecret must be at most \(Self.maxOwnTracksSecretBytes) bytes")
+            }
+            secret = .some(passphrase.isEmpty ? nil : passphrase)
+        case .remove?: secret = .some(nil)
+        case nil: secret = nil
+        }
+        let change = secret
         return try await store.writeDirectory { tx in
             _ = try Self.owned(id, by: ownerID, in: tx)
             if let name { try tx.renameDevice(id: id, name: name) }
             if let receiveGroupLocations { try tx.setReceiveGroupLocations(id: id, receiveGroupLocations) }
+            if let change { try tx.setOwnTracksSecret(id: id, change) }
             guard let device = try tx.device(id: id) else { throw TrackingError.notFound("device") }
             return device
         }

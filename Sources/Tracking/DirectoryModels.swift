@@ -33,9 +33,14 @@ public struct Device: Sendable, Equatable {
     /// The owner's choice: whether this device's OwnTracks replies carry its groups' sharing
     /// members as friends (API.md, "Phone apps: friends in OwnTracks"). Off by default.
     public var receiveGroupLocations: Bool
+    /// When its apps last posted and its battery (API.md, "Phone apps never stall").
+    public var status: DeviceStatus
+    /// Whether the owner set an OwnTracks payload encryption secret (the secret itself is never
+    /// part of this value: `DeviceLogStore.ownTracksSecret` reads it for the ingest alone).
+    public var ownTracksEncryption: Bool
 
     public init(id: DeviceID, ownerID: UserID, name: String, platformID: String?, createdAt: Timestamp, lastLocation: LastLocation? = nil,
-                receiveGroupLocations: Bool = false) {
+                receiveGroupLocations: Bool = false, status: DeviceStatus = DeviceStatus(), ownTracksEncryption: Bool = false) {
         self.id = id
         self.ownerID = ownerID
         self.name = name
@@ -43,6 +48,8 @@ public struct Device: Sendable, Equatable {
         self.createdAt = createdAt
         self.lastLocation = lastLocation
         self.receiveGroupLocations = receiveGroupLocations
+        self.status = status
+        self.ownTracksEncryption = ownTracksEncryption
     }
 }
 

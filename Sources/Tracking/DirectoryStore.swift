@@ -12,6 +12,8 @@ public protocol DirectoryTransaction {
     func insertDevice(_ device: Device, tokenHash: String) throws
     func renameDevice(id: DeviceID, name: String) throws
     func setReceiveGroupLocations(id: DeviceID, _ receive: Bool) throws
+    /// Sets (nil: removes) the device's OwnTracks payload encryption secret.
+    func setOwnTracksSecret(id: DeviceID, _ secret: String?) throws
     func replaceDeviceToken(id: DeviceID, tokenHash: String) throws
     /// Deletes the device, its locations (redacting their events) and the memberships that use it.
     func deleteDevice(id: DeviceID) throws

@@ -73,3 +73,24 @@ public struct EventID: RawRepresentable, Hashable, Comparable, Sendable, CustomS
     public var description: String { String(rawValue) }
     public static func < (a: EventID, b: EventID) -> Bool { a.rawValue < b.rawValue }
 }
+
+/// A user's notification channel (a webhook, ntfy topic or Gotify server).
+public struct ChannelID: EntityID {
+    public static let prefix = "ch_"
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// A member's alert: tell a channel when a device enters or leaves a place.
+public struct AlertID: EntityID {
+    public static let prefix = "al_"
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}
+
+/// One notification to one channel (the `webhook-id`, the same on every retry).
+public struct DeliveryID: EntityID {
+    public static let prefix = "msg_"
+    public let rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+}

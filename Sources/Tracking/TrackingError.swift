@@ -19,6 +19,9 @@ public struct TrackingError: Error, Sendable, CustomStringConvertible {
         case rateLimited
         /// Well-formed but invalid geometry (422).
         case invalidGeometry
+        /// Well-formed but not acceptable for another reason (422): a destination the server
+        /// may not send to.
+        case unprocessable
         /// Temporarily unable (503, with `retryAfterSeconds`): overloaded, storage unavailable.
         case unavailable
         /// The server could not do it (500): never caused by input.

@@ -8,18 +8,24 @@ import Tracking
 /// endpoints from the command line against the data directory, with that user's rights.
 ///   fod export group-geojson <groupId> --as ann@example.org [--tracks] [--from T] [--to T] [--gap MIN] [--simplify M]
 ///   fod export scatter <groupId> --as … [--format json|csv|vega-lite|svg] [--color device|user]
-///   fod export device-geojson|device-gpx <deviceId> --as …
+///   fod export device-geojson|device-gpx|device-ndjson <deviceId> --as …
+///   fod export group-ndjson <groupId> --as …
 enum ExportCommand {
     static let endpoints: [String: ExportRoutes.Endpoint] = [
         "group-geojson": .groupGeoJSON, "device-geojson": .deviceGeoJSON, "device-gpx": .deviceGPX, "scatter": .groupScatter,
+        "device-ndjson": .deviceNDJSON, "group-ndjson": .groupNDJSON,
     ]
-    static let usage = "usage: fod export group-geojson|scatter <groupId> | device-geojson|device-gpx <deviceId> --as <email> [--out <file>] [--data <dir>] [--tracks] [--from T] [--to T] [--gap MIN] [--simplify M] [--within GEOJSON] [--format F] [--color device|user]"
+    static let usage = "usage: fod export group-geojson|group-ndjson|scatter <groupId> | device-geojson|device-gpx|device-ndjson <deviceId> --as <email> [--out <file>] [--data <dir>] [--tracks] [--from T] [--to T] [--gap MIN] [--simplify M] [--within GEOJSON] [--format F] [--color device|user]"
 
     static func run(_ arguments: Arguments, environment: [String: String]) async throws -> Int32 {
         try arguments.rejectUnknown(["data", "as", "out", "from", "to", "gap", "simplify", "within", "format", "color", "tracks"])
         let rest = Array(arguments.positionals.dropFirst())
         guard rest.count == 2, let endpoint = endpoints[rest[0]], let email = arguments.options["as"] else { throw UsageError(usage) }
         let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
+        // Opening the store runs its migrations and index merger (writes): not beside a server.
+        let dataLock = try DataDirectoryLock.acquire(directory, for: "fod export",
+                                                     advice: "stop it first, or use the export endpoints over HTTP")
+        defer { withExtendedLifetime(dataLock) {} }
         let backend = try SQLiteBackend.open(directory: directory)
         defer { backend.close() }
         let logger = Logger(level: .warning)

@@ -4,26 +4,26 @@ import PostgresStore
 import SQLiteStore
 import Tracking
 
-/// `fod import --device <id> <file>`: a history file of any supported format (detected from the
+/// `fod import --device <id> <path>`: a history file of any supported format (detected from the
 /// content: Google Takeout Records.json, Semantic Location History, the phone's Timeline export,
-/// GPX, GeoJSON, CSV, this server's JSON) into a device of the data directory, streamed, through
-/// the same service as `POST /v1/devices/{id}/import`: a progress line on standard error, then a
-/// summary with the rejections grouped by reason. On the embedded database run it while the
-/// server is stopped (a running server takes the same file over HTTP); with `--database` (or
+/// GPX, GeoJSON, CSV, this server's JSON and NDJSON, OwnTracks Recorder `.rec` files) — or the
+/// Recorder month files of one device in a directory or a `.tar` / `.tar.gz` (`ImportSource`) —
+/// into a device, streamed, through the same service as `POST /v1/devices/{id}/import`: a
+/// progress line on standard error, then a summary with the rejections grouped by reason. On
+/// the embedded database it refuses to run while a server holds the data directory
+/// (`DataDirectoryLock`; a running server takes the same file over HTTP); with `--database` (or
 /// `$FOD_DATABASE_URL`) it writes into the PostgreSQL database that running nodes share.
 enum ImportCommand {
-    static let chunkBytes = 1 << 20
-
     static func run(_ arguments: Arguments, environment: [String: String]) async throws -> Int32 {
         try arguments.rejectUnknown(["data", "database", "device"])
         guard let deviceID = arguments.options["device"].map(DeviceID.init(rawValue:)), let path = arguments.positionals.dropFirst().first else {
-            throw UsageError("usage: fod import --device <id> <file> [--data <dir> | --database <url>]")
+            throw UsageError("usage: fod import --device <id> <file | directory of .rec files | .tar[.gz] of them> [--data <dir> | --database <url>]")
         }
-        guard let file = FileHandle(forReadingAtPath: path) else { throw UsageError("cannot read \(path)") }
-        defer { try? file.close() }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         let backend: any TrackingStore
         let place: String
+        // The embedded database is written by one process at a time: not while a server runs on it.
+        var dataLock: DataDirectoryLock?
+        defer { withExtendedLifetime(dataLock) {} }
         if let url = arguments.options["database"] ?? environment["FOD_DATABASE_URL"], !url.isEmpty {
             guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
                 throw UsageError("--database must be a postgresql:// connection URI")
@@ -32,6 +32,8 @@ enum ImportCommand {
             place = "the PostgreSQL database"
         } else {
             let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
+            dataLock = try DataDirectoryLock.acquire(directory, for: "fod import",
+                                                     advice: "stop it first, or import over HTTP: POST /v1/devices/{id}/import (or the web app)")
             backend = try SQLiteBackend.open(directory: directory)
             place = directory
         }
@@ -41,13 +43,13 @@ enum ImportCommand {
         let imports = HistoryImportService(locations: locations, store: backend, sink: nil)
         let credential = Credential.device(deviceID: deviceID, ownerID: ownerID)
         try imports.admit(deviceID: deviceID, credential: credential, countsAsRequest: false)
-        let progress = ImportProgressLine(totalBytes: size)
-        let report = try await imports.run(deviceID: deviceID, credential: credential, read: {
-            let data = try file.read(upToCount: chunkBytes) ?? Data()
-            return data.isEmpty ? nil : [UInt8](data)
-        }, progress: { progress.update($0) })
+        let source = try ImportSource.open(path)
+        let progress = ImportProgressLine(totalBytes: source.totalBytes)
+        let report = try await imports.run(deviceID: deviceID, credential: credential, read: { try source.next() },
+                                           progress: { progress.update($0) })
+        withExtendedLifetime(source.resources) {}
         progress.finish()
-        print(ImportReportText.render(report, file: path))
+        print(ImportReportText.render(report, file: source.label))
         return report.summary.format == nil ? 1 : 0
     }
 }
@@ -59,7 +61,8 @@ enum ImportReportText {
         let summary = report.summary
         let format = summary.format?.rawValue ?? "unknown format"
         var lines = ["imported \(file) (\(format), \(ByteCount.text(report.bytes))): \(summary.points) points — "
-            + "accepted \(report.accepted), duplicates \(report.duplicates), rejected \(summary.rejected)"]
+            + "accepted \(report.accepted), duplicates \(report.duplicates), rejected \(summary.rejected)"
+            + (summary.skipped > 0 ? "; \(summary.skipped) records without a location skipped" : "")]
         for (code, count) in summary.rejectedByCode.sorted(by: { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }) {
             let samples = summary.samples.filter { $0.error.code == code }
             let message = samples.first.map { ": " + $0.error.message } ?? ""

@@ -27,6 +27,12 @@ enum ServeCommand {
         // 503 `storage_full` like on a full disk.
         signal(SIGXFSZ, SIG_IGN)
         raiseOpenFileLimit()
+        // On the embedded database this server is the data directory's one writer while it runs:
+        // commands that write it (`fod import`, ...) refuse until it stops.
+        let dataLock = configuration.databaseURL == nil
+            ? try DataDirectoryLock.acquire(configuration.dataDirectory, for: "fod serve", advice: "stop it first (one server per data directory)")
+            : nil
+        defer { withExtendedLifetime(dataLock) {} }
         let storage = try NodeStorage.open(configuration, logger: logger)
         let backend = storage.store
         lifecycle.add(StopAction(name: "database") {
@@ -85,24 +91,43 @@ enum ServeCommand {
         let basemap = BasemapFile.load(from: webConfiguration.dataDirectory, logger: logger)
         let openAPI = OpenAPIDocument(path: configuration.docsDirectory + "/openapi.yaml")
         if !openAPI.isLoaded { logger.warning("docs/openapi.yaml not found: GET /openapi.yaml answers 404") }
-        let router = API.router(services, web: web, basemap: basemap, openAPI: openAPI) {
+        let metricsText: @Sendable () -> String = {
             guard let server = serverBox.server else { return "" }
             return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
                                                   ("fod_http_body_bytes_held", "Request body bytes held in memory across connections (--body-budget-mib).",
                                                    Double(server.heldBodyBytes))]
-                + backend.gauges.map { ($0.name, $0.help, $0.value) })
+                + backend.gauges.map { ($0.name, $0.help, $0.value) }) + services.rejectionMetrics.render()
         }
+        // On the public port only with a token (`--metrics-token`); else 404 there.
+        let publicMetrics = configuration.metricsToken.map { MetricsEndpoint(bearerToken: $0, render: metricsText) }
+        let router = API.router(services, web: web, basemap: basemap, openAPI: openAPI, metrics: publicMetrics)
         let server = HTTPServer(configuration: configuration.http, router: router, logger: logger) { error, request in
             errors.response(for: error, request: request)
         }
         serverBox.server = server
         try server.start()
         lifecycle.add(StopAction(name: "http") { server.shutdown() })
-        // Machine-readable line for scripts and tests that start servers on port 0.
+        let operationsRouter = API.operationsRouter(metrics: MetricsEndpoint(bearerToken: configuration.metricsToken, render: metricsText),
+                                                    publicRouter: router)
+        let operations = try startMetricsListener(configuration, router: operationsRouter, lifecycle: lifecycle, errors: errors, logger: logger)
+        // Machine-readable lines for scripts and tests that start servers on port 0.
         FileHandle.standardOutput.write(Data("fod listening on port \(server.port)\n".utf8))
+        if let operations { FileHandle.standardOutput.write(Data("fod metrics listening on port \(operations.port)\n".utf8)) }
         if let extra = afterStart?(services, logger) {
             lifecycle.add(BackgroundJob(name: "demo replay", task: extra))
         }
+    }
+
+    /// Starts the operations listener of `--metrics-listen` (`/metrics`, `/healthz`), if set.
+    private static func startMetricsListener(_ configuration: ServerConfiguration, router: Router, lifecycle: ServiceGroup,
+                                             errors: ErrorMapper, logger: Logger) throws -> HTTPServer? {
+        guard let listener = configuration.metricsListener else { return nil }
+        let server = HTTPServer(configuration: listener, router: router, logger: logger) { error, request in
+            errors.response(for: error, request: request)
+        }
+        try server.start()
+        lifecycle.add(StopAction(name: "metrics listener") { server.shutdown() })
+        return server
     }
 
     /// Purges expired history now and every 10 minutes, in small batches, until cancelled.

@@ -15,8 +15,8 @@ extension ServerConfiguration {
                                      503 with Retry-After (default \(HTTPServer.BodyLimits().budgetBytes >> 20))
           --anonymous-body-budget-kib <n>  KiB of it that bodies without a checked credential may hold
                                      (at most the budget; default \(HTTPServer.BodyLimits().anonymousBudgetBytes >> 10))
-          --anonymous-body-bytes <n> largest body without a checked credential: sign-up, sign-in, OsmAnd
-                                     with the device id in the body (default \(HTTPServer.BodyLimits().anonymousBodyBytes))
+          --anonymous-body-bytes <n> largest body without a checked credential: sign-up, sign-in, an OsmAnd
+                                     form with the device id in the body (default \(HTTPServer.BodyLimits().anonymousBodyBytes))
           --body-timeout <s>         seconds a body may go without a byte arriving before its connection
                                      is closed (default \(HTTPServer.BodyLimits().readTimeoutSeconds))
           --body-min-rate <n>        least average bytes per second of a body after the grace period, or

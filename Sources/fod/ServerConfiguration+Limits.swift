@@ -4,7 +4,7 @@ import Tracking
 /// The abuse limits and query tuning of `fod serve` (README, "Security and limits").
 extension ServerConfiguration {
     static let limitOptionNames: Set<String> = [
-        "sign-up-limit", "sign-in-limit", "sign-in-address-limit", "invitation-limit", "device-request-rate",
+        "sign-up-limit", "sign-in-limit", "sign-in-address-limit", "sign-in-failures-per-day", "sign-in-free-failures", "invitation-limit", "device-request-rate",
         "device-request-burst", "streams-per-user", "max-events-per-append", "query-max-keys", "query-timeout-ms",
         "concurrent-queries", "session-idle-days", "session-max-days", "sessions-per-user", "hashing-threads",
         "hashing-queue", "cover-max-cells", "cover-max-level", "near-scan-level", "fanout-interval-ms",
@@ -17,6 +17,11 @@ extension ServerConfiguration {
           --sign-up-limit <n>        sign-ups per client address per hour (default 20)
           --sign-in-limit <n>        sign-in attempts per minute per (address, email) pair (default 10)
           --sign-in-address-limit <n>  sign-in attempts per minute per address, any emails (default 60)
+          --sign-in-failures-per-day <n>  consecutive failed sign-ins per account a day, all addresses
+                                     together; a fifth of them only from addresses the account signed
+                                     in from before (default 100, at most 100)
+          --sign-in-free-failures <n> failed sign-ins per account before attempts from other addresses
+                                     wait 1 s, doubling with each failure up to 15 min (default 5)
           --invitation-limit <n>     invitations one user may send per hour (default 50)
           --device-request-rate <r>  ingest requests per second per device, 0 = no limit (default 20)
           --device-request-burst <n> requests a device may make at once after a pause (default 100)
@@ -54,6 +59,14 @@ extension ServerConfiguration {
         if let n = try bounded(arguments, "sign-up-limit", 1...1_000_000) { services.accounts.signUpsPerAddressPerHour = n }
         if let n = try bounded(arguments, "sign-in-limit", 1...1_000_000) { services.accounts.signInsPerAccountAndAddressPerMinute = n }
         if let n = try bounded(arguments, "sign-in-address-limit", 1...1_000_000) { services.accounts.signInsPerAddressPerMinute = n }
+        if let n = try bounded(arguments, "sign-in-failures-per-day", 1...100) {
+            let throttle = services.accounts.signInThrottle
+            services.accounts.signInThrottle = SignInThrottle(failuresPerDay: n, freeFailures: throttle.freeFailures)
+        }
+        if let n = try bounded(arguments, "sign-in-free-failures", 1...100) {
+            let throttle = services.accounts.signInThrottle
+            services.accounts.signInThrottle = SignInThrottle(failuresPerDay: throttle.failuresPerDay, freeFailures: n)
+        }
         if let n = try bounded(arguments, "invitation-limit", 1...1_000_000) { services.groups.invitationsPerUserPerHour = n }
         if let text = arguments.options["device-request-rate"] {
             guard let rate = Double(text), rate >= 0, rate <= 1_000_000 else {

@@ -38,12 +38,17 @@ struct ServerConfiguration {
     var merging = MergePolicy.standard
     /// How large the write-ahead log may grow (`--wal-limit-mib`).
     var wal = WALLimits.standard
+    /// The operations listener serving `/metrics` and `/healthz` (`--metrics-listen`); nil: none.
+    var metricsListener: HTTPServer.Configuration?
+    /// The bearer token `/metrics` requires (`--metrics-token`); with it, `/metrics` is served on
+    /// the public port too. nil: no token (and no `/metrics` on the public port).
+    var metricsToken: String?
 
     static let optionNames: Set<String> = Set(["port", "data", "database", "database-writers", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
                                            "wal-limit-mib", "import-max-bytes"])
-        .union(limitOptionNames).union(bodyOptionNames)
+        .union(limitOptionNames).union(metricsOptionNames).union(bodyOptionNames)
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -80,7 +85,7 @@ struct ServerConfiguration {
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
           --tile-attribution <text>  attribution shown with those tiles
 
-        """ + limitsHelp + "\n" + bodiesHelp
+        """ + metricsHelp + limitsHelp + "\n" + bodiesHelp
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
         try arguments.rejectUnknown(Self.optionNames)
@@ -160,6 +165,7 @@ struct ServerConfiguration {
             services.fixRules.maxFutureMilliseconds = Int64(n) * 3_600_000
         }
         try parseLimits(arguments)
+        try parseMetrics(arguments, environment: environment)
         try parseBodyLimits(arguments)
     }
 }

@@ -8,12 +8,15 @@ let usage = """
       fod demo [serve options] [--speed <x>]
                                    serve with a demo group of 295 real vessels (New York Harbor
                                    AIS, Data/) replayed live, x times faster (default 10)
-      fod import --device <id> <file> [--data <dir> | --database <url>]
-                                   import history into a device (server stopped; on PostgreSQL
-                                   while nodes run): Google Takeout
+      fod import --device <id> <file | dir | .tar[.gz]> [--data <dir> | --database <url>]
+                                   import history into a device (refused while a server holds the
+                                   data directory; on PostgreSQL while nodes run): Google Takeout
                                    Records.json or Semantic Location History, the phone's Timeline
-                                   export, GPX, GeoJSON, CSV — detected from the content
-      fod export group-geojson|scatter <groupId> | device-geojson|device-gpx <deviceId> --as <email>
+                                   export, GPX, GeoJSON, CSV, this server's NDJSON export, OwnTracks
+                                   Recorder .rec files (or a directory or tar of one device's)
+                                   — detected from the content
+      fod export group-geojson|group-ndjson|scatter <groupId>
+                 | device-geojson|device-gpx|device-ndjson <deviceId> --as <email>
                  [--out <file>] [--tracks] [--from T] [--to T] [--format json|csv|vega-lite|svg] …
                                    the export endpoints offline, with that user's rights
       fod geo cell <lon> <lat> [--level N]

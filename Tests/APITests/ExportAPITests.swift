@@ -82,7 +82,10 @@ import HTTPTestSupport
             let gpx = try app.client().get("/v1/devices/\(owner.deviceID)/export.gpx", token: owner.user.token)
             #expect(gpx.status == 200 && gpx.text.contains("<trkpt lat=\"50\" lon=\"10\">") && gpx.text.contains("<ele>200</ele>"))
             let device = try app.client().get("/v1/devices/\(owner.deviceID)/export.geojson", token: owner.user.token)
-            #expect(device.json["features"].count == 1)  // the position; one fix makes no line
+            // The latest position, and the fix as a Point of kind "fix": one fix makes no line.
+            #expect(device.json["features"].array.compactMap { $0["properties"]["kind"].string } == ["position", "fix"])
+            let nothing = try app.client().get("/v1/devices/\(owner.deviceID)/export.ndjson?to=2000-01-01T00:00:00Z", token: owner.user.token)
+            #expect(nothing.status == 200 && nothing.body.isEmpty)
         }
     }
 

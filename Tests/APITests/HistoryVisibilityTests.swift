@@ -6,8 +6,8 @@ import HTTPTestSupport
 /// reads another member's device history only for the times it was shared with the group —
 /// joining must not reveal last year, and what a device recorded while its member's sharing was
 /// off stays hidden after it is turned on again. The owner reads all of it. Every history path
-/// is a row: the history API, `scope: "history"` queries and their explain, device GeoJSON and
-/// GPX exports, group tracks and scatter data, and a live replay.
+/// is a row: the history API, `scope: "history"` queries and their explain, device GeoJSON,
+/// GPX and NDJSON exports, group NDJSON, tracks and scatter data, and a live replay.
 @Suite struct HistoryVisibilityTests {
     /// Gus's G1: three fixes a year ago, then Gus joins Ann's group; two fixes; sharing off, one
     /// fix; sharing on, one fix. Returns the world, Gus's (id, token), G1's (id, token) and the
@@ -60,6 +60,11 @@ import HTTPTestSupport
         var testDescription: String { name }
     }
 
+    /// The objects of an NDJSON body, one a line.
+    static func ndjson(_ body: [UInt8]) -> [TestJSON] {
+        body.split(separator: 10).map { TestJSON(Array($0)) }
+    }
+
     static func lons(_ array: [TestJSON], _ key: (TestJSON) -> TestJSON) -> [Double] {
         array.compactMap { key($0).double }.sorted()
     }
@@ -79,13 +84,26 @@ import HTTPTestSupport
                 .filter { $0["deviceId"].string == s.g1.id }) { $0["location"][0] }
         },
         HistoryPath(name: "device GeoJSON export") { app, s, token in
+            // Every fix: the vertices of track lines (those with a time) and the fixes that join no line.
             let features = try app.client().get("/v1/devices/\(s.g1.id)/export.geojson", token: token).json["features"].array
-            let tracks = features.filter { $0["geometry"]["type"].string != "Point" }
-            return tracks.flatMap { $0["geometry"]["coordinates"].array.flatMap { part in part.array } }.compactMap { $0[0].double }.sorted()
+            let tracks = features.filter { $0["properties"]["kind"].string == "track" }
+            let vertices = tracks.flatMap { track in
+                zip(track["geometry"]["coordinates"].array.flatMap(\.array), track["properties"]["coordTimes"].array.flatMap(\.array))
+                    .filter { !$0.1.isNull }.map(\.0)
+            }
+            let lone = features.filter { $0["properties"]["kind"].string == "fix" }.map { $0["geometry"]["coordinates"] }
+            return (vertices + lone).compactMap { $0[0].double }.sorted()
         },
         HistoryPath(name: "device GPX export") { app, s, token in
             let text = try app.client().get("/v1/devices/\(s.g1.id)/export.gpx", token: token).text
             return text.components(separatedBy: "lon=\"").dropFirst().compactMap { Double($0.prefix { $0 != "\"" }) }.sorted()
+        },
+        HistoryPath(name: "device NDJSON export") { app, s, token in
+            ndjson(try app.client().get("/v1/devices/\(s.g1.id)/export.ndjson", token: token).body).compactMap { $0["location"][0].double }.sorted()
+        },
+        HistoryPath(name: "group NDJSON export") { app, s, token in
+            ndjson(try app.client().get("/v1/groups/\(s.world.groupID)/export.ndjson", token: token).body)
+                .filter { $0["deviceId"].string == s.g1.id }.compactMap { $0["location"][0].double }.sorted()
         },
         HistoryPath(name: "group scatter data") { app, s, token in
             let series = try app.client().get("/v1/groups/\(s.world.groupID)/export/scatter", token: token).json["series"].array

@@ -94,7 +94,9 @@ import HTTPTestSupport
     }
 }
 
-/// `fod import` beside a running server, on the store under test (`--database` on PostgreSQL).
+/// `fod import` on the store under test: beside a running node on PostgreSQL (`--database`); on
+/// the embedded database once the server stopped (it refuses while one holds the data
+/// directory: `DataDirectoryLockTests`).
 struct ImportCommandTests {
     @Test func importsACSVThroughIngestValidationAndReportsASummary() throws {
         let served = try ServedStore("fod-import-")
@@ -110,6 +112,8 @@ struct ImportCommandTests {
         for i in 0..<1200 { csv += "\(16 + Double(i) / 10000),\(51.5 + Double(i) / 10000),118,\(1_685_613_600 + i)\n" }
         csv += "16.1,51.5,118,\n200,51.5,118,1685700000\n"
         try csv.write(toFile: file, atomically: true, encoding: .utf8)
+        let onPostgres = !served.storeArguments.isEmpty
+        if !onPostgres { #expect(server.stop() == 0) }
         let (status, output) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory] + served.storeArguments)
         #expect(status == 0, "\(output)")
         #expect(output.contains("(csv, "), "\(output)")
@@ -118,8 +122,9 @@ struct ImportCommandTests {
         #expect(output.contains("longitude/latitude is out of bounds, lng: 200 lat: 51.5"))
         let (_, again) = try FodProcess.run(["import", "--device", deviceID, file, "--data", directory] + served.storeArguments)
         #expect(again.contains("accepted 0, duplicates 1200"))
-        let history = try HTTPTestClient(port: server.port).get("/v1/devices/\(deviceID)/locations?limit=10000", token: token)
+        let reader = onPostgres ? server : try served.serve()
+        let history = try HTTPTestClient(port: reader.port).get("/v1/devices/\(deviceID)/locations?limit=10000", token: token)
         #expect(history.json["locations"].count == 1200)
-        server.stop()
+        reader.stop()
     }
 }

@@ -101,4 +101,23 @@ import Tracking
             #expect(asMember.status == 200 && asMember.json["receiveGroupLocations"].exists == false)
         }
     }
+
+    /// A friend's battery (its device status, from any message, a heartbeat included) goes with
+    /// its location, so the app shows it; never with a card alone.
+    @Test func aFriendsBatteryGoesWithItsLocation() throws {
+        try TestApp.with { app in
+            let w = try PermissionWorld(app: app)
+            let t = w.sharedSince + 10_000
+            try Self.post(app, w.devices["A1"]!, -0.12, 51.5, at: t)
+            try Self.post(app, w.devices["B1"]!, 2.35, 48.85, at: t)
+            // Bob's phone tells its battery in a heartbeat without a fix.
+            let heartbeat = try app.client().get("/v1/ingest/osmand?id=\(w.devices["B1"]!.token)&timestamp=\(t / 1000 + 1)&batt=47")
+            #expect(heartbeat.status == 200)
+            let messages = try Self.reply(app, device: w.devices["C1"]!).json.array
+            let b1 = w.devices["B1"]!.id
+            let bob = try #require(messages.first { $0["_type"].string == "location" && $0["topic"].string?.hasSuffix(b1) == true })
+            #expect(bob["batt"].int == 47)
+            #expect(messages.filter { $0["batt"].exists }.count == 1)
+        }
+    }
 }

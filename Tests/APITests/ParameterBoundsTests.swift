@@ -63,7 +63,8 @@ import HTTPTestSupport
     }
 
     static let exports = ["/v1/groups/$G/export.geojson?tracks=true", "/v1/devices/$D/export.geojson",
-                          "/v1/devices/$D/export.gpx", "/v1/groups/$G/export/scatter?format=csv"]
+                          "/v1/devices/$D/export.gpx", "/v1/groups/$G/export/scatter?format=csv",
+                          "/v1/devices/$D/export.ndjson", "/v1/groups/$G/export.ndjson"]
     static let near = "/v1/groups/$G/query"
 
     static var rows: [Row] { [
@@ -125,16 +126,18 @@ import HTTPTestSupport
             request: post("/v1/devices/$D/locations", #"{"location":[1,2],"battery":$V}"#, device: true)),
         Row(description: "batch timestamp", expected: [200, 200, 200, 200, 400, 200, 200, 200],
             request: post("/v1/devices/$D/locations", #"{"locations":[{"location":[1,2],"timestamp":$V}]}"#, device: true)),
-        Row(description: "OsmAnd timestamp", expected: [400, 400, 400, 400, 400, 400, 400, 200],
+        // The phone apps' endpoints answer 200 whatever the values (recorded for the owner, API.md
+        // "Phone apps never stall"); still never a trap.
+        Row(description: "OsmAnd timestamp", expected: [200, 200, 200, 200, 200, 200, 200, 200],
             request: get("/v1/ingest/osmand?id=$T&lat=1&lon=2&timestamp=$V", { _ in [:] })),
-        Row(description: "OsmAnd lat", expected: [400, 400, 200, 200, 400, 400, 400, 400],
+        Row(description: "OsmAnd lat", expected: [200, 200, 200, 200, 200, 200, 200, 200],
             request: get("/v1/ingest/osmand?id=$T&lon=2&lat=$V", { _ in [:] })),
-        Row(description: "OwnTracks tst", expected: [400, 400, 400, 400, 400, 400, 400, 400], request: { world, value in
+        Row(description: "OwnTracks tst", expected: [200, 200, 200, 200, 200, 200, 200, 200], request: { world, value in
             let basic = Data("\(world.device):\(world.deviceToken)".utf8).base64EncodedString()
             return ("POST", "/v1/ingest/owntracks", ["Authorization": "Basic \(basic)", "Content-Type": "application/json"],
                     #"{"_type":"location","lat":1,"lon":2,"tst":\#(literal(value))}"#)
         }),
-        Row(description: "Overland timestamp", expected: [200, 200, 200, 200, 400, 200, 200, 200],
+        Row(description: "Overland timestamp", expected: [200, 200, 200, 200, 200, 200, 200, 200],
             request: post("/v1/ingest/overland",
                           #"{"locations":[{"type":"Feature","geometry":{"type":"Point","coordinates":[1,2]},"properties":{"timestamp":$V}}]}"#,
                           device: true)),

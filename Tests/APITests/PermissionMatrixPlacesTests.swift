@@ -65,6 +65,7 @@ import HTTPTestSupport
                 if body != nil { headers["Content-Type"] = "application/json" }
                 let reply = try client.request(method, path, headers: headers, body: body.map { Array($0.utf8) })
                 if reply.status >= 400 { #expect(reply.errorCode != nil, "\(actor) \(operation.name): \(reply.text)") }
+                #expect(reply.header("Cache-Control") == "no-store", "\(actor) \(operation.name): \(reply.headers)")
                 if reply.status == 403 {
                     #expect(reply.json["error"]["message"].string?.contains("partition ") == true, "\(actor) \(operation.name): \(reply.text)")
                 }

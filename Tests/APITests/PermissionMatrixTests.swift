@@ -64,6 +64,12 @@ import HTTPTestSupport
                   expected: ["404", "404", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "rename device B1", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"name":"renamed"}"#) },
                   expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "set B1's OwnTracks secret", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"owntracksSecret":"pass"}"#) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "read B1's rejections", request: { w, _ in ("GET", "/v1/devices/\(w.devices["B1"]!.id)/rejections", nil) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "read B1's region events", request: { w, _ in ("GET", "/v1/devices/\(w.devices["B1"]!.id)/events", nil) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "remove device B1", request: { w, _ in ("DELETE", "/v1/devices/\(w.devices["B1"]!.id)", nil) },
                   expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "remove own device (owner's is the group's)", request: { w, a in ("DELETE", "/v1/devices/\(w.ownDevice(a))", nil) },
@@ -116,6 +122,9 @@ import HTTPTestSupport
                   expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
         Operation(name: "group changes", request: { w, _ in ("GET", "/v1/groups/\(w.groupID)/changes", nil) },
                   expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        // The operations surface: no metrics on the public port for anyone, whatever they hold.
+        Operation(name: "GET /metrics", request: { _, _ in ("GET", "/metrics", nil) },
+                  expected: Array(repeating: "404", count: 15)),
         Operation(name: "turn B1's receiveGroupLocations on", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"receiveGroupLocations":true}"#) },
                   expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
     ]
@@ -147,6 +156,8 @@ import HTTPTestSupport
                     // Every denial uses the API.md error shape; 403s name the partition or the rule.
                     #expect(reply.errorCode != nil, "\(actor) \(operation.name): \(reply.text)")
                 }
+                // No answer of the API may stay in a cache: whoever asked, whatever the outcome.
+                #expect(reply.header("Cache-Control") == "no-store", "\(actor) \(operation.name): \(reply.headers)")
                 if reply.status == 403 {
                     #expect(reply.json["error"]["message"].string?.contains("partition ") == true, "\(actor) \(operation.name): \(reply.text)")
                 }

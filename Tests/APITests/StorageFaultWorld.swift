@@ -90,7 +90,7 @@ struct StorageFaultWorld {
 
     /// A metric's value from `/metrics`.
     static func metric(_ name: String, port: UInt16) throws -> Double? {
-        let text = try HTTPTestClient(port: port).get("/metrics").text
+        let text = try HTTPTestClient(port: port).get("/metrics", token: FodProcess.metricsToken).text
         for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
             return Double(line.dropFirst(name.count + 1))
         }

@@ -44,7 +44,7 @@ final class TestApp: @unchecked Sendable {
         configuration.bindAddress = "127.0.0.1"
         configuration.port = 0
         http(&configuration)
-        let router = API.router(services, web: web) { "" }
+        let router = API.router(services, web: web)
         server = HTTPServer(configuration: configuration, router: router, logger: logger) {
             errors.response(for: $0, request: $1)
         }

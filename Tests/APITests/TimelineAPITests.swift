@@ -116,4 +116,26 @@ import Timeline
             #expect(try client.get(base + "?stayMinutes=abc", token: user).status == 400)
         }
     }
+
+    /// Issue #45's shape as OwnTracks' significant-changes mode posts it: home 07:00 and 07:40,
+    /// the office (8 km away) at 08:05, then nothing until 16:30 and 16:30:00.001 there.
+    @Test func aStayAfterAShortTripSurvivesThePhonesSilence() throws {
+        let app = try TestApp(towns: Self.towns)
+        defer { app.close() }
+        let (user, deviceID, deviceToken) = try ImportTests.device(app, "significant")
+        let seven = (Int64(Date().timeIntervalSince1970 * 1000) / 86_400_000 - 2) * 86_400_000 + 7 * 3_600_000
+        let fixes = [(0, 2.3522, 48.8566), (40, 2.3522, 48.8566), (65, 2.2399, 48.8352), (570, 2.2399, 48.8352)]
+            .map { #"{"location":[\#($0.1),\#($0.2)],"timestamp":\#(seven + Int64($0.0) * 60_000),"accuracy":10}"# }
+            + [#"{"location":[2.2399,48.8352],"timestamp":\#(seven + 570 * 60_000 + 1),"accuracy":10}"#]
+        let client = try app.client()
+        #expect(try client.request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken,
+                                   json: #"{"locations":[\#(fixes.joined(separator: ","))]}"#).json["accepted"].int == 5)
+        let reply = try client.get("/v1/devices/\(deviceID)/timeline?from=\(Self.iso(seven - 3_600_000))&to=\(Self.iso(seven + 12 * 3_600_000))", token: user)
+        let segments = reply.json["segments"].array
+        #expect(segments.map { $0["type"].string ?? "" } == ["stay", "trip", "stay"], "\(reply.text)")
+        #expect(segments.last?["start"].string == Self.iso(seven + 65 * 60_000))
+        #expect(segments.last?["end"].string == Self.iso(seven + 570 * 60_000 + 1))
+        #expect(segments.last?["place"]["name"].string == "Boulogne-Billancourt")
+        #expect(segments[1]["fixes"].int == 0)
+    }
 }

@@ -101,7 +101,7 @@ struct WALBoundIngestTests {
         #expect(refused == 2 && message.contains("--wal-limit-mib must be 1–16384"), "\(message)")
         let server = try FodProcess(dataDirectory: directory, extraArguments: ["--wal-limit-mib", "3"])
         defer { server.stop() }
-        let metrics = try HTTPTestClient(port: server.port).get("/metrics").text
+        let metrics = try HTTPTestClient(port: server.port).get("/metrics", token: FodProcess.metricsToken).text
         let limit = metrics.split(separator: "\n").first { $0.hasPrefix("fod_wal_limit_bytes ") }.flatMap { $0.split(separator: " ").last.flatMap { Double($0) } }
         #expect(limit == 3_145_728, "\(metrics)")
         for gauge in ["fod_wal_bytes", "fod_wal_checkpoint_lag_bytes", "fod_wal_last_complete_checkpoint_timestamp_seconds",

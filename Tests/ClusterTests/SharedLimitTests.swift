@@ -47,4 +47,28 @@ struct SharedLimitTests {
         }
         #expect(posts == [200, 200, 200, 200, 200, 429, 429, 429])
     }
+
+    /// Failed sign-ins per account are counted for the whole cluster: guesses from twelve
+    /// addresses spread over three nodes stop at the bound for unknown addresses (8 of 10), and
+    /// the owner still signs in on any node from the address they signed up from.
+    @Test func failedSignInsPerAccountAreCountedForTheWholeCluster() throws {
+        let cluster = try Cluster(nodes: 3, arguments: ["--trusted-proxies", "127.0.0.1", "--sign-in-failures-per-day", "10",
+                                                        "--sign-in-free-failures", "10"])
+        defer { cluster.stop() }
+        let name = "owner-\(UUID().uuidString.prefix(8).lowercased())"
+        func request(_ node: Int, _ path: String, from address: String, _ json: String) throws -> HTTPTestClient.Reply {
+            try cluster.client(node).request("POST", path, headers: ["X-Forwarded-For": address, "Content-Type": "application/json"],
+                                             body: Array(json.utf8))
+        }
+        #expect(try request(0, "/v1/users", from: "198.51.100.7",
+                            #"{"email":"\#(name)@example.org","password":"password-\#(name)","displayName":"Owner"}"#).status == 201)
+        let statuses = try (0..<12).map { n in
+            try request(n % 3, "/v1/sessions", from: "203.0.113.\(n + 1)", #"{"email":"\#(name)@example.org","password":"guess-\#(n)"}"#).status
+        }
+        #expect(statuses == Array(repeating: 401, count: 8) + Array(repeating: 429, count: 4))
+        for node in 0..<3 {
+            #expect(try request(node, "/v1/sessions", from: "192.0.2.\(node + 1)", #"{"email":"\#(name)@example.org","password":"password-\#(name)"}"#).status == 429)
+        }
+        #expect(try request(2, "/v1/sessions", from: "198.51.100.7", #"{"email":"\#(name)@example.org","password":"password-\#(name)"}"#).status == 200)
+    }
 }

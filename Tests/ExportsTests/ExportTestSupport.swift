@@ -3,6 +3,7 @@ import Foundation
 import ProcessTestSupport
 import JSONCore
 import Testing
+import Timestamps
 
 /// Shared helpers for the Exports tests.
 enum ExportTestSupport {
@@ -31,6 +32,30 @@ enum ExportTestSupport {
             return .null
         }
     }
+
+    /// The times of every fix a GeoJSON export wrote: those of track vertices (`coordTimes`,
+    /// nulls left out) and those of `fix` Points.
+    static func exportedFixes(_ document: JSONValue) -> [String] {
+        var times: [String] = []
+        func collect(_ value: JSONValue?) {
+            switch value {
+            case .array(let items)?: items.forEach { collect($0) }
+            case .string(let text)?: times.append(text)
+            default: break
+            }
+        }
+        for feature in document["features"]?.arrayValue ?? [] {
+            switch feature["properties"]?["kind"]?.stringValue {
+            case "track": collect(feature["properties"]?["coordTimes"])
+            case "fix": collect(feature["properties"]?["timestamp"])
+            default: break
+            }
+        }
+        return times
+    }
+
+    /// The RFC 3339 text of a time in ms.
+    static func timeText(_ ms: Int64) -> String { Timestamp.rfc3339(millisecondsSince1970: ms) }
 
     /// `[lon, lat]` of a JSON position.
     static func position(_ value: JSONValue?) -> (lon: Double, lat: Double)? {

@@ -134,4 +134,22 @@ struct GPXExportTests {
         #expect(writer.skippedPointCount == 1)
         #expect(writer.trackCount == 1 && writer.pointCount == 2)
     }
+
+    @Test("speed, course, accuracy and battery go in <extensions> of the fod namespace, after <ele> and <time>")
+    func extensions() throws {
+        var moving = T.fix("a", lon: 1, lat: 2, minutes: 0, altitude: 12)
+        moving.details = ExportPointDetails(accuracy: 4.5, speed: 3.3333333333333335, heading: 271.25, battery: 80, clientID: "x")
+        let still = T.fix("a", lon: 1, lat: 2, minutes: 1)
+        let bytes = gpx([moving, still])
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.contains(#"xmlns:fod="urn:find-our-devices:gpx:1""#))
+        #expect(text.contains("<ele>12</ele><time>2026-11-30T08:00:00.000Z</time><extensions><fod:speed>3.3333333</fod:speed>"
+                              + "<fod:course>271.25</fod:course><fod:accuracy>4.5</fod:accuracy><fod:battery>80</fod:battery></extensions></trkpt>"))
+        #expect(text.contains("<time>2026-11-30T08:01:00.000Z</time></trkpt>"), "no empty <extensions> for a fix without them")
+        let xml = XMLCollector.parse(bytes)
+        #expect(xml.error == nil)
+        #expect(xml.all("fod:speed").count == 1 && xml.all("extensions").count == 1)
+        let lint = try T.xmllint(bytes)
+        #expect(lint.status == 0, "\(lint.output)")
+    }
 }

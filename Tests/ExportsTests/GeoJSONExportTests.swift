@@ -1,3 +1,4 @@
+import Foundation
 import Exports
 import JSONCore
 import Testing
@@ -37,13 +38,13 @@ struct GeoJSONExportTests {
         #expect(document["bbox"] == nil)
     }
 
-    @Test("one device with one fix: a Point feature and no degenerate track")
+    @Test("one device with one fix: its latest position and the fix as Points, no degenerate track")
     func oneDeviceOneFix() {
         let fix = T.fix("d1", lon: 4.8951679, lat: 52.3702157, name: "Ann's phone", userName: "Ann")
         let (document, _) = export(positions: [fix], track: [fix])
         let all = features(document)
-        #expect(all.count == 1)
-        let point = all.first
+        #expect(all.count == 2)
+        let point = feature(document, kind: "position", device: "d1")
         #expect(point?["type"]?.stringValue == "Feature")
         #expect(point?["geometry"]?["type"]?.stringValue == "Point")
         #expect(point?["geometry"]?["coordinates"] == [4.8951679, 52.3702157])
@@ -53,6 +54,10 @@ struct GeoJSONExportTests {
         #expect(properties?["userId"]?.stringValue == "u_d1")
         #expect(properties?["displayName"]?.stringValue == "Ann")
         #expect(properties?["timestamp"]?.stringValue == "2026-11-30T08:00:00.000Z")
+        let lone = feature(document, kind: "fix", device: "d1")
+        #expect(lone?["geometry"] == point?["geometry"])
+        #expect(lone?["properties"]?["timestamp"]?.stringValue == "2026-11-30T08:00:00.000Z")
+        #expect(!all.contains { $0["geometry"]?["type"]?.stringValue?.contains("LineString") == true })
         #expect(document["bbox"] == [4.8951679, 52.3702157, 4.8951679, 52.3702157])
     }
 
@@ -119,8 +124,8 @@ struct GeoJSONExportTests {
         #expect(line?["properties"]?["pointCount"]?.intValue == 6)
     }
 
-    @Test("a fix isolated by gaps on both sides is not drawn (a line needs 2 positions)")
-    func isolatedFixDropped() {
+    @Test("a fix isolated by gaps on both sides is a Point of kind fix (a line needs 2 positions)")
+    func isolatedFixIsAPoint() {
         let track = [
             T.fix("a", lon: 1, lat: 1, minutes: 0), T.fix("a", lon: 1.1, lat: 1.1, minutes: 1),
             T.fix("a", lon: 5, lat: 5, minutes: 100),
@@ -132,7 +137,95 @@ struct GeoJSONExportTests {
         #expect(line?["properties"]?["pointCount"]?.intValue == 4)
         #expect(line?["properties"]?["start"]?.stringValue == "2026-11-30T08:00:00.000Z")
         #expect(line?["properties"]?["end"]?.stringValue == "2026-11-30T11:21:00.000Z")
-        #expect(document["bbox"] == [1, 1, 2.1, 2.1])
+        let lone = feature(document, kind: "fix", device: "a")
+        #expect(lone?["geometry"]?["type"]?.stringValue == "Point")
+        #expect(lone?["geometry"]?["coordinates"] == [5, 5])
+        #expect(lone?["properties"]?["timestamp"]?.stringValue == "2026-11-30T09:40:00.000Z")
+        #expect(features(document).count == 2)
+        #expect(document["bbox"] == [1, 1, 5, 5])
+    }
+
+    @Test("issue #45: one Sydney fix of 2013 between fixes in Europe is exported")
+    func lonelySydneyFix() {
+        let day: Double = 24 * 60
+        let track = [
+            T.fix("a", lon: 2.35, lat: 48.85, minutes: -400 * day), T.fix("a", lon: 2.36, lat: 48.86, minutes: -400 * day + 1),
+            T.fix("a", lon: 151.2093, lat: -33.8688, minutes: -300 * day),
+            T.fix("a", lon: 2.35, lat: 48.85, minutes: -200 * day), T.fix("a", lon: 2.36, lat: 48.86, minutes: -200 * day + 1),
+        ]
+        let (document, _) = export(track: track)
+        let sydney = feature(document, kind: "fix", device: "a")
+        #expect(sydney?["geometry"]?["coordinates"] == [151.2093, -33.8688])
+        #expect(T.exportedFixes(document).count == track.count)
+    }
+
+    @Test("track LineStrings carry coordTimes parallel to their coordinates, null where no fix is")
+    func coordTimes() {
+        let track = [
+            T.fix("a", lon: 179.0, lat: -16.0, minutes: 0), T.fix("a", lon: 179.5, lat: -16.5, minutes: 1),
+            T.fix("a", lon: -179.5, lat: -17.5, minutes: 2), T.fix("a", lon: -179.0, lat: -18.0, minutes: 3),
+            T.fix("a", lon: -178.0, lat: -18.0, minutes: 100), T.fix("a", lon: -177.0, lat: -18.0, minutes: 101),
+        ]
+        let (document, _) = export(track: track)
+        let line = feature(document, kind: "track", device: "a")
+        let t = { (minutes: Int) -> JSONValue in .string("2026-11-30T\(String(format: "%02d:%02d", 8 + minutes / 60, minutes % 60)):00.000Z") }
+        #expect(line?["properties"]?["coordTimes"] == .array([
+            [t(0), t(1), .null], [.null, t(2), t(3)], [t(100), t(101)],
+        ]))
+        for (part, times) in zip(line?["geometry"]?["coordinates"]?.arrayValue ?? [], line?["properties"]?["coordTimes"]?.arrayValue ?? []) {
+            #expect(part.arrayValue?.count == times.arrayValue?.count)
+        }
+        let flat = export(track: Array(track.prefix(2)), layout: .lineString).document
+        #expect(feature(flat, kind: "track", device: "a")?["properties"]?["coordTimes"] == [t(0), t(1)])
+    }
+
+    @Test("every fix comes out once: as a line vertex with its time or as a Point, whatever the gaps")
+    func everyFixComesOut() {
+        // A fixed scramble (Knuth's multiplicative hash) picks gaps around the 30-minute split
+        // and positions anywhere, the antimeridian crossed often.
+        func scramble(_ i: Int, _ salt: Int) -> Int { Int((UInt32(truncatingIfNeeded: i &* 7 &+ salt) &* 2_654_435_761) >> 8) }
+        for layout in [GeoJSONExport.TrackLayout.multiLineString(gapMilliseconds: 30 * 60_000), .lineString] {
+            var track: [ExportPoint] = []
+            var minutes = 0.0
+            var i = 0
+            for (d, device) in ["a", "b", "c"].enumerated() {
+                for _ in 0..<(1 + scramble(d, 1) % 300) {
+                    i += 1
+                    minutes += [1, 5, 29, 31, 120][scramble(i, 2) % 5]
+                    track.append(T.fix(device, lon: Double(scramble(i, 3) % 36_000) / 100 - 180,
+                                       lat: Double(scramble(i, 4) % 17_800) / 100 - 89, minutes: minutes))
+                }
+            }
+            let (document, _) = export(track: track, layout: layout)
+            let written = T.exportedFixes(document)
+            #expect(written.sorted() == track.map { T.timeText($0.timestamp) }.sorted(), "\(layout)")
+        }
+    }
+
+    @Test("many lone fixes while a line is open close it early: nothing is held without bound")
+    func manyLoneFixes() {
+        var track = [T.fix("a", lon: 1, lat: 1, minutes: 0), T.fix("a", lon: 1.1, lat: 1.1, minutes: 1)]
+        for k in 0..<(GeoJSONExport.maxWaitingLoneFixes + 10) { track.append(T.fix("a", lon: 2, lat: 2, minutes: 100 + Double(k) * 60)) }
+        let (document, _) = export(track: track)
+        #expect(T.exportedFixes(document).count == track.count)
+        #expect(features(document).filter { $0["properties"]?["kind"]?.stringValue == "fix" }.count == track.count - 2)
+    }
+
+    @Test("a track longer than a feature holds continues in the next feature from its last position")
+    func longTrackContinues() {
+        let count = GeoJSONExport.maxFeaturePositions + 500
+        let track = (0..<count).map { T.fix("a", lon: Double($0 % 3600) / 20, lat: 10, minutes: Double($0) / 60) }
+        let (document, _) = export(track: track)
+        let lines = features(document).filter { $0["properties"]?["kind"]?.stringValue == "track" }
+        #expect(lines.count == 2)
+        let first: [JSONValue] = lines.first?["geometry"]?["coordinates"]?[0]?.arrayValue ?? []
+        let second: [JSONValue] = lines.last?["geometry"]?["coordinates"]?[0]?.arrayValue ?? []
+        #expect(first.count == GeoJSONExport.maxFeaturePositions)
+        #expect(second.first == first.last)
+        let continued: JSONValue? = lines.last?["properties"]?["coordTimes"]?[0]?[0]
+        #expect(continued == JSONValue.null)
+        #expect(lines.map { $0["properties"]?["pointCount"]?.intValue ?? 0 }.reduce(0, +) == count)
+        #expect(T.exportedFixes(document).count == count)
     }
 
     @Test("lineString layout writes one LineString per device, never split")
@@ -201,10 +294,12 @@ struct GeoJSONExportTests {
         }
         writer.finish(into: &out)
         emitted += out.count
-        #expect(largestRetained < 64 * 1024, "writer retained \(largestRetained) bytes")
+        // The times of one feature's 10,000 vertices (80 KB), the bbox bins and a small buffer.
+        #expect(largestRetained < 128 * 1024, "writer retained \(largestRetained) bytes")
         // Output leaves as it is produced: each drained chunk holds ~10,000 positions' worth.
         #expect(largestChunk < 10_000 * 48, "largest chunk \(largestChunk) bytes")
         #expect(emitted > 1_000_000 * 12)
-        #expect(writer.featureCount == 4)
+        // 4 devices of 250,000 fixes, 10,000 vertices a feature.
+        #expect(writer.featureCount == 4 * 25)
     }
 }

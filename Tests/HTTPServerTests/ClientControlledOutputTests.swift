@@ -55,7 +55,50 @@ import HTTPTestSupport
             #expect(line.contains("GET /shared/<redacted>/items/7 200 "), "\(line)")
             #expect(!line.contains(secret))
         }
-        #expect(Route.loggedPath(pattern: "/items/{id}", path: "/items/x", parameters: ["id": "x"]) == "/items/x")
+    }
+
+    /// The token is redacted whatever the method and whether a route matches: a method the
+    /// route does not have (405), a longer or shorter path, another case (404) — requests whose
+    /// access-log line used to carry it in full.
+    @Test(arguments: [
+        ("OPTIONS", "/shared/SECRET", "/shared/<redacted>", 405),
+        ("POST", "/shared/SECRET/items/7", "/shared/<redacted>/items/7", 404),
+        ("DELETE", "/shared/SECRET", "/shared/<redacted>", 405),
+        ("GET", "/shared/SECRET/more/and/more", "/shared/<redacted>/more/and/more", 404),
+        ("GET", "/Shared/SECRET", "/Shared/<redacted>", 404),
+        ("GET", "//shared//SECRET", "/shared/<redacted>", 200),
+    ])
+    func accessLogRedactsTheTokenOfUnmatchedRequests(_ method: String, _ sent: String, _ logged: String, _ status: Int) throws {
+        let pipe = Pipe()
+        let logger = Logger(level: .info, fileDescriptor: pipe.fileHandleForWriting.fileDescriptor)
+        let secret = "fods_s3cretTokenValue"
+        let route = Route("GET", "/shared/{token}", .inline { _ in Response(status: 200, contentType: "text/plain", bytes: []) })
+        try withTestServer(extraRoutes: [route], logger: logger) { server in
+            let client = try HTTPTestClient(port: server.port)
+            #expect(try client.request(method, sent.replacingOccurrences(of: "SECRET", with: secret)).status == status)
+            let line = try readLine(pipe, containing: "\(method) /")
+            #expect(line.contains("\(method) \(logged) \(status) "), "\(line)")
+            #expect(!line.contains(secret))
+        }
+    }
+
+    @Test func credentialPathsComeFromTheRoutesCredentialParameters() {
+        let router = Router([
+            Route("GET", "/s/{token}", .inline { _ in Response(status: 200) }),
+            Route("GET", "/v1/shared/{token}/live", .inline { _ in Response(status: 200) }),
+            Route("GET", "/v1/devices/{id}/token", .inline { _ in Response(status: 200) }),
+        ])
+        let paths = router.credentialPaths
+        #expect(paths.redacting("/s/abc") == "/s/<redacted>")
+        #expect(paths.redacting("/v1/shared/abc") == "/v1/shared/<redacted>")
+        #expect(paths.redacting("/v1/devices/d_1/token") == "/v1/devices/d_1/token")
+        #expect(paths.redacting("/s") == "/s" && paths.redacting("/") == "/" && paths.redacting("") == "")
+        #expect(paths.holdsCredential("/S/abc") && !paths.holdsCredential("/v1/shared") && !paths.holdsCredential("/x/s/abc"))
+        #expect(CredentialPaths().redacting("/s/abc") == "/s/abc")
+        var operations = Router([Route("GET", "/metrics", .inline { _ in Response(status: 200) })])
+        #expect(operations.credentialPaths.redacting("/s/abc") == "/s/abc")
+        operations.redact(router.credentialPaths)
+        #expect(operations.credentialPaths.redacting("/s/abc") == "/s/<redacted>")
     }
 
     @Test func escapingIsAnIdentityOnPlainTextAndEscapesEveryOtherByte() {

@@ -11,6 +11,8 @@ public final class FodProcess: @unchecked Sendable {
     public let process = Process()
     public let dataDirectory: String
     public private(set) var port: UInt16 = 0
+    /// The port of the metrics listener (`--metrics-listen`), once it listens.
+    public private(set) var metricsPort: UInt16?
     private let exit: ExitWatch
     private let output = Pipe()
     private let errors = Pipe()
@@ -32,14 +34,20 @@ public final class FodProcess: @unchecked Sendable {
         return directory.appendingPathComponent("fod").path
     }
 
-    /// Starts `fod serve` on a free port over `dataDirectory` and waits until it listens.
-    public init(dataDirectory: String, extraArguments: [String] = []) throws {
+    /// The bearer token test servers want for `/metrics` (`--metrics-token`, see `init`).
+    public static let metricsToken = "test-metrics-token-5f0c2a"
+
+    /// Starts `fod serve` on a free port over `dataDirectory` and waits until it listens (and,
+    /// with `--metrics-listen` among `extraArguments`, until its metrics listener does).
+    /// - Parameter metricsToken: `--metrics-token` (nil: none, `/metrics` off the public port).
+    public init(dataDirectory: String, extraArguments: [String] = [], metricsToken: String? = FodProcess.metricsToken) throws {
         self.dataDirectory = dataDirectory
         process.executableURL = URL(fileURLWithPath: Self.executablePath)
         process.arguments = ["serve", "--port", "0", "--bind", "127.0.0.1", "--data", dataDirectory,
                              "--password-cost", "minimal", "--log-level", "warning", "--sign-in-limit", "1000",
                              // Tests post and sign up fast from one address: the abuse limits are tested on their own.
-                             "--sign-up-limit", "100000", "--sign-in-address-limit", "100000", "--device-request-rate", "0"] + extraArguments
+                             "--sign-up-limit", "100000", "--sign-in-address-limit", "100000", "--device-request-rate", "0"]
+            + (metricsToken.map { ["--metrics-token", $0] } ?? []) + extraArguments
         process.standardOutput = output
         process.standardError = errors
         exit = ExitWatch(process)
@@ -56,6 +64,10 @@ public final class FodProcess: @unchecked Sendable {
             throw ProcessFailure("fod did not start listening (first line: \(line ?? "none")): \(errorText.textAtEnd(waitingSeconds: 30))")
         }
         self.port = port
+        if extraArguments.contains("--metrics-listen") {
+            let metricsLine = outputText.firstLine(startingWith: "fod metrics listening on port ", waitingSeconds: Self.stopLimitSeconds)
+            metricsPort = metricsLine?.split(separator: " ").last.flatMap { UInt16($0) }
+        }
     }
 
     /// Sends `signal` and waits for the process to exit; returns its termination status. A

@@ -98,12 +98,20 @@ public final class PipeDrain: @unchecked Sendable {
     /// The first line (without its newline) once it has arrived; nil if the pipe ended or
     /// `seconds` passed first.
     public func firstLine(waitingSeconds seconds: Double) -> String? {
+        firstLine(startingWith: "", waitingSeconds: seconds)
+    }
+
+    /// The first line (without its newline) that starts with `prefix`, once it has arrived; nil
+    /// if the pipe ended, its start was dropped, or `seconds` passed first.
+    public func firstLine(startingWith prefix: String, waitingSeconds seconds: Double) -> String? {
         let deadline = Date().addingTimeInterval(seconds)
+        let wanted = Array(prefix.utf8)
         condition.lock()
         defer { condition.unlock() }
         while true {
-            if dropped == 0, let newline = kept.firstIndex(of: 10) {
-                return String(decoding: kept[..<newline], as: UTF8.self)
+            if dropped == 0 {
+                let lines = kept.split(separator: 10, omittingEmptySubsequences: false).dropLast()
+                if let line = lines.first(where: { $0.starts(with: wanted) }) { return String(decoding: line, as: UTF8.self) }
             }
             if ended || dropped > 0 || !condition.wait(until: deadline) { return nil }
         }

@@ -41,13 +41,40 @@ struct ExportStoreConformance {
             var rows: [ExportRow] = []
             var cursor: HistoryCursor?
             while true {
-                let page = try store.exportRows(deviceKey: key, from: Fixtures.t0 + 100, to: nil, after: cursor, limit: 5)
+                let page = try store.exportRows(deviceKey: key, from: Fixtures.t0 + 100, to: nil, after: cursor, limit: 5, detail: .positions)
                 rows += page
                 guard let last = page.last, page.count == 5 else { break }
                 cursor = HistoryCursor(timestamp: last.timestamp, sequence: last.sequence)
             }
             #expect(rows.map(\.longitude) == (1...11).map(Double.init))
             #expect(rows.map(\.altitude) == fixes.prefix(11).reversed().map(\.altitude))
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func rowsCarryEveryStoredFieldWhenAsked(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            var full = Fixtures.fix(100, longitude: 1.234_567_890_123)
+            full.accuracy = 3.25
+            full.altitude = -12.5
+            full.speed = 12.0 * 1000 / 3600
+            full.heading = 359.9
+            full.battery = 55.5
+            full.clientID = "phone-1"
+            var bare = Fixtures.fix(200, longitude: 2)
+            bare.accuracy = nil
+            try await Fixtures.append(store, world.device.id, [full, bare])
+            let key = try #require(try store.exportSubject(deviceID: world.device.id)).deviceKey
+            let rows = try store.exportRows(deviceKey: key, from: nil, to: nil, after: nil, limit: 10, detail: .everything)
+            try #require(rows.count == 2)
+            let positions = try store.exportRows(deviceKey: key, from: nil, to: nil, after: nil, limit: 10, detail: .positions)
+            #expect(positions.map(\.altitude) == [-12.5, nil] && positions.allSatisfy { $0.clientID == nil && $0.accuracy == nil })
+            #expect(rows[0].longitude == full.longitude && rows[0].latitude == full.latitude && rows[0].timestamp == full.timestamp)
+            #expect(rows[0].accuracy == 3.25 && rows[0].altitude == -12.5 && rows[0].speed == full.speed)
+            #expect(rows[0].heading == 359.9 && rows[0].battery == 55.5 && rows[0].clientID == "phone-1")
+            #expect(rows[1].accuracy == nil && rows[1].altitude == nil && rows[1].speed == nil && rows[1].heading == nil
+                    && rows[1].battery == nil && rows[1].clientID == nil)
         }
     }
 }

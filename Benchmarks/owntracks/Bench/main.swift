@@ -106,7 +106,7 @@ func run() throws {
     var configuration = HTTPServer.Configuration()
     configuration.bindAddress = "127.0.0.1"
     configuration.port = 0
-    let server = HTTPServer(configuration: configuration, router: API.router(services) { "" }, logger: logger) { errors.response(for: $0, request: $1) }
+    let server = HTTPServer(configuration: configuration, router: API.router(services), logger: logger) { errors.response(for: $0, request: $1) }
     try server.start()
     defer { server.shutdown() }
     let client = try HTTPTestClient(port: server.port)

@@ -1,30 +1,6 @@
 import JSONCore
 import Timestamps
 
-/// Bytes of a text format read in chunks: what is consumed is dropped at the next append, so
-/// the window holds at most one record plus one chunk. Offsets are absolute in the stream.
-struct ImportByteWindow: Sendable {
-    var bytes: [UInt8] = []
-    /// Absolute offset of `bytes[0]`.
-    var base = 0
-    /// Index of the first byte not consumed yet.
-    var consumed = 0
-    var finished = false
-
-    mutating func append(_ chunk: UnsafeRawBufferPointer) {
-        if consumed > 0 {
-            bytes.removeSubrange(0..<consumed)
-            base += consumed
-            consumed = 0
-        }
-        bytes.append(contentsOf: chunk)
-    }
-
-    /// Bytes not consumed yet.
-    var pending: Int { bytes.count - consumed }
-    var position: Int { base + consumed }
-}
-
 /// CSV with a header row, read line by line (quoted fields may hold the delimiter, doubled
 /// quotes and line breaks). The delimiter is the header's most frequent of `,` `;` and tab.
 ///
@@ -43,114 +19,55 @@ struct CSVImportReader: Sendable {
         var battery: Int?, batteryLevel: Int?, id: Int?
     }
 
-    var window = ImportByteWindow()
-    let maxRecordBytes: Int
-    /// Where the scan for the current line's end resumes, and whether it is inside quotes there.
-    var scan = 0
-    var inQuotes = false
-    var skippingLongLine = false
+    var lines: ImportLines
     var columns: Columns?
     var done = false
 
-    init(options: ImportOptions) { maxRecordBytes = options.maxRecordBytes }
+    init(options: ImportOptions) { lines = ImportLines(maxRecordBytes: options.maxRecordBytes, quotes: true) }
 
-    mutating func append(_ chunk: UnsafeRawBufferPointer) {
-        let shift = window.consumed
-        window.append(chunk)
-        scan -= shift
-    }
-
-    mutating func finish() { window.finished = true }
+    mutating func append(_ chunk: UnsafeRawBufferPointer) { lines.append(chunk) }
+    mutating func finish() { lines.finish() }
 
     mutating func run(_ collector: inout ImportCollector) -> Bool {
-        while collector.ready.count < collector.options.batchSize {
-            guard !done, collector.summary.stopped == nil else { return false }
-            guard let line = nextLine(&collector) else {
-                if window.finished { done = true; return false }
-                return true
-            }
-            collector.summary.bytesRead = window.position
-            handle(line, &collector)
+        var columns = self.columns
+        defer { self.columns = columns }
+        return lines.run(&collector, done: &done) { line, offset, collector in
+            Self.handle(line, at: offset, columns: &columns, &collector)
         }
-        return !done
     }
 
-    /// The next complete line (without its line break), or nil when more input is needed or the
-    /// input is exhausted. A line longer than `maxRecordBytes` is rejected and skipped, line
-    /// breaks inside quotes included whether or not it is skipped, so record boundaries and
-    /// rejections never depend on how the file was chunked.
-    mutating func nextLine(_ collector: inout ImportCollector) -> ArraySlice<UInt8>? {
-        let bytes = window.bytes
-        var i = scan
-        while i < bytes.count {
-            let c = bytes[i]
-            if c == UInt8(ascii: "\"") { inQuotes.toggle() }
-            if c == 10 && !inQuotes {
-                let line = bytes[window.consumed..<i]
-                window.consumed = i + 1
-                scan = i + 1
-                if skippingLongLine {
-                    skippingLongLine = false
-                } else if line.count > maxRecordBytes {
-                    collector.reject(ImportCollector.recordTooLarge(maxRecordBytes))
-                } else {
-                    return line.last == 13 ? line.dropLast() : line
-                }
-            }
-            i += 1
-        }
-        scan = i
-        if window.pending > maxRecordBytes {
-            // Dropped as it arrives: memory stays at one record plus one chunk.
-            if !skippingLongLine { collector.reject(ImportCollector.recordTooLarge(maxRecordBytes)) }
-            skippingLongLine = true
-            window.consumed = bytes.count
-            scan = bytes.count
-            return nil
-        }
-        guard window.finished, window.pending > 0 else { return nil }
-        let line = bytes[window.consumed...]
-        window.consumed = bytes.count
-        scan = bytes.count
-        if skippingLongLine { return nil }
-        if line.count > maxRecordBytes {
-            collector.reject(ImportCollector.recordTooLarge(maxRecordBytes))
-            return nil
-        }
-        return line
-    }
-
-    mutating func handle(_ line: ArraySlice<UInt8>, _ collector: inout ImportCollector) {
+    /// One line starting at byte `offset`: the header (which sets `columns`) or a row.
+    static func handle(_ line: ArraySlice<UInt8>, at offset: Int, columns: inout Columns?, _ collector: inout ImportCollector) {
         if line.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return }
-        guard let columns else {
-            readHeader(line, &collector)
+        guard let known = columns else {
+            columns = readHeader(line, at: offset, &collector)
             return
         }
-        let fields = Self.fields(line, delimiter: columns.delimiter)
+        let fields = Self.fields(line, delimiter: known.delimiter)
         let rules = collector.rules, now = collector.now
         collector.point(.csv) { () throws(FixError) in
-            try NativeFormat.fix(try Self.fixObject(fields, columns, rules: rules), now: now, rules: rules)
+            try NativeFormat.fix(try Self.fixObject(fields, known, rules: rules), now: now, rules: rules)
         }
     }
 
-    mutating func readHeader(_ line: ArraySlice<UInt8>, _ collector: inout ImportCollector) {
+    /// The columns the header names; nil (and reading stopped) when it names no coordinates.
+    static func readHeader(_ line: ArraySlice<UInt8>, at offset: Int, _ collector: inout ImportCollector) -> Columns? {
         let counts = [UInt8(ascii: ","), UInt8(ascii: ";"), 9].map { d in (d, line.lazy.filter { $0 == d }.count) }
         let delimiter = counts.max { $0.1 < $1.1 }.map { $0.1 > 0 ? $0.0 : UInt8(ascii: ",") } ?? UInt8(ascii: ",")
         let names = Self.fields(line, delimiter: delimiter).map { $0.lowercased().trimmingSpaces() }
         func column(_ options: String...) -> Int? { names.firstIndex { options.contains($0) } }
         guard let lon = column("lon", "lng", "long", "longitude"), let lat = column("lat", "latitude") else {
             collector.summary.stopped = ImportStop(code: .unknownFormat,
-                message: "not a known history format: expected JSON (Google Takeout, Timeline, GeoJSON), GPX, or CSV with a header naming lat/latitude and lon/lng/longitude columns",
-                offset: window.base + line.startIndex)
-            done = true
-            return
+                message: "not a known history format: expected JSON (Google Takeout, Timeline, GeoJSON, this server's NDJSON), GPX, OwnTracks Recorder .rec lines, or CSV with a header naming lat/latitude and lon/lng/longitude columns",
+                offset: offset)
+            return nil
         }
         collector.summary.format = .csv
-        columns = Columns(delimiter: delimiter, lon: lon, lat: lat, time: column("timestamp", "time", "datetime", "date"),
-                          altitude: column("alt", "altitude", "ele", "elevation"),
-                          accuracy: column("accuracy", "acc", "horizontal_accuracy"), speed: column("speed"),
-                          speedKmh: column("speed_kmh", "speed_kph", "kmh"), heading: column("heading", "course", "bearing"),
-                          battery: column("battery"), batteryLevel: column("battery_level"), id: column("id"))
+        return Columns(delimiter: delimiter, lon: lon, lat: lat, time: column("timestamp", "time", "datetime", "date"),
+                       altitude: column("alt", "altitude", "ele", "elevation"),
+                       accuracy: column("accuracy", "acc", "horizontal_accuracy"), speed: column("speed"),
+                       speedKmh: column("speed_kmh", "speed_kph", "kmh"), heading: column("heading", "course", "bearing"),
+                       battery: column("battery"), batteryLevel: column("battery_level"), id: column("id"))
     }
 
     /// One row as a native fix object: numeric text becomes a number, other text a string (so

@@ -3,8 +3,9 @@ import JSONCore
 
 /// GPX 1.0/1.1 read tag by tag: every `trkpt`, `rtept` and `wpt` (any namespace prefix) with
 /// `lat` / `lon` attributes becomes a point, with its child elements `time`, `ele` (m), `speed`
-/// (m/s, GPX 1.0 or an extension), `course` (degrees) and `hdop` (accuracy = hdop ×
-/// `FixRules.metersPerHDOP`). Comments, CDATA, processing instructions and the DOCTYPE are
+/// (m/s, GPX 1.0 or an extension such as this server's `fod:speed`), `course` (degrees),
+/// `accuracy` (m, this server's extension; else `hdop` × `FixRules.metersPerHDOP`) and
+/// `battery` (percent, this server's extension). Comments, CDATA, processing instructions and the DOCTYPE are
 /// skipped. The first element must be `gpx`; anything else (KML, say) stops with `unknown_format`.
 /// Any element (a point with its children, a tag, a comment) may be at most `maxRecordBytes`:
 /// a longer one stops with `limit_exceeded`, decided from the first `maxRecordBytes` bytes only,
@@ -102,7 +103,7 @@ struct GPXImportReader: Sendable {
 
     mutating func point(tag: ArraySlice<UInt8>, body: ArraySlice<UInt8>, name: String, _ collector: inout ImportCollector) {
         let attributes = Self.attributes(tag)
-        let children = Self.childTexts(body, wanted: ["time", "ele", "speed", "course", "hdop"])
+        let children = Self.childTexts(body, wanted: ["time", "ele", "speed", "course", "hdop", "accuracy", "battery"])
         let rules = collector.rules, now = collector.now
         collector.point(.gpx) { () throws(FixError) in
             guard let lat = attributes["lat"].flatMap(FixCheck.decimal), let lon = attributes["lon"].flatMap(FixCheck.decimal) else {
@@ -116,7 +117,10 @@ struct GPXImportReader: Sendable {
             object["altitude"] = number("ele")
             object["speed"] = number("speed")
             object["heading"] = number("course")
-            if let perHDOP = rules.metersPerHDOP, case .number(let hdop)? = number("hdop"), hdop.double >= 0 {
+            object["battery"] = number("battery")
+            if let accuracy = number("accuracy") {
+                object["accuracy"] = accuracy
+            } else if let perHDOP = rules.metersPerHDOP, case .number(let hdop)? = number("hdop"), hdop.double >= 0 {
                 object["accuracy"] = .number(JSONNumber(hdop.double * perHDOP))
             }
             return try NativeFormat.fix(object, now: now, rules: rules)

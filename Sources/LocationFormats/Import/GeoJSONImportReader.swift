@@ -5,7 +5,9 @@ import JSONCore
 /// - `Point`: `[lon, lat, alt?]`; time in `properties.timestamp` or `properties.time`.
 /// - `LineString` / `MultiPoint`: one point per position, times from `properties.coordTimes`
 ///   or `properties.times` (as GPX converters write them); `MultiLineString`: the same per part,
-///   with an array of time arrays.
+///   with an array of time arrays. A position whose time there is `null` is drawn but no fix
+///   (this server's exports write it where a line meets the antimeridian or continues in
+///   another feature) and is passed over; a position without any time is rejected.
 /// - Properties: `accuracy` or `horizontal_accuracy` (m), `altitude` (m; else the third
 ///   coordinate), `speed` (m/s) or `speed_kmh` (km/h), `heading` or `course` (degrees),
 ///   `battery` (percent) or `battery_level` (a fraction 0–1, as Overland sends), `id` (the
@@ -34,13 +36,15 @@ enum GeoJSONImportReader {
         case "Point":
             add(geometry?["coordinates"] ?? .null, properties["timestamp"] ?? properties["time"], &collector)
         case "LineString", "MultiPoint":
-            for (i, position) in (geometry?["coordinates"]?.arrayValue ?? []).enumerated() {
+            for (i, position) in (geometry?["coordinates"]?.arrayValue ?? []).enumerated() where times?[safe: i] != .null {
                 add(position, times?[safe: i], &collector)
             }
         case "MultiLineString":
             for (k, part) in (geometry?["coordinates"]?.arrayValue ?? []).enumerated() {
                 let partTimes = times?[safe: k]?.arrayValue
-                for (i, position) in (part.arrayValue ?? []).enumerated() { add(position, partTimes?[safe: i], &collector) }
+                for (i, position) in (part.arrayValue ?? []).enumerated() where partTimes?[safe: i] != .null {
+                    add(position, partTimes?[safe: i], &collector)
+                }
             }
         case let other:
             collector.reject(.invalidFix("a feature with \(other.map { "a \($0)" } ?? "no") geometry holds no location points"))

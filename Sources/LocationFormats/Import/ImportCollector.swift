@@ -18,12 +18,13 @@ struct ImportCollector: Sendable {
 
     /// Validates and keeps one point: `make` builds the fix with the native checks or throws
     /// the first `FixError`. A point without its own time is rejected (`missing_timestamp`):
-    /// history cannot be placed at "now".
+    /// history cannot be placed at "now". A fix without id gets a derived one when the format
+    /// says so (`ImportFormat.derivesClientIDs`).
     mutating func point(_ format: ImportFormat, _ make: () throws(FixError) -> Fix) {
         do throws(FixError) {
             var fix = try make()
             guard fix.timestampWasGiven else { throw ImportCollector.missingTimestamp }
-            if fix.clientID == nil { fix.clientID = ImportPointID.make(for: fix, format: format) }
+            if fix.clientID == nil && format.derivesClientIDs { fix.clientID = ImportPointID.make(for: fix, format: format) }
             summary.points += 1
             summary.emitted += 1
             ready.append(fix)

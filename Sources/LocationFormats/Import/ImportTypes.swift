@@ -19,6 +19,13 @@ public enum ImportFormat: String, Sendable, Equatable, CaseIterable {
     /// This server's own fixes: `{"locations": [{"location": [lon, lat], "timestamp", ...}]}`
     /// (the body of `POST /v1/devices/{id}/locations`, or pages of `GET …/locations`) or an array of them.
     case native
+    /// This server's NDJSON export (`export.ndjson`): one native fix object per line, read back
+    /// exactly (ids kept, no id derived: a fix without one is a duplicate by its timestamp).
+    case ndjson
+    /// The OwnTracks Recorder's month files (`YYYY-MM.rec`): lines of `<ISO time>\t<topic
+    /// tag>\t<JSON message>`; `_type: location` messages are fixes (as the OwnTracks endpoint
+    /// reads them, duplicates by timestamp as for the app), other messages are skipped.
+    case owntracksRecorder = "owntracks-recorder"
 
     /// The short tag that starts client ids derived for this format's fixes.
     var clientIDTag: String {
@@ -30,6 +37,18 @@ public enum ImportFormat: String, Sendable, Equatable, CaseIterable {
         case .geojson: "gj"
         case .csv: "csv"
         case .native: "fod"
+        case .ndjson: "nd"
+        case .owntracksRecorder: "otr"
+        }
+    }
+
+    /// Whether a fix without its own id gets one derived from its content (`ImportPointID`).
+    /// Not for this server's NDJSON (which must read back exactly as exported) nor the Recorder's
+    /// files (OwnTracks fixes carry no id; the app's own rule, one fix per timestamp, applies).
+    var derivesClientIDs: Bool {
+        switch self {
+        case .ndjson, .owntracksRecorder: false
+        default: true
         }
     }
 }
@@ -114,6 +133,9 @@ public struct ImportSummary: Sendable, Equatable {
     public var emitted = 0
     /// Points rejected, by error code.
     public var rejected = 0
+    /// Records that are no location and no error, passed over (OwnTracks Recorder lines of
+    /// another `_type`: transitions, waypoints, cards, status...). Not points.
+    public var skipped = 0
     public var rejectedByCode: [ErrorCode: Int] = [:]
     /// The first rejections (see `ImportOptions.maxSamples`), in file order.
     public var samples: [ImportRejection] = []

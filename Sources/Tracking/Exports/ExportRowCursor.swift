@@ -11,6 +11,7 @@ public final class ExportRowCursor: @unchecked Sendable {
     let store: any ExportStore
     let subjects: [ExportSubject]
     let from: Int64?, to: Int64?
+    let detail: ExportRow.Detail
     public let pageSize: Int
     let refresh: () throws -> ReadableHistory?
     private var subjectIndex = 0
@@ -21,12 +22,13 @@ public final class ExportRowCursor: @unchecked Sendable {
     /// True once the caller may no longer read the scope.
     public private(set) var revoked = false
 
-    init(store: any ExportStore, subjects: [ExportSubject], from: Int64?, to: Int64?, pageSize: Int,
+    init(store: any ExportStore, subjects: [ExportSubject], from: Int64?, to: Int64?, detail: ExportRow.Detail, pageSize: Int,
          refresh: @escaping () throws -> ReadableHistory?) {
         self.store = store
         self.subjects = subjects
         self.from = from
         self.to = to
+        self.detail = detail
         self.pageSize = max(1, pageSize)
         self.refresh = refresh
     }
@@ -54,7 +56,7 @@ public final class ExportRowCursor: @unchecked Sendable {
                 continue
             }
             let rows = try store.exportRows(deviceKey: subject.deviceKey, from: window.lowerBound, to: window.upperBound,
-                                            after: cursor, limit: pageSize)
+                                            after: cursor, limit: pageSize, detail: detail)
             if let last = rows.last { cursor = HistoryCursor(timestamp: last.timestamp, sequence: last.sequence) }
             if rows.count < pageSize {
                 // This window is done: on to the next one, or the next device.

@@ -26,20 +26,43 @@ public struct ExportSubject: Sendable, Equatable {
     }
 }
 
-/// One stored position as exports read it.
+/// One stored fix as exports read it: its position and time, and with `.everything` every
+/// other stored field (the NDJSON export writes them all, GPX most).
 public struct ExportRow: Sendable, Equatable {
+    /// What of a fix an export reads: maps and charts need positions (and altitude) only.
+    public enum Detail: Sendable {
+        /// Time, position and altitude; the other fields are nil.
+        case positions
+        /// Every stored field.
+        case everything
+    }
+
     public let timestamp: Int64
     public let sequence: Int64
     public let longitude: Double
     public let latitude: Double
     public let altitude: Double?
+    /// Meters, m/s, degrees and percent, as stored; nil when the fix has none.
+    public let accuracy: Double?
+    public let speed: Double?
+    public let heading: Double?
+    public let battery: Double?
+    /// The client's id of the fix (or the one an import derived), when it has one.
+    public let clientID: String?
 
-    public init(timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double, altitude: Double?) {
+    public init(timestamp: Int64, sequence: Int64, longitude: Double, latitude: Double, altitude: Double?,
+                accuracy: Double? = nil, speed: Double? = nil, heading: Double? = nil, battery: Double? = nil,
+                clientID: String? = nil) {
         self.timestamp = timestamp
         self.sequence = sequence
         self.longitude = longitude
         self.latitude = latitude
         self.altitude = altitude
+        self.accuracy = accuracy
+        self.speed = speed
+        self.heading = heading
+        self.battery = battery
+        self.clientID = clientID
     }
 }
 
@@ -51,8 +74,10 @@ public protocol ExportStore: Sendable {
     /// The device with its owner's names; `windows` is `.all` (the caller narrows it).
     func exportSubject(deviceID: DeviceID) throws -> ExportSubject?
     func countRows(deviceKey: DeviceKey, from: Int64?, to: Int64?) throws -> Int
-    /// Up to `limit` positions of a device in [from, to] after `cursor`, oldest first.
-    func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> [ExportRow]
+    /// Up to `limit` fixes of a device in [from, to] after `cursor`, oldest first (by time, then
+    /// arrival), with the fields `detail` asks for.
+    func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int,
+                    detail: ExportRow.Detail) throws -> [ExportRow]
 }
 
 /// Who and what an export may contain: only what the caller may read, at every page — a
@@ -128,8 +153,8 @@ public final class ExportService: Sendable {
     /// each in time order, read `pageSize` rows at a time; before each page it re-checks what
     /// `credential` may read of `scope`.
     public func rows(of subjects: [ExportSubject], from: Int64?, to: Int64?, scope: Scope, credential: Credential,
-                     pageSize: Int = 4_096) -> ExportRowCursor {
-        ExportRowCursor(store: store, subjects: subjects, from: from, to: to, pageSize: pageSize) { [self] in
+                     detail: ExportRow.Detail = .positions, pageSize: Int = 4_096) -> ExportRowCursor {
+        ExportRowCursor(store: store, subjects: subjects, from: from, to: to, detail: detail, pageSize: pageSize) { [self] in
             try currentWindows(scope, credential: credential)
         }
     }

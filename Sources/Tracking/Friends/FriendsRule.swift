@@ -13,9 +13,11 @@ public struct FriendCandidate: Sendable, Equatable {
     public let accuracy: Double?
     /// When this membership shared its device with the group (its sharing periods).
     public let windows: HistoryWindows
+    /// The device's battery level (`DeviceStatus`), percent.
+    public let battery: Double?
 
     public init(groupID: GroupID, userID: UserID, displayName: String, deviceID: DeviceID, deviceName: String, sharing: Bool,
-                latest: LastLocation?, accuracy: Double?, windows: HistoryWindows) {
+                latest: LastLocation?, accuracy: Double?, windows: HistoryWindows, battery: Double? = nil) {
         self.groupID = groupID
         self.userID = userID
         self.displayName = displayName
@@ -25,6 +27,7 @@ public struct FriendCandidate: Sendable, Equatable {
         self.latest = latest
         self.accuracy = accuracy
         self.windows = windows
+        self.battery = battery
     }
 }
 
@@ -52,6 +55,8 @@ public struct Friend: Sendable, Equatable {
     public let tid: String
     public let location: LastLocation?
     public let accuracy: Double?
+    /// The device's battery level (percent), sent with its location only.
+    public let battery: Double?
 }
 
 /// Which locations a device receives as "friends" (API.md, "Phone apps: friends in OwnTracks").
@@ -62,6 +67,7 @@ public struct Friend: Sendable, Equatable {
 /// - Only the latest location, and only when it was taken while that device was shared with
 ///   one of those groups (history visibility: a position from before joining, or from while
 ///   sharing was off, is never sent; the card alone is).
+/// - The device's battery level goes with its location only (never with a card alone).
 /// - Ordered by device id, so the reply is stable.
 public enum FriendsRule {
     public static func friends(of deviceID: DeviceID, in snapshot: FriendsSnapshot) -> [Friend] {
@@ -74,7 +80,8 @@ public enum FriendsRule {
             guard let memberships = byDevice[id], let first = memberships.first else { return nil }
             let latest = first.latest.flatMap { fix in memberships.contains { $0.windows.contains(fix.timestamp.millisecondsSince1970) } ? fix : nil }
             return Friend(deviceID: id, userID: first.userID, displayName: first.displayName, deviceName: first.deviceName,
-                          tid: OwnTracksTID.of(id), location: latest, accuracy: latest == nil ? nil : first.accuracy)
+                          tid: OwnTracksTID.of(id), location: latest, accuracy: latest == nil ? nil : first.accuracy,
+                          battery: latest == nil ? nil : first.battery)
         }
     }
 }

@@ -37,6 +37,12 @@ public final class BlockingWorkPool: @unchecked Sendable {
         return jobs.count
     }
 
+    /// Throws `busy` (503) when `maxQueued` jobs wait now, as `run` would: to refuse before
+    /// work that only makes sense if the job then runs.
+    public func requireRoom() throws {
+        guard queuedCount < maxQueued else { throw TrackingError.busy(what) }
+    }
+
     /// Runs `body` on one of the pool's threads and returns its result.
     /// - Throws: `busy` (503) when `maxQueued` jobs already wait; else `body`'s error.
     public func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {

@@ -75,7 +75,12 @@ public protocol LocationStore: Sendable {
     /// `completion` is called once: with the outcome once durable (after `onCommit`), or with
     /// the error — by the store's writer itself, so that no task waits for the commit (and none
     /// needs a thread of a pool to resume on). `append(…) async` awaits the same.
-    func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
+    ///
+    /// `report`, when given, is written in the same transaction (even when `fixes` is empty or
+    /// all duplicates): the device's status as `DeviceStatus.updated(by:)` says (nothing when it
+    /// says nil), its rejections and its region events (an event equal to a kept one in time,
+    /// kind and region is not kept twice), each trimmed to the newest `DeviceReport.max…Kept`.
+    func append(deviceID: DeviceID, fixes: [Fix], report: DeviceReport?, events: LocationEventRule,
                 onCommit: @escaping @Sendable (IngestOutcome) -> Void,
                 completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void)
     /// History of a device in [from, to], oldest first, after `cursor`, at most `limit`.
@@ -89,11 +94,18 @@ public protocol LocationStore: Sendable {
 }
 
 extension LocationStore {
-    /// `append` awaited: returns the outcome once durable, or throws the error.
+    /// `append` without a report (imports, tools).
     public func append(deviceID: DeviceID, fixes: [Fix], events: LocationEventRule,
+                       onCommit: @escaping @Sendable (IngestOutcome) -> Void,
+                       completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) {
+        append(deviceID: deviceID, fixes: fixes, report: nil, events: events, onCommit: onCommit, completion: completion)
+    }
+
+    /// `append` awaited: returns the outcome once durable, or throws the error.
+    public func append(deviceID: DeviceID, fixes: [Fix], report: DeviceReport? = nil, events: LocationEventRule,
                        onCommit: @escaping @Sendable (IngestOutcome) -> Void) async throws -> IngestOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            append(deviceID: deviceID, fixes: fixes, events: events, onCommit: onCommit) { continuation.resume(with: $0) }
+            append(deviceID: deviceID, fixes: fixes, report: report, events: events, onCommit: onCommit) { continuation.resume(with: $0) }
         }
     }
 }

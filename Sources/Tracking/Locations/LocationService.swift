@@ -64,11 +64,13 @@ public final class LocationService: Sendable {
     /// once the fixes are durable. Their group events go to the sink right after the commit.
     /// `countsAsRequest` is false only for local tools (`fod import`), which are not clients.
     /// `events` overrides the service's event rule (imports log nothing per batch).
+    /// `report` is what the request said besides its fixes (see `ingest(…completion:)`).
     public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true,
-                       events: LocationEventRule? = nil) async throws -> IngestOutcome {
+                       events: LocationEventRule? = nil, report: DeviceReport? = nil) async throws -> IngestOutcome {
         try await withCheckedThrowingContinuation { continuation in
             do {
-                try ingest(fixes, deviceID: deviceID, credential: credential, countsAsRequest: countsAsRequest, events: events) {
+                try ingest(fixes, deviceID: deviceID, credential: credential, countsAsRequest: countsAsRequest, events: events,
+                           report: report) {
                     continuation.resume(with: $0)
                 }
             } catch {
@@ -80,14 +82,27 @@ public final class LocationService: Sendable {
     /// `ingest` answering through `completion` (called once, from the store's writer where it
     /// can: no task on the way). Throws at once what the checks refuse (nothing was stored,
     /// and `completion` is not called).
+    ///
+    /// A client's request (`countsAsRequest`) also records that the device was seen now and the
+    /// newest battery level of `fixes` and `report`, in the same commit as the fixes; `report`
+    /// adds what a phone app sent that is not a fix (rejections, region events). Without fixes
+    /// the report alone is written (a heartbeat), and not even that when it would change nothing.
     public func ingest(_ fixes: [Fix], deviceID: DeviceID, credential: Credential, countsAsRequest: Bool = true,
-                       events: LocationEventRule? = nil,
+                       events: LocationEventRule? = nil, report: DeviceReport? = nil,
                        completion: @escaping @Sendable (Result<IngestOutcome, Error>) -> Void) throws {
         try PartitionRules(facts: directory).requireWrite(credential, .device(deviceID))
         guard case .device = credential else { throw TrackingError.cannotWrite(.device(deviceID)) }
         if countsAsRequest { try admitRequest(deviceID: deviceID) }
-        guard !fixes.isEmpty else { return completion(.success(IngestOutcome())) }
-        store.append(deviceID: deviceID, fixes: fixes, events: events ?? self.events, onCommit: publisher, completion: completion)
+        let report = countsAsRequest ? (report ?? DeviceReport(seenAt: Timestamp.nowMilliseconds())).addingBattery(of: fixes) : report
+        guard !fixes.isEmpty || report != nil else { return completion(.success(IngestOutcome())) }
+        if fixes.isEmpty, let report, report.rejections.isEmpty, report.events.isEmpty,
+           let device = try directory.readDirectory({ try $0.device(id: deviceID) }), device.status.updated(by: report) == nil {
+            // A heartbeat that changes nothing (seen within the status' resolution, the same
+            // battery): a read instead of a write transaction.
+            return completion(.success(IngestOutcome()))
+        }
+        store.append(deviceID: deviceID, fixes: fixes, report: report, events: events ?? self.events, onCommit: publisher,
+                     completion: completion)
     }
 
     /// Hands a committed append's group events and stored fixes to the sinks.

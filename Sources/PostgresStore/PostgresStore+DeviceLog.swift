@@ -1,0 +1,112 @@
+import ErrorCodes
+import LocationFormats
+import PostgresClient
+import Timestamps
+import Tracking
+
+/// A device's report (status, rejections, region events), written inside an append's
+/// transaction in one pipeline (one round trip, and none when there is nothing to write).
+enum PostgresDeviceReport {
+    /// The columns of the device row `status(_:at:)` reads, in its order.
+    static let statusColumns = "last_seen_at, battery, battery_at"
+
+    /// The status in `statusColumns` starting at `column`.
+    static func status(_ row: Row, at column: Int) throws -> DeviceStatus {
+        var battery: BatteryReading?
+        if let percent = try row.optionalDouble(column + 1), let at = try row.optionalInt64(column + 2) {
+            battery = BatteryReading(percent: percent, timestamp: at)
+        }
+        return DeviceStatus(lastSeenAt: try row.optionalInt64(column), battery: battery)
+    }
+
+    /// Moves `last_seen_at` only forward and replaces the battery only by a later reading, so
+    /// writers on several nodes agree whatever their order.
+    static let statusSQL = """
+        UPDATE devices SET last_seen_at = GREATEST(coalesce(last_seen_at, $2), $2),
+          battery = CASE WHEN $4::bigint IS NOT NULL AND (battery_at IS NULL OR battery_at <= $4) THEN $3::float8 ELSE battery END,
+          battery_at = CASE WHEN $4::bigint IS NOT NULL AND (battery_at IS NULL OR battery_at <= $4) THEN $4 ELSE battery_at END
+        WHERE key = $1
+        """
+
+    /// Deletes the device's rows of `table` but the newest `$2`.
+    static func trimSQL(_ table: String) -> String {
+        """
+        DELETE FROM \(table) WHERE device_key = $1 AND id <=
+          (SELECT id FROM \(table) WHERE device_key = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)
+        """
+    }
+
+    /// Writes `report` for the device whose status this transaction read as `current`.
+    static func write(_ report: DeviceReport, deviceKey: Int64, current: DeviceStatus, on c: Connection) throws {
+        let next = current.updated(by: report)
+        guard next != nil || !report.rejections.isEmpty || !report.events.isEmpty else { return }
+        _ = try c.pipeline { p in
+            if let next {
+                try p.append(statusSQL, [.int64(deviceKey), next.lastSeenAt.map(PostgresValue.int64) ?? .null,
+                                         .optional(next.battery?.percent), next.battery.map { .int64($0.timestamp) } ?? .null])
+            }
+            if !report.rejections.isEmpty {
+                let r = report.rejections
+                try p.append("""
+                    INSERT INTO device_rejections (device_key, at, source, reason, message, sample, count)
+                    SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[])
+                    """, [.int64(deviceKey), .int64Array(r.map(\.at.millisecondsSince1970)), .textArray(r.map(\.source.rawValue)),
+                          .textArray(r.map(\.reason.rawValue)), .textArray(r.map(\.message)), .textArray(r.map(\.sample)),
+                          .int64Array(r.map { Int64($0.count) })])
+                try p.append(trimSQL("device_rejections"), [.int64(deviceKey), .int(DeviceReport.maxRejectionsKept)])
+            }
+            if !report.events.isEmpty {
+                // NULL travels as NaN and as "" (no valid position is NaN; no trigger is empty).
+                let events = report.events, transitions = report.events.map(\.transition)
+                try p.append("""
+                    INSERT INTO device_events (device_key, received_at, ts, event, region, lon, lat, accuracy, detected_by)
+                    SELECT $1, received_at, ts, event, region, nullif(lon, 'NaN'), nullif(lat, 'NaN'), nullif(accuracy, 'NaN'),
+                           nullif(detected_by, '')
+                    FROM unnest($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[], $9::text[])
+                      AS t(received_at, ts, event, region, lon, lat, accuracy, detected_by)
+                    ON CONFLICT DO NOTHING
+                    """, [.int64(deviceKey), .int64Array(events.map(\.receivedAt.millisecondsSince1970)),
+                          .int64Array(transitions.map(\.timestamp)), .textArray(transitions.map(\.event.rawValue)),
+                          .textArray(transitions.map(\.region)), .doubleArray(transitions.map { $0.longitude ?? .nan }),
+                          .doubleArray(transitions.map { $0.latitude ?? .nan }), .doubleArray(transitions.map { $0.accuracy ?? .nan }),
+                          .textArray(transitions.map { $0.trigger ?? "" })])
+                try p.append(trimSQL("device_events"), [.int64(deviceKey), .int(DeviceReport.maxEventsKept)])
+            }
+        }
+    }
+}
+
+extension PostgresStore: DeviceLogStore {
+    public func rejections(deviceID: DeviceID) throws -> [IngestRejection] {
+        try read { c in
+            try c.rows("""
+                SELECT r.at, r.source, r.reason, r.message, r.sample, r.count FROM device_rejections r
+                JOIN devices d ON d.key = r.device_key WHERE d.id = $1 ORDER BY r.id DESC LIMIT $2
+                """, [.id(deviceID), .int(DeviceReport.maxRejectionsKept)]) { row in
+                IngestRejection(at: try row.time(0), source: IngestSource(rawValue: try row.text(1)) ?? .owntracks,
+                                reason: ErrorCode(rawValue: try row.text(2)), message: try row.text(3), sample: try row.text(4),
+                                count: Int(clamping: try row.int64(5)))
+            }
+        }
+    }
+
+    public func deviceEvents(deviceID: DeviceID) throws -> [DeviceEvent] {
+        try read { c in
+            try c.rows("""
+                SELECT e.received_at, e.ts, e.event, e.region, e.lon, e.lat, e.accuracy, e.detected_by FROM device_events e
+                JOIN devices d ON d.key = e.device_key WHERE d.id = $1 ORDER BY e.id DESC LIMIT $2
+                """, [.id(deviceID), .int(DeviceReport.maxEventsKept)]) { row in
+                DeviceEvent(receivedAt: try row.time(0), transition: RegionTransition(
+                    event: RegionTransition.Event(rawValue: try row.text(2)) ?? .enter, region: try row.text(3),
+                    timestamp: try row.int64(1), longitude: try row.optionalDouble(4), latitude: try row.optionalDouble(5),
+                    accuracy: try row.optionalDouble(6), trigger: try row.optionalText(7)))
+            }
+        }
+    }
+
+    public func ownTracksSecret(deviceID: DeviceID) throws -> String? {
+        try read { c in
+            try c.firstRow("SELECT owntracks_secret FROM devices WHERE id = $1", [.id(deviceID)]) { try $0.optionalText(0) } ?? nil
+        }
+    }
+}

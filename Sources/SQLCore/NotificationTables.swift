@@ -1,0 +1,274 @@
+import JSONCore
+import Timestamps
+import Tracking
+
+/// The notification tables' statements, written once for both stores (`NotificationStore`'s
+/// contract): each function runs inside the caller's transaction on `db`.
+///
+/// Tables (each store's schema makes them): `channels`, `alerts` (deleted with their membership,
+/// channel, place and device), `deliveries` (the durable queue and its log; one row per
+/// channel, group and event), `consumer_cursors` (how far each durable consumer read each
+/// group's log).
+public enum NotificationTables {
+    static let channelColumns = "id, user_id, name, type, url, token, secret, enabled, disabled_reason, failing_since, created_at"
+
+    static func channel(_ row: any SQLRow) throws -> Channel {
+        Channel(id: ChannelID(try row.text(0)), userID: UserID(try row.text(1)), name: try row.text(2),
+                type: ChannelType(rawValue: try row.text(3)) ?? .webhook, url: try row.text(4), token: try row.optionalText(5),
+                secret: try row.optionalText(6), enabled: try row.bool(7), disabledReason: try row.optionalText(8),
+                failingSince: try row.optionalInt64(9), createdAt: Timestamp(millisecondsSince1970: try row.int64(10)))
+    }
+
+    // MARK: Channels
+
+    public static func insertChannel(_ channel: Channel, limit: Int, on db: some SQLExecutor) throws {
+        let count = try db.firstRow("SELECT count(*) FROM channels WHERE user_id = ?", [.text(channel.userID.rawValue)]) { try $0.int(0) } ?? 0
+        guard count < limit else {
+            throw TrackingError.conflict("a user may have at most \(limit) notification channels", code: .tooManyChannels)
+        }
+        try db.run("""
+            INSERT INTO channels (\(channelColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """, [.text(channel.id.rawValue), .text(channel.userID.rawValue), .text(channel.name), .text(channel.type.rawValue),
+                   .text(channel.url), .optional(channel.token), .optional(channel.secret), .bool(channel.enabled),
+                   .optional(channel.disabledReason), .optional(channel.failingSince), .integer(channel.createdAt.millisecondsSince1970)])
+    }
+
+    public static func channels(userID: UserID, on db: some SQLExecutor) throws -> [Channel] {
+        try db.rows("SELECT \(channelColumns) FROM channels WHERE user_id = ? ORDER BY created_at, id",
+                    [.text(userID.rawValue)], channel)
+    }
+
+    public static func channel(id: ChannelID, on db: some SQLExecutor) throws -> Channel? {
+        try db.firstRow("SELECT \(channelColumns) FROM channels WHERE id = ?", [.text(id.rawValue)], channel)
+    }
+
+    public static func updateChannel(_ channel: Channel, on db: some SQLExecutor) throws -> Bool {
+        try db.run("""
+            UPDATE channels SET name = ?, url = ?, token = ?, enabled = ?, disabled_reason = ?, failing_since = ? WHERE id = ?
+            """, [.text(channel.name), .text(channel.url), .optional(channel.token), .bool(channel.enabled),
+                   .optional(channel.disabledReason), .optional(channel.failingSince), .text(channel.id.rawValue)]) > 0
+    }
+
+    public static func deleteChannel(id: ChannelID, userID: UserID, on db: some SQLExecutor) throws -> Bool {
+        try db.run("DELETE FROM channels WHERE id = ? AND user_id = ?", [.text(id.rawValue), .text(userID.rawValue)]) > 0
+    }
+
+    // MARK: Alerts
+
+    static let alertColumns = "id, group_id, user_id, channel_id, place_id, device_id, events, since_event, created_at"
+
+    static func alert(_ row: any SQLRow) throws -> Alert {
+        let events = Set(try row.text(6).split(separator: ",").compactMap { PlaceCrossing(rawValue: String($0)) })
+        return Alert(id: AlertID(try row.text(0)), groupID: GroupID(try row.text(1)), userID: UserID(try row.text(2)),
+                     channelID: ChannelID(try row.text(3)), placeID: try row.optionalText(4).map(PlaceID.init),
+                     deviceID: try row.optionalText(5).map(DeviceID.init), events: events, sinceEvent: EventID(try row.int64(7)),
+                     createdAt: Timestamp(millisecondsSince1970: try row.int64(8)))
+    }
+
+    public static func insertAlert(_ alert: Alert, limit: Int, on db: some SQLExecutor) throws -> Alert {
+        func exists(_ sql: String, _ parameters: [SQLParameter]) throws -> Bool {
+            try db.firstRow(sql, parameters) { _ in true } ?? false
+        }
+        let group = SQLParameter.text(alert.groupID.rawValue), user = SQLParameter.text(alert.userID.rawValue)
+        guard try exists("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?", [group, user]) else {
+            throw TrackingError.notFound("group")
+        }
+        guard try exists("SELECT 1 FROM channels WHERE id = ? AND user_id = ?", [.text(alert.channelID.rawValue), user]) else {
+            throw TrackingError.notFound("channel")
+        }
+        if let place = alert.placeID, try !exists("SELECT 1 FROM places WHERE id = ? AND group_id = ?", [.text(place.rawValue), group]) {
+            throw TrackingError.notFound("place")
+        }
+        if let device = alert.deviceID,
+           try !exists("SELECT 1 FROM memberships WHERE group_id = ? AND device_id = ?", [group, .text(device.rawValue)]) {
+            throw TrackingError.notFound("device")
+        }
+        let count = try db.firstRow("SELECT count(*) FROM alerts WHERE group_id = ? AND user_id = ?", [group, user]) { try $0.int(0) } ?? 0
+        guard count < limit else {
+            throw TrackingError.conflict("a member may have at most \(limit) alerts in a group", code: .tooManyAlerts)
+        }
+        let head = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [group]) { try $0.int64(0) } ?? 0
+        let stored = Alert(id: alert.id, groupID: alert.groupID, userID: alert.userID, channelID: alert.channelID, placeID: alert.placeID,
+                           deviceID: alert.deviceID, events: alert.events, sinceEvent: EventID(head), createdAt: alert.createdAt)
+        try db.run("INSERT INTO alerts (\(alertColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", [
+            .text(stored.id.rawValue), group, user, .text(stored.channelID.rawValue), .optional(stored.placeID?.rawValue),
+            .optional(stored.deviceID?.rawValue), .text(stored.events.map(\.rawValue).sorted().joined(separator: ",")),
+            .integer(head), .integer(stored.createdAt.millisecondsSince1970),
+        ])
+        return stored
+    }
+
+    public static func alerts(groupID: GroupID, userID: UserID, on db: some SQLExecutor) throws -> [Alert] {
+        try db.rows("SELECT \(alertColumns) FROM alerts WHERE group_id = ? AND user_id = ? ORDER BY created_at, id",
+                    [.text(groupID.rawValue), .text(userID.rawValue)], alert)
+    }
+
+    public static func deleteAlert(id: AlertID, groupID: GroupID, userID: UserID, on db: some SQLExecutor) throws -> Bool {
+        try db.run("DELETE FROM alerts WHERE id = ? AND group_id = ? AND user_id = ?",
+                   [.text(id.rawValue), .text(groupID.rawValue), .text(userID.rawValue)]) > 0
+    }
+
+    // MARK: The matcher (a durable consumer of the group's log)
+
+    /// See `NotificationStore.matchAlerts`. Returns whether the log goes on past what was read.
+    public static func matchAlerts(groupID: GroupID, consumer: String, limit: Int, on db: some SQLExecutor,
+                                   _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> Bool {
+        let d = db.dialect
+        let group = SQLParameter.text(groupID.rawValue), name = SQLParameter.text(consumer)
+        try db.run("""
+            INSERT INTO consumer_cursors (consumer, group_id, last_id)
+            VALUES (?, ?, coalesce((SELECT min(since_event) FROM alerts WHERE group_id = ?), 0))
+            ON CONFLICT (consumer, group_id) DO NOTHING
+            """, [name, group, group])
+        let cursor = try db.firstRow("SELECT last_id FROM consumer_cursors WHERE consumer = ? AND group_id = ?" + d.lockForUpdate,
+                                     [name, group]) { try $0.int64(0) } ?? 0
+        let head = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [group]) { try $0.int64(0) } ?? 0
+        guard head > cursor else { return false }
+        let (upper, overflow) = cursor.addingReportingOverflow(Int64(max(1, limit)))
+        let through = overflow ? head : min(head, upper)
+        let events = try db.rows("""
+            SELECT id, user_id, data FROM events WHERE group_id = ? AND id > ? AND id <= ? AND type = 'place' ORDER BY id
+            """, [group, .integer(cursor), .integer(through)]) { row -> GroupEvent in
+            let data = (try? JSONParser.parse(try row.text(2))) ?? .null
+            return GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), kind: .place,
+                              userID: try row.optionalText(1).map(UserID.init), data: data)
+        }
+        if !events.isEmpty {
+            let alerts = try db.rows("""
+                SELECT \(alertColumns.split(separator: ",").map { "a." + $0.trimmingSpaces }.joined(separator: ", "))
+                FROM alerts a JOIN channels c ON c.id = a.channel_id WHERE a.group_id = ? AND c.enabled = ?
+                """, [group, .bool(true)], alert)
+            if !alerts.isEmpty {
+                try insertDeliveries(match(try input(groupID: groupID, events: events, alerts: alerts, on: db)),
+                                     groupID: groupID, now: now, on: db)
+            }
+        }
+        try db.run("UPDATE consumer_cursors SET last_id = ? WHERE consumer = ? AND group_id = ?", [.integer(through), name, group])
+        return through < head
+    }
+
+    static func input(groupID: GroupID, events: [GroupEvent], alerts: [Alert], on db: some SQLExecutor) throws -> AlertMatchInput {
+        let groupName = try db.firstRow("SELECT name FROM groups WHERE id = ?", [.text(groupID.rawValue)]) { try $0.text(0) } ?? ""
+        var deviceNames: [DeviceID: String] = [:], displayNames: [UserID: String] = [:]
+        for event in events {
+            if let device = event.data["deviceId"]?.stringValue, deviceNames[DeviceID(device)] == nil {
+                deviceNames[DeviceID(device)] = try db.firstRow("SELECT name FROM devices WHERE id = ?", [.text(device)]) { try $0.text(0) }
+            }
+            if let user = event.userID, displayNames[user] == nil {
+                displayNames[user] = try db.firstRow("SELECT display_name FROM users WHERE id = ?", [.text(user.rawValue)]) { try $0.text(0) }
+            }
+        }
+        return AlertMatchInput(groupID: groupID, groupName: groupName, events: events, alerts: alerts, deviceNames: deviceNames,
+                               displayNames: displayNames)
+    }
+
+    static func insertDeliveries(_ deliveries: [NewDelivery], groupID: GroupID, now: Int64, on db: some SQLExecutor) throws {
+        let sql = """
+            INSERT INTO deliveries (id, channel_id, group_id, event_id, event_type, payload, status, attempts, next_attempt_at, created_at)
+            VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?) ON CONFLICT (channel_id, group_id, event_id) DO NOTHING
+            """
+        for delivery in deliveries {
+            try db.run(sql, [.text(delivery.id.rawValue), .text(delivery.channelID.rawValue), .text(groupID.rawValue),
+                             .integer(delivery.eventID.rawValue), .text(delivery.eventType), .text(delivery.payload), .integer(now), .integer(now)])
+        }
+    }
+
+    public static func groupsBehind(consumer: String, on db: some SQLExecutor) throws -> [GroupID] {
+        try db.rows("""
+            SELECT DISTINCT a.group_id FROM alerts a JOIN event_heads h ON h.group_id = a.group_id
+            LEFT JOIN consumer_cursors c ON c.consumer = ? AND c.group_id = a.group_id
+            WHERE h.last_id > coalesce(c.last_id, a.since_event)
+            """, [.text(consumer)]) { GroupID(try $0.text(0)) }
+    }
+
+    // MARK: The sender's queue
+
+    static let deliveryColumns = """
+        seq, id, channel_id, group_id, event_id, event_type, payload, status, attempts, next_attempt_at, last_attempt_at, \
+        http_status, error, created_at
+        """
+
+    static func delivery(_ row: any SQLRow) throws -> Delivery {
+        Delivery(id: DeliveryID(try row.text(1)), sequence: try row.int64(0), channelID: ChannelID(try row.text(2)),
+                 groupID: GroupID(try row.text(3)), eventID: EventID(try row.int64(4)), eventType: try row.text(5), payload: try row.text(6),
+                 status: DeliveryStatus(rawValue: try row.text(7)) ?? .failed, attempts: try row.int(8), nextAttemptAt: try row.int64(9),
+                 lastAttemptAt: try row.optionalInt64(10), httpStatus: try row.optionalInt64(11).map { Int(truncatingIfNeeded: $0) },
+                 error: try row.optionalText(12), createdAt: try row.int64(13))
+    }
+
+    public static func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int, on db: some SQLExecutor) throws -> [DeliveryJob] {
+        let d = db.dialect
+        let due = try db.rows("""
+            SELECT \(deliveryColumns) FROM deliveries d
+            WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
+              AND d.seq = (SELECT min(e.seq) FROM deliveries e WHERE e.channel_id = d.channel_id AND e.status = 'pending')
+            ORDER BY d.seq LIMIT ?
+            """ + d.lockSkippingLocked, [.integer(now), .integer(now), .integer(Int64(limit))], delivery)
+        var jobs: [DeliveryJob] = []
+        for delivery in due {
+            try db.run("UPDATE deliveries SET lease_until = ? WHERE seq = ?", [.integer(now + leaseMilliseconds), .integer(delivery.sequence)])
+            if let channel = try channel(id: delivery.channelID, on: db) { jobs.append(DeliveryJob(delivery: delivery, channel: channel)) }
+        }
+        return jobs
+    }
+
+    public static func recordAttempt(_ attempt: DeliveryAttempt, on db: some SQLExecutor) throws {
+        let status: String, next: Int64?
+        switch attempt.outcome {
+        case .delivered: (status, next) = ("delivered", nil)
+        case .retry(let at): (status, next) = ("pending", at)
+        case .failed: (status, next) = ("failed", nil)
+        }
+        try db.run("""
+            UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = coalesce(?, next_attempt_at), last_attempt_at = ?,
+                http_status = ?, error = ?, lease_until = NULL
+            WHERE id = ?
+            """, [.text(status), .optional(next), .integer(attempt.at), .optional(attempt.httpStatus.map(Int64.init)),
+                   .optional(attempt.error), .text(attempt.deliveryID.rawValue)])
+        let channel = SQLParameter.text(attempt.channelID.rawValue)
+        if case .delivered = attempt.outcome {
+            try db.run("UPDATE channels SET failing_since = NULL WHERE id = ?", [channel])
+        } else {
+            try db.run("UPDATE channels SET failing_since = coalesce(failing_since, ?) WHERE id = ?", [.integer(attempt.at), channel])
+        }
+        if let reason = attempt.disableChannel {
+            try db.run("UPDATE channels SET enabled = ?, disabled_reason = ? WHERE id = ?", [.bool(false), .text(reason), channel])
+            try failPendingDeliveries(channelID: attempt.channelID, reason: "the channel was disabled: \(reason)", at: attempt.at, on: db)
+        }
+    }
+
+    public static func nextDueTime(on db: some SQLExecutor) throws -> Int64? {
+        // Only the oldest pending delivery of a channel can be due; a leased one is due when its
+        // lease runs out.
+        try db.firstRow("""
+            SELECT min(CASE WHEN d.lease_until IS NOT NULL AND d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END)
+            FROM deliveries d
+            WHERE d.status = 'pending'
+              AND d.seq = (SELECT min(e.seq) FROM deliveries e WHERE e.channel_id = d.channel_id AND e.status = 'pending')
+            """, []) { try $0.optionalInt64(0) } ?? nil
+    }
+
+    public static func deliveries(channelID: ChannelID, limit: Int, on db: some SQLExecutor) throws -> [Delivery] {
+        try db.rows("SELECT \(deliveryColumns) FROM deliveries WHERE channel_id = ? ORDER BY seq DESC LIMIT ?",
+                    [.text(channelID.rawValue), .integer(Int64(limit))], delivery)
+    }
+
+    public static func pruneDeliveries(before: Int64, keep: Int, on db: some SQLExecutor) throws -> Int {
+        var removed = try db.run("DELETE FROM deliveries WHERE status <> 'pending' AND created_at < ?", [.integer(before)])
+        removed += try db.run("""
+            DELETE FROM deliveries WHERE status <> 'pending' AND seq < (
+                SELECT e.seq FROM deliveries e WHERE e.channel_id = deliveries.channel_id ORDER BY e.seq DESC LIMIT 1 OFFSET ?)
+            """, [.integer(Int64(max(0, keep - 1)))])
+        return removed
+    }
+
+    public static func failPendingDeliveries(channelID: ChannelID, reason: String, at: Int64, on db: some SQLExecutor) throws {
+        try db.run("""
+            UPDATE deliveries SET status = 'failed', error = ?, last_attempt_at = ?, lease_until = NULL WHERE channel_id = ? AND status = 'pending'
+            """, [.text(reason), .integer(at), .text(channelID.rawValue)])
+    }
+}
+
+private extension Substring {
+    var trimmingSpaces: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+}

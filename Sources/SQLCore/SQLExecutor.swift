@@ -1,0 +1,82 @@
+/// What statements written once for both stores run on: a connection inside a transaction of
+/// either store, seen through a neutral dialect (the "one SQL core"). A statement is written with
+/// `?` placeholders; an executor on PostgreSQL numbers them (`SQLDialect.statement`).
+public protocol SQLExecutor {
+    var dialect: SQLDialect { get }
+    /// The rows of `sql`, each decoded by `decode` (all read before `decode` runs, so it may
+    /// run further statements).
+    func rows<T>(_ sql: String, _ parameters: [SQLParameter], _ decode: (any SQLRow) throws -> T) throws -> [T]
+    /// Runs a statement; returns the rows it changed.
+    @discardableResult
+    func run(_ sql: String, _ parameters: [SQLParameter]) throws -> Int
+}
+
+extension SQLExecutor {
+    /// The first row of `sql` decoded, or nil.
+    public func firstRow<T>(_ sql: String, _ parameters: [SQLParameter], _ decode: (any SQLRow) throws -> T) throws -> T? {
+        try rows(sql, parameters, decode).first
+    }
+}
+
+/// A statement parameter, bound as each store's own type.
+public enum SQLParameter: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case bool(Bool)
+
+    public static func optional(_ value: String?) -> SQLParameter { value.map(SQLParameter.text) ?? .null }
+    public static func optional(_ value: Int64?) -> SQLParameter { value.map(SQLParameter.integer) ?? .null }
+    public static func optional(_ value: Double?) -> SQLParameter { value.map(SQLParameter.real) ?? .null }
+}
+
+/// One result row, columns counted from 0. Accessors throw on a value of another type (a
+/// store's fault, never a client's).
+public protocol SQLRow {
+    func isNull(_ column: Int) throws -> Bool
+    func int64(_ column: Int) throws -> Int64
+    func double(_ column: Int) throws -> Double
+    func text(_ column: Int) throws -> String
+    func bool(_ column: Int) throws -> Bool
+}
+
+extension SQLRow {
+    public func optionalInt64(_ column: Int) throws -> Int64? { try isNull(column) ? nil : int64(column) }
+    public func optionalDouble(_ column: Int) throws -> Double? { try isNull(column) ? nil : double(column) }
+    public func optionalText(_ column: Int) throws -> String? { try isNull(column) ? nil : text(column) }
+    public func int(_ column: Int) throws -> Int { Int(truncatingIfNeeded: try int64(column)) }
+}
+
+/// Where the two stores' SQL differs.
+public enum SQLDialect: Sendable {
+    case sqlite, postgres
+
+    /// `sql` with its `?` placeholders as the dialect writes them (`$1`, `$2`, … for
+    /// PostgreSQL). A `?` inside a quoted literal is left alone.
+    public func statement(_ sql: String) -> String {
+        guard self == .postgres else { return sql }
+        var out = ""
+        out.reserveCapacity(sql.utf8.count + 16)
+        var number = 0
+        var quoted = false
+        for character in sql {
+            if character == "'" { quoted.toggle() }
+            if character == "?" && !quoted {
+                number += 1
+                out += "$\(number)"
+            } else {
+                out.append(character)
+            }
+        }
+        return out
+    }
+
+    /// Appended to a `SELECT` that picks rows to change in a transaction on a database many
+    /// nodes share, so that each row goes to one node (nothing on SQLite: one writer).
+    public var lockSkippingLocked: String { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+
+    /// Appended to a `SELECT` of a row the transaction will update, so that concurrent
+    /// transactions on other nodes wait for it.
+    public var lockForUpdate: String { self == .postgres ? " FOR UPDATE" : "" }
+}

@@ -1,0 +1,97 @@
+import ErrorCodes
+import LocationFormats
+import Storage
+import Timestamps
+import Tracking
+
+/// A device's report (status, rejections, region events), written inside an append's
+/// transaction on the writer thread.
+enum SQLiteDeviceReport {
+    /// The columns of the device row `status(_:at:)` reads, in its order.
+    static let statusColumns = "last_seen_at, battery, battery_at"
+
+    /// The status in `statusColumns` starting at `column`.
+    static func status(_ row: Statement, at column: Int32) -> DeviceStatus {
+        let battery = row.isNull(column + 1) || row.isNull(column + 2)
+            ? nil : BatteryReading(percent: row.double(column + 1), timestamp: row.int64(column + 2))
+        return DeviceStatus(lastSeenAt: row.optionalInt64(column), battery: battery)
+    }
+
+    /// Writes `report` for the device whose stored status is `current`.
+    static func write(_ report: DeviceReport, deviceKey: Int64, current: DeviceStatus, in db: Database) throws {
+        if let next = current.updated(by: report) {
+            try db.run("UPDATE devices SET last_seen_at = ?, battery = ?, battery_at = ? WHERE key = ?",
+                       [.optional(next.lastSeenAt), .optional(next.battery?.percent), .optional(next.battery?.timestamp),
+                        .integer(deviceKey)])
+        }
+        if !report.rejections.isEmpty {
+            let insert = try db.prepare("""
+                INSERT INTO device_rejections (device_key, at, source, reason, message, sample, count) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            for rejection in report.rejections {
+                try insert.bind([.integer(deviceKey), .time(rejection.at), .text(rejection.source.rawValue),
+                                 .text(rejection.reason.rawValue), .text(rejection.message), .text(rejection.sample),
+                                 .int(rejection.count)])
+                _ = try insert.run()
+            }
+            try trim("device_rejections", deviceKey: deviceKey, keep: DeviceReport.maxRejectionsKept, in: db)
+        }
+        if !report.events.isEmpty {
+            let insert = try db.prepare("""
+                INSERT INTO device_events (device_key, received_at, ts, event, region, lon, lat, accuracy, detected_by)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING
+                """)
+            for event in report.events {
+                let t = event.transition
+                try insert.bind([.integer(deviceKey), .time(event.receivedAt), .integer(t.timestamp), .text(t.event.rawValue),
+                                 .text(t.region), .optional(t.longitude), .optional(t.latitude), .optional(t.accuracy),
+                                 .optional(t.trigger)])
+                _ = try insert.run()
+            }
+            try trim("device_events", deviceKey: deviceKey, keep: DeviceReport.maxEventsKept, in: db)
+        }
+    }
+
+    /// Deletes the device's rows of `table` but the newest `keep`.
+    static func trim(_ table: String, deviceKey: Int64, keep: Int, in db: Database) throws {
+        try db.run("""
+            DELETE FROM \(table) WHERE device_key = ?1 AND id <=
+              (SELECT id FROM \(table) WHERE device_key = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
+            """, [.integer(deviceKey), .int(keep)])
+    }
+}
+
+extension SQLiteBackend: DeviceLogStore {
+    public func rejections(deviceID: DeviceID) throws -> [IngestRejection] {
+        try read { db in
+            try db.rows("""
+                SELECT r.at, r.source, r.reason, r.message, r.sample, r.count FROM device_rejections r
+                JOIN devices d ON d.key = r.device_key WHERE d.id = ? ORDER BY r.id DESC LIMIT ?
+                """, [.id(deviceID), .int(DeviceReport.maxRejectionsKept)]) { row in
+                IngestRejection(at: row.time(0), source: IngestSource(rawValue: row.string(1)) ?? .owntracks,
+                                reason: ErrorCode(rawValue: row.string(2)), message: row.string(3), sample: row.string(4),
+                                count: Int(clamping: row.int64(5)))
+            }
+        }
+    }
+
+    public func deviceEvents(deviceID: DeviceID) throws -> [DeviceEvent] {
+        try read { db in
+            try db.rows("""
+                SELECT e.received_at, e.ts, e.event, e.region, e.lon, e.lat, e.accuracy, e.detected_by FROM device_events e
+                JOIN devices d ON d.key = e.device_key WHERE d.id = ? ORDER BY e.id DESC LIMIT ?
+                """, [.id(deviceID), .int(DeviceReport.maxEventsKept)]) { row in
+                DeviceEvent(receivedAt: row.time(0), transition: RegionTransition(
+                    event: RegionTransition.Event(rawValue: row.string(2)) ?? .enter, region: row.string(3), timestamp: row.int64(1),
+                    longitude: row.optionalDouble(4), latitude: row.optionalDouble(5), accuracy: row.optionalDouble(6),
+                    trigger: row.optionalString(7)))
+            }
+        }
+    }
+
+    public func ownTracksSecret(deviceID: DeviceID) throws -> String? {
+        try read { db in
+            try db.firstRow("SELECT owntracks_secret FROM devices WHERE id = ?", [.id(deviceID)]) { $0.optionalString(0) } ?? nil
+        }
+    }
+}

@@ -1,0 +1,45 @@
+/// Reads of what a device's phone app sent besides its fixes. Written by `LocationStore.append`
+/// (a `DeviceReport`, in the same commit as the fixes).
+public protocol DeviceLogStore: Sendable {
+    /// The device's kept rejections, newest first (at most `DeviceReport.maxRejectionsKept`).
+    func rejections(deviceID: DeviceID) throws -> [IngestRejection]
+    /// The device's kept region events, newest received first (at most `DeviceReport.maxEventsKept`).
+    func deviceEvents(deviceID: DeviceID) throws -> [DeviceEvent]
+    /// The passphrase the owner set for OwnTracks payload encryption; nil when none. It opens
+    /// and seals the device's messages and is never shown: no reply, export or log carries it.
+    func ownTracksSecret(deviceID: DeviceID) throws -> String?
+}
+
+/// The owner's reads of a device's rejections and events, and the secret the OwnTracks
+/// endpoint opens a device's messages with. Another caller gets 404 (the device is hidden).
+public struct DeviceLogService: Sendable {
+    let store: any DeviceLogStore
+    let directory: any DirectoryStore
+
+    public init(store: any DeviceLogStore, directory: any DirectoryStore) {
+        self.store = store
+        self.directory = directory
+    }
+
+    /// What the device's apps sent that could not be stored, newest first (owner only).
+    public func rejections(deviceID: DeviceID, ownerID: UserID) throws -> [IngestRejection] {
+        try requireOwner(deviceID, ownerID)
+        return try store.rejections(deviceID: deviceID)
+    }
+
+    /// The region events the device's phone reported, newest first (owner only).
+    public func events(deviceID: DeviceID, ownerID: UserID) throws -> [DeviceEvent] {
+        try requireOwner(deviceID, ownerID)
+        return try store.deviceEvents(deviceID: deviceID)
+    }
+
+    /// The OwnTracks secret of the device whose token `credential` is; nil for any other credential.
+    public func ownTracksSecret(for credential: Credential) throws -> String? {
+        guard case .device(let deviceID, _) = credential else { return nil }
+        return try store.ownTracksSecret(deviceID: deviceID)
+    }
+
+    private func requireOwner(_ deviceID: DeviceID, _ ownerID: UserID) throws {
+        guard try directory.deviceOwner(deviceID: deviceID) == ownerID else { throw TrackingError.notFound("device") }
+    }
+}

@@ -1,0 +1,57 @@
+/// Where channels, alerts and the durable delivery queue live (API.md "Notifications").
+///
+/// Contract, for every store:
+/// - Writes return once durable; each runs in one transaction.
+/// - `insertAlert` checks, in its transaction, that the owner is a member of the group, the
+///   channel is the owner's, and the place (if any) is the group's; an alert goes with its
+///   owner's membership, its channel, its place and its device (deleted with them).
+/// - `matchAlerts` is the durable consumer of a group's log: in one transaction it reads the
+///   consumer's cursor (locked against other nodes), the `place` events after it, the group's
+///   alerts and names, inserts what `match` returns — each (channel, group, event) at most once,
+///   whoever inserts it — and moves the cursor past every event read. A crash before its commit
+///   leaves the cursor where it was, so the events are read again: at least once, never twice.
+/// - `leaseDeliveries` hands each due delivery to one caller at a time (a lease that runs out
+///   makes it due again, so a dead node's deliveries are taken over), and only the oldest
+///   pending delivery of each channel (event order per channel).
+public protocol NotificationStore: Sendable {
+    /// Adds a channel; 409 `too_many_channels` past `limit` for its user.
+    func insertChannel(_ channel: Channel, limit: Int) async throws
+    /// The user's channels, oldest first.
+    func channels(userID: UserID) throws -> [Channel]
+    func channel(id: ChannelID) throws -> Channel?
+    /// Writes `name`, `url`, `token`, `enabled`, `disabledReason`, `failingSince`; false when
+    /// the channel is gone.
+    func updateChannel(_ channel: Channel) async throws -> Bool
+    /// Deletes the channel, its alerts and deliveries; false when it was not the user's.
+    func deleteChannel(id: ChannelID, userID: UserID) async throws -> Bool
+
+    /// Adds an alert (its `sinceEvent` set to the group's newest event id); throws 404 for a
+    /// group, channel, place or device the owner may not use, 409 past `limit` per user and group.
+    func insertAlert(_ alert: Alert, limit: Int) async throws -> Alert
+    /// The user's alerts in the group, oldest first.
+    func alerts(groupID: GroupID, userID: UserID) throws -> [Alert]
+    func deleteAlert(id: AlertID, groupID: GroupID, userID: UserID) async throws -> Bool
+
+    /// Runs the matcher over the group's log after `consumer`'s cursor (at most `limit`
+    /// events read); returns true when the log goes on past what was read.
+    func matchAlerts(groupID: GroupID, consumer: String, limit: Int,
+                     _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) async throws -> Bool
+    /// Groups that have alerts and events past `consumer`'s cursor.
+    func groupsBehind(consumer: String) throws -> [GroupID]
+
+    /// Leases up to `limit` due deliveries (the oldest pending of each channel whose
+    /// `nextAttemptAt` ≤ `now` and whose lease ran out) until `now + leaseMilliseconds`.
+    func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) async throws -> [DeliveryJob]
+    /// Records an attempt's outcome (and the channel's failure state) and ends the lease.
+    func recordAttempt(_ attempt: DeliveryAttempt) async throws
+    /// When the next lease can be had: the earliest due time of the oldest pending delivery of
+    /// each channel, or its lease's end (nil when nothing is pending).
+    func nextDueTime() throws -> Int64?
+    /// The channel's deliveries, newest first, at most `limit`.
+    func deliveries(channelID: ChannelID, limit: Int) throws -> [Delivery]
+    /// Deletes finished deliveries older than `before` (ms) and past the newest `keep` of
+    /// their channel; returns how many.
+    func pruneDeliveries(before: Int64, keep: Int) async throws -> Int
+    /// Marks the channel's pending deliveries failed with `reason` (a channel turned off).
+    func failPendingDeliveries(channelID: ChannelID, reason: String, at: Int64) async throws
+}

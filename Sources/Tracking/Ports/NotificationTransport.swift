@@ -1,0 +1,30 @@
+/// How notifications leave the server (the server's HTTP client implements it): the
+/// destination rules and the sending. `send` blocks: call it off request threads.
+public protocol NotificationTransport: Sendable {
+    /// Why `url` may not be a channel's destination, nil when it may.
+    func refusal(for url: String) -> DestinationRefusal?
+    /// Sends `request` once and reports what came back.
+    func send(_ request: NotificationRequest) -> TransportResult
+}
+
+/// Why a destination is refused.
+public enum DestinationRefusal: Sendable, Equatable {
+    /// Not an `http`/`https` URL this server sends to (400 `invalid_destination`).
+    case invalid(String)
+    /// It reaches an address the server may not send to (422 `destination_not_allowed`).
+    case notAllowed(String)
+}
+
+/// What one send came to: an HTTP answer, or why there was none.
+public struct TransportResult: Sendable, Equatable {
+    public let httpStatus: Int?
+    public let retryAfterSeconds: Int?
+    /// Why there was no answer (or the start of an error answer's body), for the delivery log.
+    public let error: String?
+
+    public init(httpStatus: Int?, retryAfterSeconds: Int?, error: String?) {
+        self.httpStatus = httpStatus
+        self.retryAfterSeconds = retryAfterSeconds
+        self.error = error
+    }
+}

@@ -1,0 +1,125 @@
+import JSONCore
+import Testing
+import Timestamps
+import Tracking
+
+/// `NotificationStore`: channels, alerts checked in their transaction, the matcher as a durable
+/// consumer (each event once per channel, the cursor past what it read), the queue's leases
+/// (the oldest of each channel, one holder at a time) and the attempt records.
+@Suite("Store conformance: notifications")
+struct NotificationStoreConformance {
+    static func channel(_ user: UserID, name: String = "hook", type: ChannelType = .webhook) -> Channel {
+        Channel(id: .generate(), userID: user, name: name, type: type, url: "https://hooks.example.org/\(name)", token: nil,
+                secret: type == .webhook ? StandardWebhooks.newSecret() : nil, enabled: true, disabledReason: nil, failingSince: nil,
+                createdAt: Fixtures.time(Fixtures.t0))
+    }
+
+    static func alert(_ world: SharingWorld, by user: UserID, channel: ChannelID, place: PlaceID? = nil,
+                      events: Set<PlaceCrossing> = [.enter, .exit]) -> Alert {
+        Alert(id: .generate(), groupID: world.group, userID: user, channelID: channel, placeID: place, deviceID: nil, events: events,
+              sinceEvent: .start, createdAt: Fixtures.time(Fixtures.t0))
+    }
+
+    /// The world's owner device leaves "home" and comes back: an exit and an enter event.
+    static func placeEvents(_ store: any TrackingStore, _ world: SharingWorld) async throws -> PlaceID {
+        try await Fixtures.append(store, world.device.id, [Fixtures.fix(1_000, longitude: 2.3500, latitude: 48.8500)])
+        let home = PlaceStoreConformance.circle(world.group, by: world.owner.id, longitude: 2.35, latitude: 48.85, name: "home")
+        let shape = try home.shape()
+        try await store.writePlaces { tx in try tx.insertPlace(home, shape: shape) }
+        try await Fixtures.append(store, world.device.id, [Fixtures.fix(2_000, longitude: 2.3800, latitude: 48.8500)])
+        try await Fixtures.append(store, world.device.id, [Fixtures.fix(3_000, longitude: 2.3501, latitude: 48.8500)])
+        return home.id
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func channelsBelongToTheirUserAndAreLimited(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let first = Self.channel(world.viewer.id, name: "a"), second = Self.channel(world.viewer.id, name: "b", type: .ntfy)
+            try await store.insertChannel(first, limit: 2)
+            try await store.insertChannel(second, limit: 2)
+            await #expect(throws: TrackingError.self) { try await store.insertChannel(Self.channel(world.viewer.id, name: "c"), limit: 2) }
+            #expect(try store.channels(userID: world.viewer.id).map(\.name) == ["a", "b"])
+            #expect(try store.channels(userID: world.owner.id).isEmpty)
+            var changed = first
+            changed.enabled = false
+            changed.disabledReason = "tired"
+            #expect(try await store.updateChannel(changed))
+            #expect(try store.channel(id: first.id) == changed)
+            #expect(try await !store.deleteChannel(id: first.id, userID: world.owner.id))
+            #expect(try await store.deleteChannel(id: first.id, userID: world.viewer.id))
+            #expect(try store.channel(id: first.id) == nil)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func alertsAreCheckedAndGoWithTheirMembership(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let mine = Self.channel(world.viewer.id), theirs = Self.channel(world.owner.id)
+            try await store.insertChannel(mine, limit: 10)
+            try await store.insertChannel(theirs, limit: 10)
+            let stranger = try await Fixtures.user(store, "eve")
+            // Not a member; someone else's channel; a place of no group.
+            await #expect(throws: TrackingError.self) { _ = try await store.insertAlert(Self.alert(world, by: stranger.id, channel: mine.id), limit: 10) }
+            await #expect(throws: TrackingError.self) { _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: theirs.id), limit: 10) }
+            await #expect(throws: TrackingError.self) {
+                _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: mine.id, place: PlaceID("p_nowhere")), limit: 10)
+            }
+            let alert = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: mine.id), limit: 1)
+            await #expect(throws: TrackingError.self) { _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: mine.id), limit: 1) }
+            #expect(try store.alerts(groupID: world.group, userID: world.viewer.id).map(\.id) == [alert.id])
+            #expect(try store.alerts(groupID: world.group, userID: world.owner.id).isEmpty)
+            // Leaving the group ends the alert.
+            try await store.writeDirectory { tx in try tx.deleteMembership(groupID: world.group, userID: world.viewer.id) }
+            #expect(try store.alerts(groupID: world.group, userID: world.viewer.id).isEmpty)
+        }
+    }
+
+    @Test(arguments: StoreFactory.all)
+    func theMatcherDeliversEachEventOnceAndTheQueueLeasesInOrder(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let hook = Self.channel(world.viewer.id)
+            try await store.insertChannel(hook, limit: 10)
+            _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: hook.id), limit: 10)
+            #expect(try store.groupsBehind(consumer: "notify").isEmpty)
+            _ = try await Self.placeEvents(store, world)
+            #expect(try store.groupsBehind(consumer: "notify") == [world.group])
+            // Read two events a time: the cursor moves past each batch, and a second matcher finds nothing.
+            var more = try await store.matchAlerts(groupID: world.group, consumer: "notify", limit: 2) { AlertMatcher.deliveries($0) }
+            while more { more = try await store.matchAlerts(groupID: world.group, consumer: "notify", limit: 2) { AlertMatcher.deliveries($0) } }
+            #expect(try await !store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) })
+            #expect(try store.groupsBehind(consumer: "notify").isEmpty)
+            let log = try store.deliveries(channelID: hook.id, limit: 10)
+            #expect(log.map(\.eventType) == ["place.enter", "place.exit"])
+            // One channel at a time, oldest first: the exit is leased, the enter waits for it.
+            let now = Timestamp.nowMilliseconds() + 1
+            let leased = try await store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10)
+            #expect(leased.map(\.delivery.eventType) == ["place.exit"])
+            #expect(leased.first?.channel.secret == hook.secret)
+            #expect(try await store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10).isEmpty)
+            // A lease that ran out makes it due again (a dead node's delivery is taken over).
+            #expect(try await store.leaseDeliveries(now: now + 60_000, leaseMilliseconds: 60_000, limit: 10).map(\.delivery.id) == leased.map(\.delivery.id))
+            let exit = try #require(leased.first?.delivery)
+            try await store.recordAttempt(DeliveryAttempt(deliveryID: exit.id, channelID: hook.id, outcome: .retry(at: now + 5_000), at: now,
+                                                          httpStatus: 503, error: "busy", disableChannel: nil))
+            #expect(try store.channel(id: hook.id)?.failingSince == now)
+            #expect(try store.nextDueTime() == now + 5_000)
+            #expect(try await store.leaseDeliveries(now: now + 1, leaseMilliseconds: 60_000, limit: 10).isEmpty)
+            try await store.recordAttempt(DeliveryAttempt(deliveryID: exit.id, channelID: hook.id, outcome: .delivered, at: now + 5_000,
+                                                          httpStatus: 200, error: nil, disableChannel: nil))
+            #expect(try store.channel(id: hook.id)?.failingSince == nil)
+            let next = try await store.leaseDeliveries(now: now + 5_000, leaseMilliseconds: 60_000, limit: 10)
+            #expect(next.map(\.delivery.eventType) == ["place.enter"])
+            let record = try store.deliveries(channelID: hook.id, limit: 10).last
+            #expect(record?.status == .delivered && record?.attempts == 2 && record?.httpStatus == 200)
+            // Disabling the channel fails what is pending.
+            try await store.recordAttempt(DeliveryAttempt(deliveryID: next[0].delivery.id, channelID: hook.id, outcome: .failed, at: now + 6_000,
+                                                          httpStatus: 410, error: "gone", disableChannel: "the receiver answered 410 Gone"))
+            let disabled = try #require(try store.channel(id: hook.id))
+            #expect(!disabled.enabled && disabled.disabledReason == "the receiver answered 410 Gone")
+            #expect(try store.deliveries(channelID: hook.id, limit: 10).allSatisfy { $0.status != .pending })
+        }
+    }
+}
