@@ -61,7 +61,7 @@ import Testing
 
     @Test func everyRouteThatTakesACredentialChecksItBeforeTheBody() throws {
         try TestApp.with { app in
-            for route in API.router(app.services, metrics: { "" }).routes {
+            for route in API.router(app.services, metrics: MetricsEndpoint(bearerToken: nil, render: { "" })).routes {
                 let name = "\(route.method) \(route.pattern)"
                 if case .streaming = route.handler { continue }  // its `admit` is its check
                 #expect((route.headCheck == nil) == Self.openRoutes.contains(name), "\(name)")
