@@ -61,7 +61,8 @@ public struct InProcessResponder: Sendable {
                 case .authenticated(let result):
                     request = Request(method: method, path: path, queryItems: query, headerFields: fields, body: body,
                                       pathParameters: request.pathParameters, remoteAddress: remoteAddress,
-                                      requestID: "in-process", routePattern: route.pattern, headCheckResult: result)
+                                      requestID: "in-process", routePattern: route.pattern,
+                                      credentialPaths: router.credentialPaths, headCheckResult: result)
                 case .anonymous:
                     limit = min(limit, anonymousBodyBytes)
                 case .anonymousUpTo(let allowed):
