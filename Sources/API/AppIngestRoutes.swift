@@ -65,7 +65,13 @@ struct AppIngestRoutes {
                                                   now: Timestamp.nowMilliseconds(), rules: locations.rules)
                 let answer = AnswerAfterCommit(reply)
                 try phone.ingest(body.payload, source: .owntracks, credential: credential, token: token) { answer.committed($0) }
-                answer.answer(Result { try OwnTracksFriends.response(friends, credential, sealedWith: body.replyBox) })
+                let shown: [Friend]
+                do { shown = try friends.friends(for: credential) } catch { return answer.answer(.failure(error)) }
+                guard !shown.isEmpty else { return answer.answer(.success(OwnTracksFriends.response([], [], sealedWith: body.replyBox))) }
+                // Friends' arrivals since this device's previous post, each once (a cursor moved in a write).
+                friends.transitions(for: credential, now: Timestamp.nowMilliseconds()) { result in
+                    answer.answer(result.map { OwnTracksFriends.response(shown, $0, sealedWith: body.replyBox) })
+                }
             }),
             Route("GET", "/v1/ingest/osmand", headCheck: osmandHead, osmand),
             Route("POST", "/v1/ingest/osmand", maxBodyBytes: Self.osmandMaxBodyBytes, headCheck: osmandHead, osmand),
@@ -184,16 +190,16 @@ struct DeviceCaller: Sendable {
 enum OwnTracksFriends {
     /// The reply to the device of `credential`; sealed with `box` as one `encrypted` message
     /// holding the whole array (what the apps open, as the OwnTracks Recorder sends it).
-    static func response(_ friends: FriendsService, _ credential: Credential, sealedWith box: SecretBox? = nil) throws -> Response {
-        let plain = reply(try friends.friends(for: credential))
+    static func response(_ friends: [Friend], _ transitions: [FriendTransition], sealedWith box: SecretBox? = nil) -> Response {
+        let plain = reply(friends, transitions: transitions)
         return Response(status: 200, contentType: "application/json; charset=utf-8",
                         bytes: box.map { OwnTracksEncryption.seal(plain, with: $0) } ?? plain)
     }
 
     /// The reply's bytes, written straight from `friends` (no value tree: a reply of 50
     /// friends is 100 messages).
-    static func reply(_ friends: [Friend]) -> [UInt8] {
-        var writer = JSONWriter(capacity: 2 + friends.count * 300)
+    static func reply(_ friends: [Friend], transitions: [FriendTransition] = []) -> [UInt8] {
+        var writer = JSONWriter(capacity: 2 + friends.count * 300 + transitions.count * 250)
         writer.beginArray()
         for friend in friends {
             let topic = "owntracks/\(friend.userID.rawValue)/\(friend.deviceID.rawValue)"
@@ -217,6 +223,20 @@ enum OwnTracksFriends {
                 writer.key("batt"); writer.number(percent)
             }
             writer.key("topic"); writer.string(topic)
+            writer.endObject()
+        }
+        for transition in transitions {
+            writer.beginObject()
+            writer.key("_type"); writer.string("transition")
+            writer.key("tid"); writer.string(transition.tid)
+            writer.key("event"); writer.string(transition.crossing == .enter ? "enter" : "leave")
+            writer.key("desc"); writer.string(transition.placeName)
+            writer.key("tst"); writer.number(Self.epochSeconds(transition.timestamp))
+            writer.key("wtst"); writer.number(Self.epochSeconds(transition.timestamp))
+            writer.key("lat"); writer.number(JSONNumber(transition.latitude))
+            writer.key("lon"); writer.number(JSONNumber(transition.longitude))
+            writer.key("t"); writer.string("c")
+            writer.key("topic"); writer.string("owntracks/\(transition.userID.rawValue)/\(transition.deviceID.rawValue)")
             writer.endObject()
         }
         writer.endArray()
