@@ -13,6 +13,8 @@ import Tracking
 /// sent, only for their credential (401) and rate (429). The secret is always the device token.
 struct AppIngestRoutes {
     let services: Services
+    /// Largest OsmAnd-protocol body (a Traccar Client JSON batch).
+    static let osmandMaxBodyBytes = 256 * 1024
 
     var routes: [Route] {
         let locations = services.locations
@@ -22,18 +24,39 @@ struct AppIngestRoutes {
         let phone = PhoneIngest(locations: locations, metrics: services.rejectionMetrics)
         let auth = Authentication(services: services)
         let inlineBodyBytes = services.configuration.ingestInlineBodyBytes
+        let checksInline = services.configuration.credentialChecksInline
         let osmand: Handler = .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
             let read = OsmAndRequest.read(request, now: Timestamp.nowMilliseconds(), rules: locations.rules)
-            guard let token = read.token, let credential = try devices.credential(forDeviceToken: token) else {
+            let checked = (request.headCheckResult as? DeviceCaller).flatMap { $0.token == read.token ? $0.credential : nil }
+            guard let token = read.token, let credential = try checked ?? devices.credential(forDeviceToken: token) else {
                 throw TrackingError.unauthenticated
             }
             try phone.ingest(read.payload, source: .osmand, credential: credential, token: token) { result in
                 reply(result.map { .json(.object(PhoneIngest.counts($0, read.payload))) })
             }
         }
+        // Each app's credential is checked before its body is read (`HeadCheck`). OsmAnd's may be
+        // in the body instead when the query has none: a form (one fix, a few hundred bytes) is
+        // then held to the anonymous body limit; JSON, which may be a Traccar Client batch naming
+        // its device only in the body, to the route's limit — both within the anonymous budget.
+        let ownTracksHead = HeadCheck(runsInline: checksInline) { request in
+            .authenticated(try Self.ownTracksCaller(request, devices: devices))
+        }
+        let overlandHead = HeadCheck(runsInline: checksInline) { request in
+            .authenticated(try Self.overlandCaller(request, auth: auth))
+        }
+        let osmandHead = HeadCheck(runsInline: checksInline) { request in
+            guard let token = OsmAndFormat.deviceToken(request.queryItems) else {
+                return request.mediaType?.isForm == true ? .anonymous : .anonymousUpTo(maxBodyBytes: Self.osmandMaxBodyBytes)
+            }
+            guard let credential = try devices.credential(forDeviceToken: token) else { throw TrackingError.unauthenticated }
+            return .authenticated(DeviceCaller(credential: credential, token: token))
+        }
         return [
-            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let (credential, token) = try Self.ownTracksCredential(request, devices: devices)
+            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, headCheck: ownTracksHead,
+                  .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
+                let caller = try request.headCheckResult as? DeviceCaller ?? Self.ownTracksCaller(request, devices: devices)
+                let (credential, token) = (caller.credential, caller.token)
                 // The app ignores zero-length bodies; so do we (the device was seen). It wants a
                 // JSON array back: its friends when the owner opted in, else [] — sealed when it
                 // sent an encrypted message. The reply lists other devices only, so it is read
@@ -50,14 +73,12 @@ struct AppIngestRoutes {
                     answer.answer(result.map { OwnTracksFriends.response(shown, $0, sealedWith: body.replyBox) })
                 }
             }),
-            Route("GET", "/v1/ingest/osmand", osmand),
-            Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
-            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let credential = try auth.credential(request)
-                guard case .device = credential, let token = Authentication.bearerToken(request) else {
-                    throw TrackingError(.unauthenticated, code: .unauthenticated,
-                                        message: "Overland must send its device token (Authorization: Bearer <deviceToken>)")
-                }
+            Route("GET", "/v1/ingest/osmand", headCheck: osmandHead, osmand),
+            Route("POST", "/v1/ingest/osmand", maxBodyBytes: Self.osmandMaxBodyBytes, headCheck: osmandHead, osmand),
+            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, headCheck: overlandHead,
+                  .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
+                let caller = try request.headCheckResult as? DeviceCaller ?? Self.overlandCaller(request, auth: auth)
+                let (credential, token) = (caller.credential, caller.token)
                 let payload = OverlandBody.read(request.body, now: Timestamp.nowMilliseconds(), rules: locations.rules)
                 try phone.ingest(payload, source: .overland, credential: credential, token: token) { result in
                     // The app deletes its copy only on "ok"; what could never be stored is
@@ -70,6 +91,22 @@ struct AppIngestRoutes {
                 }
             }),
         ]
+    }
+
+    /// Overland's bearer token, which must be a device token.
+    static func overlandCaller(_ request: Request, auth: Authentication) throws -> DeviceCaller {
+        let credential = try auth.credential(request)
+        guard case .device = credential, let token = Authentication.bearerToken(request) else {
+            throw TrackingError(.unauthenticated, code: .unauthenticated,
+                                message: "Overland must send its device token (Authorization: Bearer <deviceToken>)")
+        }
+        return DeviceCaller(credential: credential, token: token)
+    }
+
+    /// OwnTracks' credential (`ownTracksCredential`) as a `DeviceCaller`.
+    static func ownTracksCaller(_ request: Request, devices: DeviceService) throws -> DeviceCaller {
+        let (credential, token) = try ownTracksCredential(request, devices: devices)
+        return DeviceCaller(credential: credential, token: token)
     }
 
     /// HTTP Basic `deviceId:deviceToken`: the token must belong to that device. Overland's
@@ -138,6 +175,12 @@ enum OverlandBody {
             return AppPayload(notJSON: body, error)
         }
     }
+}
+
+/// A phone app's device credential and the token it sent, as its head check resolved them.
+struct DeviceCaller: Sendable {
+    let credential: Credential
+    let token: String
 }
 
 /// The OwnTracks HTTP reply for a device's friends: a `card` and, when there is a location to

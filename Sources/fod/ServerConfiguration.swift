@@ -48,7 +48,7 @@ struct ServerConfiguration {
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
                                            "wal-limit-mib", "import-max-bytes"])
-        .union(limitOptionNames).union(metricsOptionNames).union(notifyOptionNames)
+        .union(limitOptionNames).union(metricsOptionNames).union(notifyOptionNames).union(bodyOptionNames)
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -85,7 +85,7 @@ struct ServerConfiguration {
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
           --tile-attribution <text>  attribution shown with those tiles
 
-        """ + notifyHelp + metricsHelp + limitsHelp
+        """ + notifyHelp + metricsHelp + limitsHelp + "\n" + bodiesHelp
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
         try arguments.rejectUnknown(Self.optionNames)
@@ -167,5 +167,6 @@ struct ServerConfiguration {
         try parseLimits(arguments)
         try parseMetrics(arguments, environment: environment)
         try parseNotifications(arguments, environment: environment)
+        try parseBodyLimits(arguments)
     }
 }
