@@ -25,7 +25,7 @@ public enum AccountTables {
     /// advisory lock, released at commit): whether an account is the first, and whether its email
     /// is free, are then decided for every node one account at a time. The key is the ASCII of
     /// "fodsignu" (any fixed number would do; it must only differ from the other locks' keys).
-    static let accountCreationLockKey: Int64 = 0x666f_6473_6967_6e75
+    public static let accountCreationLockKey: Int64 = 0x666f_6473_6967_6e75
 
     // MARK: Accounts
 
