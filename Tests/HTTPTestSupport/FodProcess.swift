@@ -89,9 +89,9 @@ public final class FodProcess: @unchecked Sendable {
         errorText.textAtEnd(waitingSeconds: exit.isDone ? 10 : 0)
     }
 
-    /// Runs `fod <arguments>` to completion; returns (status, stdout and stderr).
-    public static func run(_ arguments: [String]) throws -> (Int32, String) {
-        try runToCompletion(executablePath, arguments)
+    /// Runs `fod <arguments>` to completion (`input` its standard input); returns (status, stdout and stderr).
+    public static func run(_ arguments: [String], input: String? = nil) throws -> (Int32, String) {
+        try runToCompletion(executablePath, arguments, input: input.map { Array($0.utf8) })
     }
 }
 
