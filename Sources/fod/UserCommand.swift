@@ -8,6 +8,7 @@ import Tracking
 ///     fod user list
 ///     fod user reset-password <email>
 ///     fod user disable <email> | enable <email>
+///     fod user delete <email>
 ///     fod user admin <email> on|off
 ///     fod user invite [--days <n>]
 ///
@@ -18,7 +19,8 @@ import Tracking
 enum UserCommand {
     static let usage = """
         usage: fod user add <email> [--name <name>] [--admin] [--password-stdin]
-               fod user list | reset-password <email> | disable <email> | enable <email> | admin <email> on|off
+               fod user list | reset-password <email> | disable <email> | enable <email> | delete <email>
+               fod user admin <email> on|off
                fod user invite [--days <n>]
                (each with [--data <dir> | --database <url>])
         """
@@ -52,6 +54,10 @@ enum UserCommand {
             print(subcommand == "disable"
                   ? "disabled \(user.email): its sessions ended; sign-in, its device tokens and import tokens are refused until `fod user enable`"
                   : "enabled \(user.email)")
+        case "delete":
+            let user = try Self.user(email, in: accounts, place: offline.place)
+            try await accounts.deleteAccount(userID: user.id)
+            print("deleted \(user.email) with its sessions, devices, their locations, memberships and the groups it owned")
         case "admin":
             guard let on = ["on": true, "off": false][words[2]] else { throw UsageError(usage) }
             let user = try Self.user(email, in: accounts, place: offline.place)
@@ -70,7 +76,7 @@ enum UserCommand {
     static func takes(_ subcommand: String, _ count: Int) -> Bool {
         switch subcommand {
         case "list", "invite": count == 0
-        case "add", "reset-password", "disable", "enable": count == 1
+        case "add", "reset-password", "disable", "enable", "delete": count == 1
         case "admin": count == 2
         default: false
         }

@@ -10,7 +10,7 @@ let usage = """
                                    AIS, Data/) replayed live, x times faster (default 10);
                                    sign-up open to anyone unless --signup says otherwise
       fod user add <email> [--name <name>] [--admin] [--password-stdin]
-             | list | reset-password <email> | disable <email> | enable <email>
+             | list | reset-password <email> | disable <email> | enable <email> | delete <email>
              | admin <email> on|off | invite [--days <n>]     [--data <dir> | --database <url>]
                                    administer accounts on the server's data (refused while a
                                    server holds the data directory; on PostgreSQL beside nodes);
