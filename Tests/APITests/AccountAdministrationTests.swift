@@ -69,29 +69,29 @@ import Tracking
     @Test func aDisabledAccountSignsInToNothingUntilItIsEnabled() async throws {
         let app = try TestApp()
         defer { app.close() }
-        let client = try app.client()
+        // A connection per request: the awaits below may outlast a kept-alive connection's idle timeout.
         let bob = try app.signUp("bob")
-        let device = try client.request("POST", "/v1/devices", token: bob.token, json: #"{"name":"B"}"#)
+        let device = try app.client().request("POST", "/v1/devices", token: bob.token, json: #"{"name":"B"}"#)
         let (deviceID, deviceToken) = (device.json["device"]["id"].string ?? "", device.json["deviceToken"].string ?? "")
-        let importToken = try client.request("POST", "/v1/devices/\(deviceID)/import-tokens", headers: ["Authorization": "Bearer \(bob.token)"])
+        let importToken = try app.client().request("POST", "/v1/devices/\(deviceID)/import-tokens", headers: ["Authorization": "Bearer \(bob.token)"])
             .json["token"].string ?? ""
         let fix = #"{"location":[2.35,48.85],"timestamp":"2024-05-01T10:00:00Z"}"#
-        #expect(try client.request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: fix).status == 200)
+        #expect(try app.client().request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: fix).status == 200)
 
         try await app.services.accounts.setDisabled(userID: UserID(bob.id), true)
-        #expect(try client.get("/v1/me", token: bob.token).status == 401)
+        #expect(try app.client().get("/v1/me", token: bob.token).status == 401)
         let signIn = try Self.signIn(app, "bob", "password-bob")
         #expect(signIn.status == 403 && signIn.errorCode == "account_disabled", "\(signIn.text)")
         // Said only to whoever knows the password.
         #expect(try Self.signIn(app, "bob", "not-bobs").errorCode == "invalid_credentials")
-        #expect(try client.request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: fix).status == 401)
+        #expect(try app.client().request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: fix).status == 401)
         #expect(try ImportTests.post(app, device: deviceID, token: importToken, body: Array(#"{"locations":[\#(fix)]}"#.utf8)).status == 401)
 
         try await app.services.accounts.setDisabled(userID: UserID(bob.id), false)
-        #expect(try client.get("/v1/me", token: bob.token).status == 401)
+        #expect(try app.client().get("/v1/me", token: bob.token).status == 401)
         let again = try Self.signIn(app, "bob", "password-bob")
         #expect(again.status == 200)
-        #expect(try client.request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: fix).status == 200)
+        #expect(try app.client().request("POST", "/v1/devices/\(deviceID)/locations", token: deviceToken, json: fix).status == 200)
         // The import token went with the disabling.
         #expect(try ImportTests.post(app, device: deviceID, token: importToken, body: Array(#"{"locations":[\#(fix)]}"#.utf8)).status == 401)
     }

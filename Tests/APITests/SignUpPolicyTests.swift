@@ -86,9 +86,13 @@ import Tracking
         #expect(user.isAdmin && user.mustChangePassword)
         let signedIn = try app.client().request("POST", "/v1/sessions", json: #"{"email":"ann@example.org","password":"\#(password ?? "")"}"#)
         #expect(signedIn.status == 200 && signedIn.json["user"]["mustChangePassword"].bool == true, "\(signedIn.text)")
-        // Under a closed sign-up an invitation to an email still waits for an account the operator makes.
+        // Choosing a password of one's own clears the hint.
         let token = signedIn.json["token"].string ?? ""
         let client = try app.client()
+        #expect(try client.request("PUT", "/v1/me/password", token: token,
+                                   json: #"{"currentPassword":"\#(password ?? "")","newPassword":"anns-own-password"}"#).status == 204)
+        #expect(try client.get("/v1/me", token: token).json["mustChangePassword"].bool == false)
+        // Under a closed sign-up an invitation to an email still waits for an account the operator makes.
         let device = try client.request("POST", "/v1/devices", token: token, json: #"{"name":"A"}"#).json["device"]["id"].string ?? ""
         let group = try client.request("POST", "/v1/groups", token: token, json: #"{"name":"G","deviceId":"\#(device)"}"#).json["id"].string ?? ""
         #expect(try client.request("POST", "/v1/groups/\(group)/invitations", token: token, json: #"{"email":"bob@example.org"}"#).status == 201)
