@@ -108,8 +108,8 @@ public final class AccountService: Sendable {
         let now = Timestamp.nowMilliseconds()
         if let wait = try limits.attempt(signUps, key: clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let hash = try await hashing.run { [hasher] in try hasher.hash(password) }
-        let (token, session) = Self.newSession(userID: UserID.generate(), at: Timestamp(millisecondsSince1970: now), client: client)
-        let draft = User(id: session.userID, email: email, displayName: displayName, createdAt: session.createdAt)
+        let draft = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: Timestamp(millisecondsSince1970: now))
+        let (token, session) = Self.newSession(userID: draft.id, at: draft.createdAt, client: client)
         let user = try await store.createAccount(NewAccount(user: draft, passwordHash: hash, session: session,
                                                             sessionTokenHash: Secrets.tokenHash(token)),
                                                  admission: admission, now: now)
