@@ -105,7 +105,7 @@ extension SQLiteBackend: FriendStore {
             let candidates = try db.rows("""
                 SELECT m.group_id, m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts,
                        (SELECT l.accuracy FROM locations l WHERE l.device_key = d.key AND l.ts = d.last_ts ORDER BY l.seq DESC LIMIT 1),
-                       d.battery, d.key
+                       d.battery, d.key, d.history_version
                 FROM memberships mine JOIN memberships m ON m.group_id = mine.group_id
                 JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
                 WHERE mine.device_id = ?
@@ -113,7 +113,8 @@ extension SQLiteBackend: FriendStore {
                 let windows = HistoryWindows(periods: periods[row.string(0) + " " + row.string(1)] ?? [])
                 let last = row.isNull(8) ? nil : ShownFix(location: LastLocation(position: row.position(6), timestamp: row.time(8)),
                                                          accuracy: row.optionalDouble(9))
-                let shown = row.bool(5) ? try Self.sharedLatest(deviceKey: row.int64(11), last: last, windows: windows, in: db) : last
+                let shown = row.bool(5) ? try Self.sharedLatest(deviceKey: row.int64(11), last: last, windows: windows,
+                                                                     version: row.int64(12), in: db) : last
                 return FriendCandidate(groupID: row.id(0), userID: row.id(1), displayName: row.string(2), deviceID: row.id(3),
                                        deviceName: row.string(4), sharing: row.bool(5), latest: shown?.location, accuracy: shown?.accuracy,
                                        windows: windows, battery: row.optionalDouble(10))

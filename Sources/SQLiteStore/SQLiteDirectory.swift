@@ -95,13 +95,15 @@ struct SQLiteDirectory: DirectoryTransaction {
     func members(groupID: GroupID) throws -> [GroupMember] {
         let windows = try SQLiteBackend.sharingWindows(groupID: groupID, in: db)
         return try db.rows("""
-            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key
+            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key,
+                   d.history_version
             FROM memberships m JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = ? ORDER BY m.joined_at, m.user_id
             """, [.id(groupID)]) { row in
             let sharing = row.bool(4)
             let last = sharing && !row.isNull(7) ? LastLocation(position: row.position(5), timestamp: row.time(7)) : nil
-            let location = try SQLiteBackend.sharedLatest(deviceKey: row.int64(8), last: last, windows: windows[row.id(0)] ?? .none, in: db)
+            let location = try SQLiteBackend.sharedLatest(deviceKey: row.int64(8), last: last, windows: windows[row.id(0)] ?? .none,
+                                                          version: row.int64(9), in: db)
             return GroupMember(userID: row.id(0), displayName: row.string(1), deviceID: row.id(2),
                                deviceName: row.string(3), shareLocation: sharing, location: location)
         }
