@@ -157,7 +157,7 @@ export class PlacesPanel {
         h('span', { className: 'place-name' }, String(p.name || '')),
         h('span', { className: 'place-inside' }, inside.length ? 'inside: ' + inside.join(', ') : 'nobody inside'));
       if (this.hooks.canChange(p)) {
-        const del = h('button', { type: 'button', className: 'ghost place-delete', title: 'Delete this place', attrs: { 'aria-label': 'Delete place' } }, '\u00d7');
+        const del = h('button', { type: 'button', className: 'plain place-delete', title: 'Delete this place', attrs: { 'aria-label': 'Delete place' } }, '\u00d7');
         del.addEventListener('click', () => this.remove(p));
         item.appendChild(del);
       }

@@ -71,7 +71,7 @@ import JSONCore
         let csp = WebSecurityPolicy(tileURL: nil).contentSecurityPolicy
         for directive in ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self';", "connect-src 'self'",
                           "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
-                          "require-trusted-types-for 'script'", "trusted-types fod-leaflet"] {
+                          "require-trusted-types-for 'script'", "trusted-types fod-vendor"] {
             #expect(csp.contains(directive), "\(directive)")
         }
         for loose in ["unsafe-inline", "unsafe-eval", "unsafe-hashes", "data:", "blob:", " * ", "http:", "https:"] {
