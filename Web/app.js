@@ -62,7 +62,7 @@ const nav = new Nav((name) => {
   if (name !== 'history') history.clear();
   if (name === 'places') alerts.load();
   if (name === 'devices') refreshAccount();
-  if (name === 'groups') groups.render();
+  if (name === 'groups') { groups.render(); refreshAccount(); }
   if (name === 'account') accountPanel.show();
   if (name === 'history') history.fillDevices();
   if (view.map) view.map.invalidateSize();

@@ -7,6 +7,9 @@
 import { byId, h, replaceChildren } from './dom.js';
 import { confirmAction } from './dialog.js';
 
+/** Groups up to this many members show them without a click. */
+const MEMBERS_OPEN = 12;
+
 export class GroupsPanel {
   /**
    * @param hooks {currentGroupId(), members() (the group view's devices: {userId, displayName,
@@ -125,8 +128,9 @@ export class GroupsPanel {
       ? h('button', { type: 'button', className: 'danger group-delete' }, 'Delete group')
       : h('button', { type: 'button', className: 'danger group-leave' }, 'Leave group');
     end.addEventListener('click', () => (isOwner ? this.remove(g) : this.leave(g)));
-    return h('div', { className: 'group-details' },
-      h('h3', null, 'Members'), h('ul', { className: 'members' }, ...rows), invite, h('div', { className: 'button-row' }, end));
+    const list = h('details', { className: 'subsection members-section', open: rows.length <= MEMBERS_OPEN },
+      h('summary', null, 'Members (' + rows.length + ')'), h('ul', { className: 'members' }, ...rows));
+    return h('div', { className: 'group-details' }, invite, list, h('div', { className: 'button-row' }, end));
   }
 
   notice(after, text) {

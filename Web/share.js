@@ -68,7 +68,7 @@ function draw(fit) {
   if (device.located) page.map.move(device);
   // Street level, the whole trail in view (once, and on a new snapshot).
   if (fit || !page.fitted) {
-    if (device.located) { page.map.fitTrail(device); page.fitted = true; }
+    if (device.located) { page.map.fitTrail(device); page.fitted = true; document.body.dataset.zoom = page.map.getView().zoom.toFixed(2); }
   }
   tick();
 }
