@@ -5,6 +5,7 @@ import JSONCore
 import LocationFormats
 import Timeline
 import Tracking
+import Outbound
 
 /// Everything the routes need, built once at start-up by the executable (or a test).
 public struct Services: Sendable {
@@ -35,6 +36,7 @@ public struct Services: Sendable {
         public var shares = ShareService.Policy()
         public var shareStreams = ShareFeed.Configuration()
         public var places = PlaceLimits()
+        public var notifications = NotificationSettings()
         public init() {}
     }
 
@@ -47,6 +49,14 @@ public struct Services: Sendable {
     public let queries: GeoQueryService
     public let queryGate: AdmissionGate
     public let live: LiveHub
+    /// The one door committed group events leave by: the live hub and the alert matcher are
+    /// its consumers (registered here, on one node or many).
+    public let door: CommitDoor
+    public let notifications: NotificationService
+    /// Matches committed `place` events to alerts (a durable consumer of the group logs).
+    public let alertConsumer: AlertConsumer
+    /// Sends the queued deliveries.
+    public let deliveryWorker: DeliveryWorker
     public let exports: ExportService
     public let feed: FeedService
     public let imports: HistoryImportService
@@ -75,7 +85,19 @@ public struct Services: Sendable {
         self.configuration = configuration
         let live = LiveHub(log: backend, configuration: configuration.live)
         self.live = live
-        let hub: LiveHub? = publishesCommits ? live : nil
+        let notify = configuration.notifications
+        let transport = OutboundTransport(client: OutboundClient(configuration: notify.client))
+        let worker = DeliveryWorker(store: backend, transport: transport, configuration: notify.worker, webMapURL: notify.webMapURL,
+                                    logger: logger)
+        self.deliveryWorker = worker
+        self.alertConsumer = AlertConsumer(store: backend, configuration: notify.matcher, logger: logger) { worker.wake() }
+        self.notifications = NotificationService(store: backend, transport: transport, facts: backend, limits: notify.limits,
+                                                 webMapURL: notify.webMapURL)
+        let door = CommitDoor()
+        door.register(live)
+        door.register(alertConsumer)
+        self.door = door
+        let hub: CommitDoor? = publishesCommits ? door : nil
         let shareFeed = ShareFeed(configuration: configuration.shareStreams)
         self.shareFeed = shareFeed
         let limits = backend.limitCounters
@@ -99,6 +121,30 @@ public struct Services: Sendable {
     }
 
     public var rules: PartitionRules { PartitionRules(facts: store) }
+
+    /// Starts matching alerts and sending notifications (after the store is open).
+    public func startNotifications() {
+        deliveryWorker.start()
+        alertConsumer.start()
+    }
+
+    /// Stops them (before the store closes).
+    public func stopNotifications() {
+        alertConsumer.stop()
+        deliveryWorker.stop()
+    }
+}
+
+/// How notifications go out (`fod serve --notify-…`).
+public struct NotificationSettings: Sendable {
+    /// The HTTP client's limits and destination rules (`--notify-allow-private`).
+    public var client = OutboundClient.Configuration()
+    public var limits = NotificationService.Limits()
+    public var worker = DeliveryWorker.Configuration()
+    public var matcher = AlertConsumer.Configuration()
+    /// The web map as people reach it (`--public-url`), for ntfy's `Click`.
+    public var webMapURL: String?
+    public init() {}
 }
 
 /// Builds the router of the public API (API.md) over `services`.
@@ -122,6 +168,7 @@ public enum API {
         for route in LiveRoutes(services: services).routes { router.add(route) }
         for route in ShareRoutes(services: services, web: web).routes { router.add(route) }
         for route in PlaceRoutes(services: services).routes { router.add(route) }
+        for route in NotificationRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(metrics: metrics?.bearerToken == nil ? nil : metrics).routes { router.add(route) }
         return router
     }

@@ -76,6 +76,8 @@ enum ServeCommand {
         if let relays = try storage.startRelays(to: services, logger: logger) {
             lifecycle.add(StopAction(name: "live and share relays") { relays.stop() })
         }
+        services.startNotifications()
+        lifecycle.add(StopAction(name: "notifications") { services.stopNotifications() })
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()
         var webConfiguration = WebAssets.Configuration(webDirectory: configuration.webDirectory,
@@ -93,7 +95,7 @@ enum ServeCommand {
         let metricsText: @Sendable () -> String = {
             guard let server = serverBox.server else { return "" }
             return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount))]
-                + backend.gauges.map { ($0.name, $0.help, $0.value) }) + services.rejectionMetrics.render()
+                + backend.gauges.map { ($0.name, $0.help, $0.value) }) + services.rejectionMetrics.render() + services.deliveryWorker.counters.render()
         }
         // On the public port only with a token (`--metrics-token`); else 404 there.
         let publicMetrics = configuration.metricsToken.map { MetricsEndpoint(bearerToken: $0, render: metricsText) }

@@ -35,6 +35,7 @@ final class TestApp: @unchecked Sendable {
             services = try Services(store: storage.store, configuration: settings, logger: logger, towns: towns,
                                     publishesCommits: storage.servicesPublishCommits)
             try storage.start(services: services)
+            services.startNotifications()
         } catch {
             storage.close()
             throw error
@@ -88,6 +89,7 @@ final class TestApp: @unchecked Sendable {
     /// Stops the server, then the store (the relay, the connections) and deletes what it stored.
     func close() {
         server.shutdown()
+        services.stopNotifications()
         storage.close()
     }
 
