@@ -29,9 +29,13 @@ export class DevicesPanel {
 
   error(message) { this.errorEl.textContent = message || ''; this.errorEl.hidden = !message; }
 
+  /** Redraws when the phones changed, or their ages are a minute old. */
   render() {
     const now = Date.now();
     const devices = this.account.devices;
+    const key = JSON.stringify([devices, this.account.groups, Math.floor(now / 60000)]);
+    if (key === this.shown) return;
+    this.shown = key;
     for (const id of Array.from(this.shares.keys())) if (!this.account.device(id)) this.shares.delete(id);
     if (!devices.length) {
       replaceChildren(this.list, h('li', { className: 'empty' }, 'No phone yet. Add yours: the next screen shows how to set its app up in one scan.'));

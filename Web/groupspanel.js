@@ -35,7 +35,13 @@ export class GroupsPanel {
     return sel;
   }
 
+  /** Redraws when what it shows changed (a re-render would drop what is being typed). */
   render() {
+    const members = this.hooks.members().map((m) => [m.userId, m.displayName, m.deviceName, m.shareLocation, m.located]);
+    const key = JSON.stringify([this.account.groups, this.account.invitations, this.account.devices.map((d) => [d.id, d.name]),
+      this.hooks.currentGroupId(), this.hooks.ownerId(), members, this.sent]);
+    if (key === this.shown) return;
+    this.shown = key;
     this.renderInvitations();
     const current = this.hooks.currentGroupId();
     const groups = this.account.groups;
@@ -111,7 +117,10 @@ export class GroupsPanel {
           h('div', { className: 'item-meta' }, m.deviceName + ' \u00b7 ', h('span', { className: 'member-sharing', dataset: { sharing: String(m.shareLocation) } }, state))),
         actions.length ? h('div', { className: 'button-row compact' }, ...actions) : null);
     });
-    const email = h('input', { type: 'email', placeholder: 'Their email', attrs: { 'aria-label': 'Email to invite' }, className: 'invite-email' });
+    // One field per group, kept across redraws (with what is typed in it).
+    this.emails = this.emails || new Map();
+    if (!this.emails.has(g.groupId)) this.emails.set(g.groupId, h('input', { type: 'email', placeholder: 'Their email', attrs: { 'aria-label': 'Email to invite' }, className: 'invite-email' }));
+    const email = this.emails.get(g.groupId);
     const invite = h('form', { className: 'inline-form invite-form', noValidate: true }, email, h('button', { type: 'submit', className: 'primary' }, 'Invite'));
     invite.addEventListener('submit', (e) => {
       e.preventDefault();
@@ -121,7 +130,8 @@ export class GroupsPanel {
         await this.api.invite(g.groupId, to);
         email.value = '';
         this.error('');
-        this.notice(invite, 'Invitation sent to ' + to + '. They see it under Groups when they sign in (or sign up with that email).');
+        this.sent = { groupId: g.groupId, text: 'Invitation sent to ' + to + '. They see it under Groups when they sign in (or sign up with that email).' };
+        this.render();
       });
     });
     const end = isOwner
@@ -130,13 +140,8 @@ export class GroupsPanel {
     end.addEventListener('click', () => (isOwner ? this.remove(g) : this.leave(g)));
     const list = h('details', { className: 'subsection members-section', open: rows.length <= MEMBERS_OPEN },
       h('summary', null, 'Members (' + rows.length + ')'), h('ul', { className: 'members' }, ...rows));
-    return h('div', { className: 'group-details' }, invite, list, h('div', { className: 'button-row' }, end));
-  }
-
-  notice(after, text) {
-    const p = h('p', { className: 'notice', attrs: { role: 'status' } }, text);
-    after.after(p);
-    setTimeout(() => p.remove(), 8000);
+    const sent = this.sent && this.sent.groupId === g.groupId ? h('p', { className: 'notice', attrs: { role: 'status' } }, this.sent.text) : null;
+    return h('div', { className: 'group-details' }, invite, sent, list, h('div', { className: 'button-row' }, end));
   }
 
   async act(fn) {

@@ -41,6 +41,7 @@ export class GroupView {
     this.focus = null;
     this.follow = false;   // keep the focused device centred (until the user moves the map)
     this.fitted = false;   // the view was fitted to this group's devices once
+    this.userMoved = false; // the user moved the map since it was fitted (a new pin then refits no more)
     this.feed = null;
     this.gen = 0;
     this.refetchTimer = 0;
@@ -58,7 +59,7 @@ export class GroupView {
       onPinClick: (id) => this.setFocus(this.focus === id ? null : id),
       onPinHover: (id, x, y) => { this.tooltip.show(id, x, y); this.tooltip.render(this.devices.get(id), Date.now()); },
       onPinLeave: () => this.tooltip.hide(),
-      onUserMove: () => { this.follow = false; },
+      onUserMove: () => { this.follow = false; this.userMoved = true; },
       onFitRequest: () => { this.follow = false; this.map.fit(this.devices.list()); },
       onMapClick: (lonLat) => this.hooks.places.mapClick(lonLat),
     };
@@ -70,6 +71,7 @@ export class GroupView {
     const gen = ++this.gen;
     this.groupId = id;
     this.fitted = false;
+    this.userMoved = false;
     this.setFocus(null, true);
     setReady(false);
     showBanner('');
@@ -229,6 +231,8 @@ export class GroupView {
     if (kind === 'ignored') return;                               // a late, older fix: history, not the pin
     if (kind === 'placed') {
       this.renderAll();
+      // A new pin joins the view while the user has not moved the map themselves.
+      if (!this.fitted || (!this.userMoved && !this.focus)) { this.map.fit(this.devices.list()); this.fitted = true; }
       this.hooks.onDevices();
     } else {
       this.map.move(d);

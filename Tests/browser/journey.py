@@ -86,6 +86,13 @@ class Journey:
         if state != 'ready':
             raise CheckFailed('%s could not sign up: %s' % (who['name'], state))
 
+    def invite(self, p, email):
+        p.section('groups')
+        p.type('.group-card.current .invite-email', email)
+        p.click('.group-card.current .invite-form button[type=submit]')
+        p.wait('!!document.querySelector(".group-card.current .notice")', 'the invitation to be sent')
+        self.step(p, 'invited')
+
     def add_phone(self, p, name):
         """Adds a phone; returns (device id, the set-up QR codes' texts by app)."""
         p.section('devices')
@@ -143,23 +150,26 @@ class Journey:
         ann.wait('document.body.dataset.panel === "people" && document.querySelector("select#group").selectedOptions[0]?.textContent.startsWith("Family")', 'the new group on the map')
         self.step(ann, 'group-created')
 
+        # With a sign-up policy (GET /v1/server), Bob's email is invited before he has an account
+        # and that invitation lets him sign up; without one, he signs up first.
+        policy = ann.eval('document.body.dataset.signup')
+        if policy != 'unknown':
+            self.invite(ann, BOB['email'])
         bob = self.person('Bob')
         self.sign_up(bob, BOB)
         bob_dev, bob_codes = self.add_phone(bob, "Bob's phone")
         self.check_codes(bob_dev, bob_codes)
-
-        ann.section('groups')
-        ann.type('.group-card.current .invite-email', BOB['email'])
-        ann.click('.group-card.current .invite-form button[type=submit]')
-        ann.wait('!!document.querySelector(".group-card.current .notice")', 'the invitation to be sent')
-        self.step(ann, 'invited')
+        if policy == 'unknown':
+            self.invite(ann, BOB['email'])
         bob.section('groups')
         bob.wait_visible('.invitation .invitation-accept', 'the invitation')
         self.step(bob, 'invitation')
         bob.click('.invitation .invitation-accept')
         bob.wait('document.body.dataset.panel === "people" && document.body.dataset.ready === "1" && !!document.querySelector("#devices [data-device-id=\\"%s\\"]")' % ann_dev, 'Family on Bob\'s map')
 
-        # Ann's phone posts with the OwnTracks credentials of its QR code; Bob sees it live.
+        # Ann's phone posts with the OwnTracks credentials of its QR code; Bob sees it live. (Fix times
+        # are whole seconds: one taken in the second its device joined the group would be before
+        # the join, which the group never sees, so Bob's phone dates its fix a second ahead.)
         auth = 'Basic ' + base64.b64encode(('%s:%s' % (config['username'], config['password'])).encode()).decode()
         status, reply = call(a.base, 'POST', '/v1/ingest/owntracks', {'_type': 'location', 'lat': HOME[1], 'lon': HOME[0], 'tst': int(time.time()) - 60, 'acc': 8, 'batt': 76, 'tid': 'AP'},
                              {'Authorization': auth})
@@ -169,9 +179,9 @@ class Journey:
              {'Authorization': auth})
         wait_pin_at(bob.b, ann_dev, HOME[0] + 0.002, HOME[1] + 0.001, 1e-7, a.timeout)
         traccar = urllib.parse.urlparse(bob_codes['traccar'])
-        status, _ = call(a.base, 'GET', traccar.path + '?' + traccar.query + '&' + urllib.parse.urlencode({'lat': BOB_AT[1], 'lon': BOB_AT[0], 'timestamp': int(time.time())}))
-        if status != 200:
-            raise CheckFailed('Traccar Client post with the QR code\'s URL: %s' % status)
+        status, reply = call(a.base, 'GET', traccar.path + '?' + traccar.query + '&' + urllib.parse.urlencode({'lat': BOB_AT[1], 'lon': BOB_AT[0], 'timestamp': int(time.time()) + 1}))
+        if status != 200 or not isinstance(reply, dict) or reply.get('accepted') != 1:
+            raise CheckFailed('Traccar Client post with the QR code\'s URL: %s %s' % (status, reply))
         wait_pin_at(ann.b, bob_dev, BOB_AT[0], BOB_AT[1], 1e-7, a.timeout)
         self.step(bob, 'live-on-bobs-map')
         self.step(ann, 'live-on-anns-map')
@@ -201,16 +211,33 @@ class Journey:
         zoom = float(guest.wait('document.body.dataset.zoom', 'the share page\'s view'))
         if zoom < 12:
             raise CheckFailed('the share page opens at zoom %.1f, not street level' % zoom)
+        # The phone moves on: the pin follows and its trail (the fixes since the link was made) shows.
+        call(a.base, 'POST', '/v1/ingest/owntracks', {'_type': 'location', 'lat': HOME[1] + 0.002, 'lon': HOME[0] + 0.004, 'tst': int(time.time()) + 1, 'acc': 8, 'tid': 'AP'},
+             {'Authorization': auth})
+        wait_pin_at(guest.b, 'shared', HOME[0] + 0.004, HOME[1] + 0.002, 1e-7, a.timeout)
+        guest.wait('Array.from(document.querySelectorAll("path.trail, .trail polyline")).some(e => (e.getAttribute("d") || e.getAttribute("points") || "").length > 10'
+                   ' && Number(e.getAttribute("stroke-opacity") || 1) >= 0.5)', 'the trail on the share page')
         self.step(guest, 'share-page')
         guest.close()
         self.people.remove(guest)
 
+        if policy == 'unknown':  # a server without the administration work (import tokens, PUT /v1/me/password)
+            self.say('this server has no GET /v1/server: the import and the password change are skipped')
+        else:
+            self.history_and_password(ann, ann_dev)
+        for p in self.people:
+            p.problems()
+
+    def history_and_password(self, ann, ann_dev):
+        a = self.a
         # History: a GPX file into Ann's phone, the day played back, a download.
         ann.section('history')
         ann.expand('#import-section')
         ann.choose('#import-device', ann_dev)
         gpx = os.path.join(ann.b.dir, 'walk.gpx')
-        start = int(time.time() * 1000) - 3 * 3600 * 1000
+        # Today in the browser's day (it shows today's timeline): 42 minutes ago, or just after midnight.
+        midnight = time.mktime(time.localtime()[:3] + (0, 0, 0, 0, 0, -1))
+        start = int(max(time.time() - 42 * 60, midnight + 60) * 1000)
         with open(gpx, 'wb') as f:
             f.write(gpx_walk(start, HOME[0], HOME[1]))
         node = ann.b.send('DOM.querySelector', {'nodeId': ann.b.send('DOM.getDocument')['root']['nodeId'], 'selector': '#import-file'})['nodeId']
@@ -246,8 +273,6 @@ class Journey:
         ann.click('form#signin button[type=submit]')
         ann.wait('document.body.dataset.ready === "1" && !document.querySelector("#app").hidden', 'signing in with the new password')
         self.step(ann, 'signed-in-again')
-        for p in self.people:
-            p.problems()
 
     def close(self):
         for p in self.people:
@@ -271,7 +296,7 @@ def main():
     except CheckFailed as e:
         for p in j.people:
             try:
-                p.shot('failed')
+                p.shot('failed-' + p.name)
             except Exception:
                 pass
         print('journey FAILED: %s' % e, file=sys.stderr, flush=True)
