@@ -20,7 +20,7 @@ export function ingestURLs(origin) {
 
 /** Two capitals from a name ("Ann's phone" → "AP"), OwnTracks' tracker id; "FD" when none. */
 export function trackerId(name) {
-  const words = String(name || '').toUpperCase().match(/[A-Z0-9]+/g) || [];
+  const words = String(name || '').replace(/['\u2019]s\b/gi, '').toUpperCase().match(/[A-Z0-9]+/g) || [];
   const tid = words.length >= 2 ? words[0][0] + words[1][0] : (words[0] || '').slice(0, 2);
   return tid.length === 2 ? tid : (tid + 'FD').slice(0, 2);
 }

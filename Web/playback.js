@@ -37,7 +37,7 @@ export function positionAt(track, t) {
   let dLon = b[0] - a[0];
   if (dLon > 180) dLon -= 360; else if (dLon < -180) dLon += 360;
   let lon = a[0] + dLon * f;
-  if (lon > 180) lon -= 360; else if (lon < -180) lon += 360;
+  if (lon >= 180) lon -= 360; else if (lon < -180) lon += 360;
   return [lon, a[1] + (b[1] - a[1]) * f];
 }
 

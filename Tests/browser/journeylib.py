@@ -49,6 +49,7 @@ class Person:
             self.b.send(method)
         self.b.send('Emulation.setDeviceMetricsOverride', {'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': width < 600})
         self.b.send('Emulation.setEmulatedMedia', {'features': [{'name': 'prefers-color-scheme', 'value': theme}]})
+        self.b.stub_tiles()
         self.downloads = os.path.join(self.b.dir, 'downloads')
         os.makedirs(self.downloads, exist_ok=True)
         self.b.send('Browser.setDownloadBehavior', {'behavior': 'allow', 'downloadPath': self.downloads})
