@@ -146,6 +146,8 @@ export class ApiClient {
   /** GET /v1/groups/{id}: the group document (members with their latest locations). */
   group(id) { return this.get(path`/v1/groups/${id}`); }
   createGroup(name, deviceId) { return this.request('POST', '/v1/groups', { name, deviceId }); }
+  /** PATCH /v1/groups/{id} {name} (owner): members get a `renamed` membership event. */
+  renameGroup(id, name) { return this.request('PATCH', path`/v1/groups/${id}`, { name }); }
   deleteGroup(id) { return this.request('DELETE', path`/v1/groups/${id}`); }
   invite(groupId, email) { return this.request('POST', path`/v1/groups/${groupId}/invitations`, { email }); }
   acceptInvitation(groupId, deviceId) { return this.request('POST', path`/v1/invitations/${groupId}/accept`, { deviceId }); }

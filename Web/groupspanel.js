@@ -2,10 +2,10 @@
  * Find Our Devices web app: the Groups panel — invitations to accept (with one of my phones) or
  * decline; my groups, each with my sharing switch; the group on the map with its members and
  * their sharing, invitations by email, and the owner's actions (remove a member, hand over
- * ownership, delete) or a member's (leave); a new group. Names are text.
+ * ownership, rename, delete) or a member's (leave); a new group. Names are text.
  */
 import { byId, h, replaceChildren } from './dom.js';
-import { confirmAction } from './dialog.js';
+import { confirmAction, promptText } from './dialog.js';
 
 /** Groups up to this many members show them without a click. */
 const MEMBERS_OPEN = 12;
@@ -138,10 +138,15 @@ export class GroupsPanel {
       ? h('button', { type: 'button', className: 'danger group-delete' }, 'Delete group')
       : h('button', { type: 'button', className: 'danger group-leave' }, 'Leave group');
     end.addEventListener('click', () => (isOwner ? this.remove(g) : this.leave(g)));
+    let rename = null;
+    if (isOwner) {
+      rename = h('button', { type: 'button', className: 'secondary group-rename' }, 'Rename');
+      rename.addEventListener('click', () => this.rename(g));
+    }
     const list = h('details', { className: 'subsection members-section', open: rows.length <= MEMBERS_OPEN },
       h('summary', null, 'Members (' + rows.length + ')'), h('ul', { className: 'members' }, ...rows));
     const sent = this.sent && this.sent.groupId === g.groupId ? h('p', { className: 'notice', attrs: { role: 'status' } }, this.sent.text) : null;
-    return h('div', { className: 'group-details' }, invite, sent, list, h('div', { className: 'button-row' }, end));
+    return h('div', { className: 'group-details' }, invite, sent, list, h('div', { className: 'button-row' }, rename, end));
   }
 
   async act(fn) {
@@ -160,6 +165,12 @@ export class GroupsPanel {
       await this.hooks.onChanged();
       this.hooks.openGroup(String(g.id));
     });
+  }
+
+  async rename(g) {
+    const name = await promptText('Rename ' + g.groupName, 'New name', g.groupName);
+    if (!name || name === g.groupName) return;
+    this.act(async () => { await this.api.renameGroup(g.groupId, name); await this.hooks.onChanged(); });
   }
 
   async transfer(g, m) {

@@ -90,8 +90,11 @@ class Browser:
 
         def answer(params):
             self.tile_requests.append(params.get('request', {}))
-            self.send('Fetch.fulfillRequest', {'requestId': params['requestId'], 'responseCode': 404,
-                                               'responseHeaders': [{'name': 'Content-Type', 'value': 'text/plain'}], 'body': ''})
+            try:
+                self.send('Fetch.fulfillRequest', {'requestId': params['requestId'], 'responseCode': 404,
+                                                   'responseHeaders': [{'name': 'Content-Type', 'value': 'text/plain'}], 'body': ''})
+            except SetupFailed:
+                pass  # the page dropped the tile meanwhile (a zoom, a navigation): nothing to answer
         self.intercept(pattern, answer)
 
     def intercept(self, url_pattern, callback):

@@ -10,7 +10,8 @@ with nothing but the browser (and the phones' own requests):
   3. Ann's phone posts a fix to the OwnTracks endpoint with the credentials read from its QR
      code, and its pin appears on Bob's map (live); Bob's phone posts with the Traccar Client
      URL from its QR code and appears on Ann's;
-  4. Ann turns her sharing off: her pin leaves Bob's map and the list says so; on again;
+  4. Ann turns her sharing off: her pin leaves Bob's map and the list says so; on again; she
+     renames the group and Bob's page follows;
   5. Ann makes a share link and it opens, in a fresh browser with no sign-in, at street level
      with the trail drawn;
   6. Ann imports a GPX file into her phone from the History panel (with progress), plays the
@@ -57,9 +58,10 @@ class Journey:
         self.phone = a.width < 600
         self.step_no = 0
         self.people = []
+        self.started = time.time()
 
     def say(self, msg):
-        print('journey %dx%d %s: %s' % (self.a.width, self.a.height, self.a.theme, msg), flush=True)
+        print('journey %dx%d %s [%4.1f s]: %s' % (self.a.width, self.a.height, self.a.theme, time.time() - self.started, msg), flush=True)
 
     def person(self, name):
         p = Person(name, self.a.base, self.a.width, self.a.height, self.a.theme, self.a.shots, self.a.timeout, self.say)
@@ -195,6 +197,11 @@ class Journey:
         ann.wait('!document.querySelector(".group-card.current .sharing-switch").disabled', 'the switch to settle')
         ann.click('.group-card.current .sharing-switch')
         bob.wait('!!document.querySelector(".pin[data-device-id=\\"%s\\"]")' % ann_dev, 'Ann\'s pin back on Bob\'s map')
+        # Ann renames the group; Bob's picker follows live.
+        ann.press('.group-card.current .group-rename', 'document.querySelector("#dialog").open && document.querySelector("#dialog").dataset.name === "prompt"', 'the rename dialog')
+        ann.type('#dialog-input', 'The Family')
+        ann.click('#dialog-actions button[data-value=ok]')
+        bob.wait('document.querySelector("select#group").selectedOptions[0]?.textContent === "The Family"', 'the new name on Bob\'s page')
 
         # A share link, opened by someone without an account.
         ann.section('devices')

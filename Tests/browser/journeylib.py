@@ -69,7 +69,9 @@ class Person:
         return self.b.eval(expr)
 
     def wait(self, expr, what, timeout=None):
-        return self.b.wait_for(expr, timeout or self.timeout, '%s: %s' % (self.name, what))
+        """Polls `expr` until truthy (an expression that throws, as while a page loads, counts as false)."""
+        guarded = '(() => { try { return (%s); } catch (e) { return null; } })()' % expr
+        return self.b.wait_for(guarded, timeout or self.timeout, '%s: %s' % (self.name, what))
 
     def visible(self, selector):
         return self.eval('(() => { const e = document.querySelector(%s); if (!e) return false; const r = e.getBoundingClientRect();'
@@ -86,6 +88,17 @@ class Person:
                          ' const r = e.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()' % js_str(selector))
         for kind in ('mousePressed', 'mouseReleased'):
             self.b.send('Input.dispatchMouseEvent', {'type': kind, 'x': rect[0], 'y': rect[1], 'button': 'left', 'clickCount': 1})
+
+    def press(self, selector, until, what):
+        """Clicks `selector` until `until` holds (a panel redrawn between finding the button and
+        the mouse's release takes the click away, as it would a person's: they click again)."""
+        for attempt in range(3):
+            self.click(selector)
+            try:
+                return self.wait(until, what, timeout=self.timeout / 3)
+            except CheckFailed:
+                if attempt == 2:
+                    raise
 
     def type(self, selector, text):
         """Empties the field and types `text` into it."""
