@@ -1,32 +1,32 @@
 /*
  * Find Our Devices web map: the offline SVG renderer (no tiles, no libraries; interface in map.js).
  *
- * The basemap is drawn once in world units (svgprojection.js) and moved with a single
- * transform; three copies (-1, 0, +1 world widths) make panning across the antimeridian
- * seamless. Pins, trails and labels live in screen pixels: each pin is placed on the world copy
- * nearest the view centre, so a pin never drops off at ±180. Labels are SVG text nodes.
+ * The basemap (svgbase.js) is drawn once in world units (svgprojection.js) and moved with a
+ * single transform; three copies (-1, 0, +1 world widths) make panning across the antimeridian
+ * seamless. Pins, trails (svgtrails.js), cluster bubbles (svgclusters.js), the History panel's
+ * drawings (svghistory.js) and labels live in screen pixels: each pin is placed on the world
+ * copy nearest the view centre, so a pin never drops off at ±180. Labels are SVG text nodes.
  *
  * Invariants: view.k > 0 is screen pixels per world unit; view.cx in [0, WORLD) is the
  * world x at the centre of the screen; view.cy in [0, WORLD] the world y there.
  * Moving a pin touches only that pin's attributes (no DOM rebuild); redraws are batched
  * into one requestAnimationFrame.
  */
-import { clamp, lonArc, trailChunks, unwrapLons } from './geo.js';
-import { el, geometryPath, graticulePath, kOfZoom, latToY, lonToX, r2, TILE, WORLD, yToLat } from './svgprojection.js';
-import { h } from './dom.js';
+import { clamp, lonArc, unwrapLons } from './geo.js';
+import { el, kOfZoom, latToY, lonToX, r2, TILE, WORLD, yToLat } from './svgprojection.js';
 import { attachSvgInput } from './svginput.js';
 import { createSvgPlaceLayer } from './svgplaces.js';
 import { timelineSegments } from './timelinegeometry.js';
 import { createSvgHistory } from './svghistory.js';
 import { createSvgClusters } from './svgclusters.js';
-import { mapColors } from './theme.js';
+import { createSvgControls, createSvgGround } from './svgbase.js';
+import { drawSvgTrail } from './svgtrails.js';
 
 const MAX_ZOOM = 18;
 const FIT_MAX_ZOOM = 16;
 const FOCUS_MIN_ZOOM = 15;
 /** From this zoom on nothing is clustered (pins that still overlap are at one spot). */
 const CLUSTER_MAX_ZOOM = 17;
-const TRAIL_CHUNKS = 4;
 const PIN_R = 6;
 const PIN_R_FOCUS = 8.5;
 
@@ -36,28 +36,9 @@ export function createSvgMap(container, hooks, options) {
   container.classList.add('svgmap-container');
   container.tabIndex = 0;
 
-  const colors = mapColors();
   const svg = el('svg', { class: 'svgmap', role: 'application', 'aria-label': 'Map. Drag to pan, wheel or +/- to zoom.' }, container);
-  const defs = el('defs', null, svg);
-  const world = el('g', { id: 'fod-world' }, defs);
-  // Presentation attributes, not CSS: document style rules do not reach <use> clones reliably.
-  el('path', {
-    class: 'graticule', d: graticulePath(), fill: 'none', stroke: '#b3cde0', 'stroke-width': 0.6,
-    'vector-effect': 'non-scaling-stroke',
-  }, world);
-  const land = el('g', {
-    class: 'land', fill: colors.land, 'fill-rule': 'evenodd', stroke: colors.coast, 'stroke-width': 0.6,
-    'stroke-linejoin': 'round',
-  }, world);
-  // Street-scale shorelines of one region (setDetail): its water first, over the world outlines.
-  const detail = el('g', {
-    class: 'detail', fill: colors.land, 'fill-rule': 'evenodd', stroke: colors.coast, 'stroke-width': 0.6, 'stroke-linejoin': 'round',
-  }, world);
-  el('rect', { class: 'ocean', x: 0, y: 0, width: '100%', height: '100%' }, svg);
-  const base = el('g', { class: 'base' }, svg);
-  for (const dx of [-1, 0, 1]) {
-    el('use', { href: '#fod-world', x: dx * WORLD, y: 0 }, base);
-  }
+  const ground = createSvgGround(svg, container);
+  const base = ground.base;
   const trailLayer = el('g', { class: 'trails' }, svg);
   const timelineLayer = el('g', { class: 'timeline-layer' }, svg);
   const ringLayer = el('g', { class: 'rings' }, svg);
@@ -67,17 +48,8 @@ export function createSvgMap(container, hooks, options) {
   const placeLayer = createSvgPlaceLayer(svg, trailLayer);
   const focusRing = el('circle', { class: 'focus-ring', r: 14, cx: -100, cy: -100, visibility: 'hidden' }, ringLayer);
 
-  // HTML overlays: zoom buttons, scale bar, attribution.
-  const control = (act, label, text) => h('button', { type: 'button', title: label, dataset: { act }, attrs: { 'aria-label': label } }, text);
-  const controls = h('div', { className: 'map-controls' },
-    control('in', 'Zoom in', '+'), control('out', 'Zoom out', '\u2212'),
-    control('fit', 'Fit to devices', '\u2922'), control('world', 'Whole world', '\u25ef'));
-  container.appendChild(controls);
-  const scaleBar = h('span', { className: 'bar' });
-  const scaleText = h('span', { className: 'txt' });
-  container.appendChild(h('div', { className: 'map-scale' }, scaleBar, scaleText));
-  const attribution = h('div', { className: 'map-attrib' }, 'Countries: Natural Earth (public domain)');
-  container.appendChild(attribution);
+  const overlay = createSvgControls(container);
+  const controls = overlay.controls;
 
   const view = { cx: WORLD / 2, cy: WORLD / 2, k: 1, w: 0, h: 0 };
   const items = new Map(); // deviceId -> {dev, pin, label, trail: [polyline], lastKey}
@@ -198,37 +170,8 @@ export function createSvgMap(container, hooks, options) {
   }
 
   function placeTrail(it, head) {
-    const pts = it.dev.trail || [];
-    const chunks = trailChunks(pts.length, TRAIL_CHUNKS);
-    if (!chunks.length) {
-      if (it.trail) for (const pl of it.trail) pl.setAttribute('points', '');
-      return;
-    }
-    if (!it.trail) {
-      it.trail = [];
-      const g = el('g', { class: 'trail', stroke: it.dev.color }, trailLayer);
-      for (let c = 0; c < TRAIL_CHUNKS; c++) it.trail.push(el('polyline', { points: '' }, g));
-      it.trailGroup = g;
-    }
-    // Unwrap along the trail, then anchor its newest point on the pin itself.
-    const lons = unwrapLons(pts.map((p) => p[0]));
-    const n = pts.length;
-    const x0 = lonToX(lons[n - 1]), y0 = latToY(pts[n - 1][1]);
-    const sx = new Array(n), sy = new Array(n);
-    for (let i = 0; i < n; i++) {
-      sx[i] = r2(head[0] + (lonToX(lons[i]) - x0) * view.k);
-      sy[i] = r2(head[1] + (latToY(pts[i][1]) - y0) * view.k);
-    }
-    const used = new Array(TRAIL_CHUNKS).fill(false);
-    for (const ch of chunks) {
-      let s = '';
-      for (let i = ch.from; i <= ch.to; i++) s += sx[i] + ',' + sy[i] + ' ';
-      const pl = it.trail[ch.chunk];
-      pl.setAttribute('points', s);
-      pl.setAttribute('stroke-opacity', (strongTrails ? 0.55 + ch.opacity * 0.45 : ch.opacity).toFixed(2));
-      used[ch.chunk] = true;
-    }
-    for (let c = 0; c < TRAIL_CHUNKS; c++) if (!used[c]) it.trail[c].setAttribute('points', '');
+    drawSvgTrail(it, head, view.k, trailLayer, strongTrails);
+    if (it.trailGroup) it.trailGroup.classList.toggle('clustered', it.clustered);
   }
 
   /** Screen points of a line of [lon, lat]: unwrapped along it, anchored on the world copy nearest the centre. */
@@ -285,16 +228,7 @@ export function createSvgMap(container, hooks, options) {
     items.delete(it.dev.deviceId);
   }
 
-  function updateScale() {
-    const lat = yToLat(view.cy);
-    const mpp = 40075016.686 * Math.cos(lat * Math.PI / 180) / (WORLD * view.k);
-    const target = mpp * 110;
-    const p = Math.pow(10, Math.floor(Math.log10(target)));
-    let nice = p;
-    for (const m of [1, 2, 5]) if (m * p <= target) nice = m * p;
-    scaleBar.style.width = Math.round(nice / mpp) + 'px';
-    scaleText.textContent = nice >= 1000 ? (nice / 1000) + ' km' : nice + ' m';
-  }
+  function updateScale() { overlay.scale(view); }
 
   function zoomAt(f, px, py) {
     size();
@@ -334,37 +268,9 @@ export function createSvgMap(container, hooks, options) {
     element: svg,
 
     /** Draws the countries (GeoJSON FeatureCollection, Polygon/MultiPolygon) as the basemap. */
-    setBasemap(geojson) {
-      while (land.firstChild) land.removeChild(land.firstChild);
-      const feats = (geojson && geojson.features) || [];
-      const frag = document.createDocumentFragment();
-      for (const f of feats) {
-        const d = geometryPath(f && f.geometry);
-        if (!d) continue;
-        const p = el('path', { d: d, class: 'country', 'vector-effect': 'non-scaling-stroke' });
-        if (f.properties && f.properties.iso_a3) p.setAttribute('data-iso', f.properties.iso_a3);
-        frag.appendChild(p);
-      }
-      land.appendChild(frag);
-    },
-
-    /**
-     * Draws one region's street-scale land (GeoJSON with a top-level `bbox` [w, s, e, n]): the
-     * region's water over the world outlines, then its land, then its attribution as text.
-     */
-    setDetail(geojson) {
-      while (detail.firstChild) detail.removeChild(detail.firstChild);
-      const b = geojson && geojson.bbox;
-      if (!Array.isArray(b) || b.length !== 4) return;
-      const x0 = lonToX(b[0]), x1 = lonToX(b[2]), y0 = latToY(b[3]), y1 = latToY(b[1]);
-      el('rect', { x: x0, y: y0, width: x1 - x0, height: y1 - y0, fill: colors.sea, stroke: 'none' }, detail);
-      for (const f of geojson.features || []) {
-        const d = geometryPath(f && f.geometry);
-        if (d) el('path', { d, class: 'shore', 'vector-effect': 'non-scaling-stroke' }, detail);
-      }
-      const source = geojson.properties && geojson.properties.source;
-      if (source) attribution.textContent = 'Countries: Natural Earth (public domain); shorelines: GSHHG (LGPL)';
-    },
+    setBasemap: ground.setBasemap,
+    /** Draws one region's street-scale land (GeoJSON with a top-level `bbox`) over the countries. */
+    setDetail: ground.setDetail,
 
     /** Draws the group's places (documents of GET /v1/groups/{id}/places). */
     setPlaces(places) { placeLayer.setPlaces(places); },
