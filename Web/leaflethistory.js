@@ -15,7 +15,10 @@ function latLngs(coords) {
   return coords.map((c, i) => [c[1], lons[i]]);
 }
 
-export function createLeafletHistory(L, map, renderers, quiet) {
+export function createLeafletHistory(L, map, quiet) {
+  // Above the pins and their bubbles: what the History panel shows is what the user looks at.
+  map.createPane('fod-history').style.zIndex = 440;
+  const renderers = { trails: L.svg({ pane: 'fod-history' }), pins: L.svg({ pane: 'fod-history' }) };
   let timelineLayer = null, trackLayer = null, played = null;
   const cursor = L.circleMarker([0, 0], {
     renderer: renderers.pins, radius: 8, color: '#ffffff', weight: 3, fillColor: TRACK_COLOR, fillOpacity: 1, opacity: 0, interactive: false, className: 'playback-cursor',

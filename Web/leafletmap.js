@@ -58,7 +58,7 @@ export function createLeafletMap(L, container, hooks, config) {
   const trailStyle = config.strongTrails ? { weight: 4, scale: (o) => 0.55 + o * 0.45 } : { weight: 3, scale: (o) => o };
 
   function quiet(fn) { programmatic++; try { fn(); } finally { setTimeout(() => { programmatic--; }, 0); } }
-  const history = createLeafletHistory(L, map, renderers, quiet);
+  const history = createLeafletHistory(L, map, quiet);
 
   map.on('click', (e) => { if (hooks.onMapClick) hooks.onMapClick([e.latlng.lng, e.latlng.lat]); });
   map.on('dragstart', () => { if (hooks.onUserMove) hooks.onUserMove(); if (hooks.onPinLeave) hooks.onPinLeave(null); });

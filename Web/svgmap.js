@@ -40,11 +40,11 @@ export function createSvgMap(container, hooks, options) {
   const ground = createSvgGround(svg, container);
   const base = ground.base;
   const trailLayer = el('g', { class: 'trails' }, svg);
-  const timelineLayer = el('g', { class: 'timeline-layer' }, svg);
   const ringLayer = el('g', { class: 'rings' }, svg);
   const pinLayer = el('g', { class: 'pins' }, svg);
   const labelLayer = el('g', { class: 'labels' }, svg);
   const clusters = createSvgClusters(el('g', { class: 'clusters' }, svg), (ids) => openCluster(ids));
+  const timelineLayer = el('g', { class: 'timeline-layer' }, svg); // over the pins: what the History panel shows
   const placeLayer = createSvgPlaceLayer(svg, trailLayer);
   const focusRing = el('circle', { class: 'focus-ring', r: 14, cx: -100, cy: -100, visibility: 'hidden' }, ringLayer);
 

@@ -232,6 +232,10 @@ class Journey:
             self.say('this server has no GET /v1/server: the import and the password change are skipped')
         else:
             self.history_and_password(ann, ann_dev)
+        # Every section once more, as Bob (a member, not the owner): audited and screenshotted.
+        for panel in ('people', 'places', 'history', 'devices', 'groups', 'account'):
+            bob.section(panel)
+            self.step(bob, 'section-' + panel)
         for p in self.people:
             p.problems()
 
