@@ -14,7 +14,7 @@ export class Account {
   }
 
   clear() {
-    this.me = null;          // {id, email, displayName, isAdmin}
+    this.me = null;          // {id, email, displayName, isAdmin, mustChangePassword}
     this.groups = [];        // [{groupId, groupName, deviceId, isOwner, shareLocation}]
     this.invitations = [];   // [{groupId, groupName, senderEmail}]
     this.devices = [];       // [{id, name, lastLocation, lastSeenAt, battery, receiveGroupLocations, ...}]
@@ -38,7 +38,8 @@ export class Account {
     const [me, list] = await Promise.all([this.api.me(), this.api.devices()]);
     if (gen !== this.gen) return this;
     const m = me || {};
-    this.me = { id: m.id == null ? null : String(m.id), email: text(m.email, ''), displayName: text(m.displayName, ''), isAdmin: m.isAdmin === true };
+    this.me = { id: m.id == null ? null : String(m.id), email: text(m.email, ''), displayName: text(m.displayName, ''), isAdmin: m.isAdmin === true,
+      mustChangePassword: m.mustChangePassword === true };
     this.groups = (Array.isArray(m.groups) ? m.groups : []).filter((g) => g && g.groupId != null).map((g) => ({
       groupId: String(g.groupId), groupName: text(g.groupName, String(g.groupId)), deviceId: g.deviceId == null ? null : String(g.deviceId),
       isOwner: g.isOwner === true, shareLocation: g.shareLocation !== false,

@@ -7,6 +7,7 @@
 import { byId, h, replaceChildren } from './dom.js';
 import { confirmAction } from './dialog.js';
 import { policyText } from './auth.js';
+import { expiryText } from './format.js';
 
 export class AccountPanel {
   /** @param hooks {onChanged(), signOut(), onDeleted(), policy() (the sign-up policy or null)} */
@@ -20,6 +21,7 @@ export class AccountPanel {
     byId('channel-form').addEventListener('submit', (e) => { e.preventDefault(); this.addChannel(); });
     byId('account-signout').addEventListener('click', () => hooks.signOut());
     byId('account-delete').addEventListener('click', () => this.deleteAccount());
+    byId('invite-code').addEventListener('click', () => this.makeInviteCode());
     account.onChange(() => this.render());
   }
 
@@ -40,11 +42,14 @@ export class AccountPanel {
     byId('password-username').value = me.email;
     const policy = this.hooks.policy();
     byId('server-policy').textContent = policy ? 'This server: ' + policyText(policy) : '';
+    byId('admin-section').hidden = !me.isAdmin;
   }
 
   /** Called when the panel is shown: reads the channels. */
   async show() {
-    this.message('');
+    const me = this.account.me;
+    this.message(me && me.mustChangePassword ? 'Your password was set by the administrator: choose a new one below.' : '');
+    if (me && me.mustChangePassword) byId('password-current').focus();
     try {
       const r = await this.api.channels();
       this.channels = r && Array.isArray(r.channels) ? r.channels : [];
@@ -103,6 +108,7 @@ export class AccountPanel {
       byId('password-current').value = '';
       byId('password-new').value = '';
       this.message('Password changed. Your other sessions have ended.');
+      await this.hooks.onChanged();
     });
   }
 
@@ -117,6 +123,15 @@ export class AccountPanel {
       await this.show();
       if (c && c.secret) this.message('Webhook secret (shown once, to check signatures): ' + c.secret);
       else this.message('Channel added. Add alerts to it under Places.');
+    });
+  }
+
+  async makeInviteCode() {
+    this.act(async () => {
+      const r = await this.api.makeInviteCode();
+      const p = byId('invite-code-text');
+      p.textContent = r.inviteCode + ' \u2014 usable once, ' + expiryText(r.expiresAt, Date.now());
+      p.hidden = false;
     });
   }
 

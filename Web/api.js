@@ -122,6 +122,8 @@ export class ApiClient {
   deleteMe() { return this.request('DELETE', '/v1/me'); }
   /** PUT /v1/me/password: every other session of the user ends. */
   changePassword(currentPassword, newPassword) { return this.request('PUT', '/v1/me/password', { currentPassword, newPassword }); }
+  /** POST /v1/admin/invites (an administrator): {inviteCode, expiresAt}, usable once to sign up. */
+  makeInviteCode() { return this.request('POST', '/v1/admin/invites', {}); }
 
   // ---- devices -----------------------------------------------------------------------------
   devices() { return this.get('/v1/devices'); }

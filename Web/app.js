@@ -124,9 +124,10 @@ async function enterApp() {
   await view.mapReady;
   if (gen !== app.gen) return;
   showApp(account.me.displayName || account.me.email);
+  auth.loadPolicy().then(() => accountPanel.render());
   fillGroupSelect();
   const params = hashParams();
-  nav.show(params.get('panel') || firstPanel());
+  nav.show(account.me.mustChangePassword ? 'account' : params.get('panel') || firstPanel());
   view.map.invalidateSize();
   const wanted = params.get('group');
   if (account.groups.length) openGroup(account.groups.some((g) => g.groupId === wanted) ? wanted : account.groups[0].groupId);
