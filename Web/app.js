@@ -12,7 +12,7 @@ import { Session } from './state.js';
 import { Account } from './account.js';
 import { AuthView } from './auth.js';
 import { hashParams, Nav, setHashParams } from './nav.js';
-import { GroupView, markSignIn } from './groupview.js';
+import { GroupView, markSignIn, markStep } from './groupview.js';
 import { PlacesPanel } from './places.js';
 import { AlertsPanel } from './alerts.js';
 import { HistoryPanel } from './historypanel.js';
@@ -112,6 +112,7 @@ function onboarding() {
 
 async function enterApp() {
   const gen = ++app.gen;
+  markStep('signed-in');
   try {
     await account.refresh();
   } catch (e) {
@@ -121,6 +122,7 @@ async function enterApp() {
     return;
   }
   if (gen !== app.gen) return;
+  markStep('account');
   await view.mapReady;
   if (gen !== app.gen) return;
   showApp(account.me.displayName || account.me.email);

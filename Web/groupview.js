@@ -18,9 +18,11 @@ import { PinTooltip, setReady, setStatus, showBanner } from './ui.js';
 const LABEL_MAX = 25;        // permanent labels on the map up to this many located devices
 const PERF_KEEP = 200;
 
-const perf = window.__fodPerf = window.__fodPerf || { live: [], start: performance.now(), firstRender: null };
+const perf = window.__fodPerf = window.__fodPerf || { live: [], start: performance.now(), firstRender: null, steps: {} };
 /** Restarts the first-render clock (a sign-in). */
-export function markSignIn() { perf.start = performance.now(); perf.firstRender = null; delete document.body.dataset.firstRenderMs; }
+export function markSignIn() { perf.start = performance.now(); perf.firstRender = null; perf.steps = {}; delete document.body.dataset.firstRenderMs; }
+/** Notes when a step towards the first render happened (ms since the sign-in), once. */
+export function markStep(name) { if (perf.firstRender == null && !(name in perf.steps)) perf.steps[name] = Math.round(performance.now() - perf.start); }
 
 export class GroupView {
   /**
@@ -89,8 +91,10 @@ export class GroupView {
       setReady(true);
       return;
     }
+    markStep('group');
     await this.mapReady;
     if (gen !== this.gen) return;
+    markStep('map');
     this.applyDocument(doc);
     this.hooks.places.reload();
     setReady(true);
@@ -138,6 +142,7 @@ export class GroupView {
     if (perf.firstRender == null && all.some((d) => d.located)) {
       requestAnimationFrame(() => {
         if (perf.firstRender != null) return;
+        markStep('drawn');
         perf.firstRender = performance.now() - perf.start;
         document.body.dataset.firstRenderMs = perf.firstRender.toFixed(0);
       });

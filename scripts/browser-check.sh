@@ -10,8 +10,8 @@
 # office device whose exit must then arrive live. Saves screenshots to Tests/artifacts/webmap.png and
 # webmap-svg.png, and prints the benchmark figures (first render of the 296 devices, live update
 # delays). Then the whole journey of a family (Tests/browser/journey.py: sign-up, phones set up by
-# their QR codes, a group, an invitation, live fixes, sharing off, a share link, a GPX import, a
-# new password) on a fresh server, at 1280x800 and 390x844, light and dark, with a screenshot of
+# their QR codes, a group, an invitation, live fixes, sharing off, a rename, a place with an alert
+# to a webhook, a share link, a GPX import, a new password) on a fresh server, at 1280x800 and 390x844, light and dark, with a screenshot of
 # each step in Tests/artifacts/journey/. Usage: scripts/browser-check.sh [fod-binary]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -89,7 +89,9 @@ journey() {
   local dir="$work/journey-$1x$2-$3" jport
   mkdir -p "$dir"
   jport=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-  "$fod" serve --port "$jport" --bind 127.0.0.1 --data "$dir/data" --password-cost minimal --log-level warning >"$dir/out" 2>"$dir/err" &
+  # --notify-allow-private: the journey's webhook receiver listens on this machine.
+  "$fod" serve --port "$jport" --bind 127.0.0.1 --data "$dir/data" --password-cost minimal --log-level warning --notify-allow-private \
+    >"$dir/out" 2>"$dir/err" &
   local pid=$!
   for _ in $(seq 100); do grep -q "listening" "$dir/out" 2>/dev/null && break; sleep 0.1; done
   echo "== the journey at $1x$2, $3"

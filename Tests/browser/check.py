@@ -116,7 +116,9 @@ def run(a):
                    a.timeout, '#status to read "live"')
         say('#status is live')
         first = b.wait_for('document.body.dataset.firstRenderMs', a.timeout, 'the first-render figure (body[data-first-render-ms])')
-        say('benchmark: first render of the signed-in map with %d devices: %s ms from pressing "Sign in" to the pins drawn' % (len(entries), first))
+        steps = b.eval('JSON.stringify((window.__fodPerf || {}).steps || {})')
+        say('benchmark: first render of the signed-in map with %d devices: %s ms from pressing "Sign in" to the pins drawn (ms by then: %s)'
+            % (len(entries), first, steps))
 
         step = 'movement'
         if a.device_id and a.expect_lon is not None and a.expect_lat is not None:

@@ -5,22 +5,25 @@ with nothing but the browser (and the phones' own requests):
   1. Ann signs up on the sign-up page (the page lands on "Phones"); adds her phone and its
      set-up appears: the OwnTracks, Overland and Traccar Client QR codes, read back off the
      screen with zbarimg, hold this server's URLs, the device id and the device token;
-  2. Ann makes the group "Family" with her phone; Bob signs up and adds his phone; Ann invites
-     bob's email; Bob sees the invitation and joins with his phone;
+  2. Ann makes the group "Family" with her phone and invites Bob's email (on a server with a
+     sign-up policy, before Bob has an account: the invitation lets him sign up); Bob signs up,
+     adds his phone, sees the invitation and joins with his phone;
   3. Ann's phone posts a fix to the OwnTracks endpoint with the credentials read from its QR
      code, and its pin appears on Bob's map (live); Bob's phone posts with the Traccar Client
      URL from its QR code and appears on Ann's;
   4. Ann turns her sharing off: her pin leaves Bob's map and the list says so; on again; she
      renames the group and Bob's page follows;
-  5. Ann makes a share link and it opens, in a fresh browser with no sign-in, at street level
+  5. Ann adds a webhook channel, draws "Home" on the map and asks to be told when Bob arrives
+     there; Bob's phone walks in: the arrival shows in her list and the webhook receives it;
+     Ann makes a share link and it opens, in a fresh browser with no sign-in, at street level
      with the trail drawn;
   6. Ann imports a GPX file into her phone from the History panel (with progress), plays the
      day back with the time slider and downloads the day as GPX;
   7. Ann changes her password, signs out, and signs in with the new one.
 
-Every step is screenshotted (<shots>/<W>x<H>-<theme>-NN-step.png) and audited (no horizontal
-scrolling, the map at least 40 % of a phone's height, every control named, reachable and
-readable), and no page may log an error. Usage:
+Then Bob opens every section. Every step is screenshotted (<shots>/<W>x<H>-<theme>-NN-step.png)
+and audited (no horizontal scrolling, the map at least 40 % of a phone's height, every control
+named, reachable and readable), and no page may log an error. Usage:
   journey.py --base URL --width 1280 --height 800 --theme light --shots DIR
 """
 import argparse
@@ -32,13 +35,18 @@ import time
 import urllib.parse
 
 from cdp import CheckFailed, SetupFailed
-from journeylib import Person, call
+from journeylib import Person, Receiver, call
 from webmap import js_str, wait_pin_at
 
 ANN = {'name': 'Ann', 'email': 'ann@example.org', 'password': 'ann-password-1'}
 BOB = {'name': 'Bob', 'email': 'bob@example.org', 'password': 'bob-password-1'}
 HOME = (-74.0445, 40.6892)    # Ann's phone, then a walk east
 BOB_AT = (-73.9857, 40.7484)
+
+
+def auth_for(codes):
+    """The Traccar Client URL of a phone's set-up codes."""
+    return codes['traccar']
 
 
 def gpx_walk(start_ms, lon, lat, minutes=40):
@@ -203,6 +211,8 @@ class Journey:
         ann.click('#dialog-actions button[data-value=ok]')
         bob.wait('document.querySelector("select#group").selectedOptions[0]?.textContent === "The Family"', 'the new name on Bob\'s page')
 
+        self.alert(ann, bob, auth_for(bob_codes), ann_dev)
+
         # A share link, opened by someone without an account.
         ann.section('devices')
         card = '#my-devices .device-card[data-device-id="%s"]' % ann_dev
@@ -238,6 +248,56 @@ class Journey:
             self.step(bob, 'section-' + panel)
         for p in self.people:
             p.problems()
+
+    def alert(self, ann, bob, bob_traccar, ann_dev):
+        """Ann draws "Home" around her pin and asks to be told by a webhook when Bob arrives; Bob's
+        phone walks in: the arrival shows in Ann's list and the webhook receives it. (Skipped on a
+        server whose notifications refuse a receiver on this machine: no --notify-allow-private.)"""
+        a = self.a
+        receiver = Receiver()
+        try:
+            ann.section('account')
+            ann.type('#channel-name', 'My webhook')
+            ann.choose('#channel-type', 'webhook')
+            ann.type('#channel-url', receiver.url)
+            ann.click('#channel-form button[type=submit]')
+            said = ann.wait('(() => { const m = document.querySelector("#account-message"); return !m.hidden && m.textContent; })()', 'the new channel')
+            if 'secret' not in said:
+                self.say('no webhook channel to this machine (%s): the alert is skipped' % said)
+                return
+            ann.section('places')
+            ann.type('#place-name', 'Home')
+            ann.choose('#place-kind', 'circle')
+            ann.eval('(() => { const r = document.querySelector("#place-radius"); r.value = "1500"; r.dispatchEvent(new Event("input")); return 1; })()')
+            ann.click('#place-draw')
+            spot = ann.eval('(() => { const p = document.querySelector(".pin[data-device-id=\\"%s\\"]"); const r = p.getBoundingClientRect();'
+                            ' const x0 = r.left + r.width / 2, y0 = r.top + r.height / 2;'
+                            ' for (let d = 16; d <= 60; d += 4) for (let k = 0; k < 16; k++) { const x = x0 + d * Math.cos(k * Math.PI / 8), y = y0 + d * Math.sin(k * Math.PI / 8);'
+                            ' const e = document.elementFromPoint(x, y); if (e && !e.closest(".pin, .leaflet-tooltip, .cluster-icon") && e.closest(".map")) return [x, y]; } return null; })()' % ann_dev)
+            for kind in ('mousePressed', 'mouseReleased'):
+                ann.b.send('Input.dispatchMouseEvent', {'type': kind, 'x': spot[0], 'y': spot[1], 'button': 'left', 'clickCount': 1})
+            ann.click('#place-save')
+            ann.wait('Array.from(document.querySelectorAll("#places .place-name")).some(e => e.textContent === "Home")', 'Home in the list')
+            ann.choose('#alert-place', ann.eval('document.querySelector("#alert-place").options[1].value'))
+            ann.choose('#alert-device', ann.eval('Array.from(document.querySelector("#alert-device").options).find(o => o.textContent.startsWith("Bob")).value'))
+            ann.click('#alert-form button[type=submit]')
+            ann.wait('(document.querySelector("#alerts li[data-alert-id]") || {}).textContent?.startsWith("Bob\'s phone arrives at Home")', 'the alert listed')
+            self.step(ann, 'alert')
+            traccar = urllib.parse.urlparse(bob_traccar)
+            status, _ = call(a.base, 'GET', traccar.path + '?' + traccar.query + '&' + urllib.parse.urlencode({'lat': HOME[1], 'lon': HOME[0], 'timestamp': int(time.time()) + 2}))
+            if status != 200:
+                raise CheckFailed('Bob\'s phone could not post at Home: %s' % status)
+            ann.wait('Array.from(document.querySelectorAll("#arrivals li.enter")).some(e => e.textContent.includes("Bob\'s phone arrived at Home"))', 'Bob\'s arrival in Ann\'s list')
+            deadline = time.time() + a.timeout
+            while time.time() < deadline and not any(b and b.get('type') == 'place.enter' for b in receiver.bodies):
+                time.sleep(0.1)
+            hook = next((b for b in receiver.bodies if b and b.get('type') == 'place.enter'), None)
+            if not hook or (hook.get('place') or {}).get('name') != 'Home' or (hook.get('device') or {}).get('name') != "Bob's phone":
+                raise CheckFailed('the webhook did not receive Bob\'s arrival at Home: %s' % receiver.bodies)
+            self.step(ann, 'arrival')
+            self.say('the webhook received: Bob\'s phone arrived at Home')
+        finally:
+            receiver.close()
 
     def history_and_password(self, ann, ann_dev):
         a = self.a

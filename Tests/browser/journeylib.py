@@ -177,6 +177,36 @@ class Person:
         raise CheckFailed('%s: %s was not downloaded (%s)' % (self.name, name, os.listdir(self.downloads)))
 
 
+class Receiver:
+    """A webhook receiver on 127.0.0.1 (a thread): records the JSON bodies POSTed to it."""
+
+    def __init__(self):
+        import http.server
+        import threading
+        bodies = self.bodies = []
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get('Content-Length') or 0)
+                try:
+                    bodies.append(json.loads(self.rfile.read(length) or b'null'))
+                except ValueError:
+                    bodies.append(None)
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), Handler)
+        self.url = 'http://127.0.0.1:%d/hook' % self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
 def call(base, method, path, body=None, headers=None):
     """One HTTP call (what a phone app does); returns (status, parsed JSON or text)."""
     import urllib.error
