@@ -33,6 +33,14 @@ public struct Services: Sendable {
         public var live = LiveHub.Configuration()
         /// Largest history file `POST /v1/devices/{id}/import` takes (bytes; default 4 GiB).
         public var importMaxBytes = 4 << 30
+        /// History imports one device may run at once; more get 429 with Retry-After.
+        public var importsPerDevice = 2
+        /// History imports running at once on this node; more get 503 with Retry-After.
+        public var concurrentImports = max(4, 2 * System.coreCount)
+        /// Whether a route's credential is checked on the server's thread before a body is
+        /// read (`HeadCheck.runsInline`): a lookup in the local SQLite file. False for a store
+        /// where it is a network round trip (PostgreSQL): the check then runs from a task.
+        public var credentialChecksInline = true
         public var shares = ShareService.Policy()
         public var shareStreams = ShareFeed.Configuration()
         public var places = PlaceLimits()
@@ -48,6 +56,8 @@ public struct Services: Sendable {
     public let locations: LocationService
     public let queries: GeoQueryService
     public let queryGate: AdmissionGate
+    /// The history imports running now (`importsPerDevice`, `concurrentImports`).
+    public let importSlots: ImportSlots
     public let live: LiveHub
     /// The one door committed group events leave by: the live hub and the alert matcher are
     /// its consumers (registered here, on one node or many).
@@ -111,6 +121,7 @@ public struct Services: Sendable {
                                          fixSink: publishesCommits ? shareFeed : nil, limits: limits)
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
+        self.importSlots = ImportSlots(perDevice: configuration.importsPerDevice, total: configuration.concurrentImports)
         self.exports = ExportService(store: backend, directory: backend, visibility: backend)
         self.feed = FeedService(log: backend)
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)

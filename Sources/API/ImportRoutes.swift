@@ -5,18 +5,22 @@ import Tracking
 
 /// `POST /v1/devices/{id}/import`: a history file as the body (any size up to
 /// `Services.Configuration.importMaxBytes`), read while it arrives. That device's own token
-/// only, checked before any of the body is read.
+/// only, checked before any of the body is read; a device runs at most `importsPerDevice`
+/// imports at once (429 past it) and the node `concurrentImports` (503 past it).
 struct ImportRoutes {
     let services: Services
 
     var routes: [Route] {
         let imports = services.imports
+        let slots = services.importSlots
         let group = RouteGroup(services: services)
         return [
             group.streaming("POST", "/v1/devices/{id}/import", .optional, maxBodyBytes: services.configuration.importMaxBytes) { request, context in
                 let deviceID: DeviceID = request.id()
                 try imports.admit(deviceID: deviceID, credential: context.credential)
+                let slot = try slots.claim(deviceID)
                 return { _, body in
+                    defer { slot.release() }
                     let report = try await imports.run(deviceID: deviceID, credential: context.credential) { try await body.next() }
                     return try Self.reply(report)
                 }

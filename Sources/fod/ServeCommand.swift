@@ -62,6 +62,7 @@ enum ServeCommand {
         if storage.postgres != nil {
             settings.queryInlineBudget = nil
             settings.ingestInlineBodyBytes = nil
+            settings.credentialChecksInline = false
         }
         let services = try Services(store: backend, configuration: settings, logger: logger,
                                     towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger),
@@ -94,7 +95,9 @@ enum ServeCommand {
         if !openAPI.isLoaded { logger.warning("docs/openapi.yaml not found: GET /openapi.yaml answers 404") }
         let metricsText: @Sendable () -> String = {
             guard let server = serverBox.server else { return "" }
-            return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount))]
+            return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
+                                                  ("fod_http_body_bytes_held", "Request body bytes held in memory across connections (--body-budget-mib).",
+                                                   Double(server.heldBodyBytes))]
                 + backend.gauges.map { ($0.name, $0.help, $0.value) }) + services.rejectionMetrics.render() + services.deliveryWorker.counters.render()
         }
         // On the public port only with a token (`--metrics-token`); else 404 there.

@@ -51,7 +51,7 @@ struct ServerConfiguration {
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
                                            "wal-limit-mib", "import-max-bytes"])
-        .union(limitOptionNames).union(metricsOptionNames).union(notifyOptionNames)
+        .union(limitOptionNames).union(metricsOptionNames).union(notifyOptionNames).union(bodyOptionNames)
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -91,7 +91,7 @@ struct ServerConfiguration {
           --tile-attribution <text>  attribution shown with those tiles (default with OpenStreetMap's:
                                      "\(TileDefaults.attribution)") [FOD_TILE_ATTRIBUTION]
 
-        """ + notifyHelp + metricsHelp + limitsHelp
+        """ + notifyHelp + metricsHelp + limitsHelp + "\n" + bodiesHelp
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
         try arguments.rejectUnknown(Self.optionNames)
@@ -173,5 +173,6 @@ struct ServerConfiguration {
         try parseLimits(arguments)
         try parseMetrics(arguments, environment: environment)
         try parseNotifications(arguments, environment: environment)
+        try parseBodyLimits(arguments)
     }
 }

@@ -267,3 +267,35 @@ import API
         return last
     }
 }
+
+/// OwnTracks shows a friend's arrival itself: the reply to a post carries a `transition` for
+/// each place event of the other sharing members since the device's previous post, once.
+@Suite struct OwnTracksTransitionTests {
+    static func post(_ app: TestApp, _ device: (id: String, token: String)) throws -> [TestJSON] {
+        try OwnTracksFriendsTests.reply(app, device: device, body: #"{"_type":"location","lat":40.6,"lon":-74.1,"tst":\#(Int(Date().timeIntervalSince1970))}"#)
+            .json.array.filter { $0["_type"].string == "transition" }
+    }
+
+    @Test func aFriendsArrivalComesOnceInTheNextReply() throws {
+        let app = try NotificationTests.app()
+        defer { app.close() }
+        let world = try PlaceWorld(app: app)
+        let c1 = world.devices["C1"]!
+        #expect(try app.client().request("PATCH", "/v1/devices/\(c1.id)", token: world.users["cat"]!.token,
+                                         json: #"{"receiveGroupLocations":true}"#).status == 200)
+        #expect(try Self.post(app, c1).isEmpty)   // the first post sets where the device stands
+        try NotificationTests.bobArrivesAtSchool(world)
+        let transitions = try Self.post(app, c1)
+        #expect(transitions.count == 1)
+        let enter = try #require(transitions.first)
+        #expect(enter["event"].string == "enter" && enter["desc"].string == "School" && enter["t"].string == "c")
+        #expect(enter["topic"].string == "owntracks/\(world.users["bob"]!.id)/\(world.devices["B1"]!.id)")
+        #expect(enter["tst"].int != nil && enter["lat"].double != nil && enter["lon"].double != nil && enter["tid"].string?.count == 2)
+        #expect(try Self.post(app, c1).isEmpty)   // once
+        // Bob leaves while not sharing: nothing; a device that does not receive gets nothing.
+        _ = try app.client().request("PUT", "/v1/groups/\(world.groupID)/sharing", token: world.users["bob"]!.token, json: #"{"shareLocation":false}"#)
+        try world.walk("B1", [2_000], from: 5_000)
+        #expect(try Self.post(app, c1).isEmpty)
+        #expect(try Self.post(app, world.devices["A1"]!).isEmpty)
+    }
+}

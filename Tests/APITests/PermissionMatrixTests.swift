@@ -127,6 +127,22 @@ import HTTPTestSupport
                   expected: Array(repeating: "404", count: 15)),
         Operation(name: "turn B1's receiveGroupLocations on", request: { w, _ in ("PATCH", "/v1/devices/\(w.devices["B1"]!.id)", #"{"receiveGroupLocations":true}"#) },
                   expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        // Notifications: a channel and its log are its user's alone; an alert is a member's own,
+        // through their own channel (Bob has one; Bob has an alert in G).
+        Operation(name: "list own channels", request: { _, _ in ("GET", "/v1/me/channels", nil) },
+                  expected: ["200", "200", "200", "200", "200", "200", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "read Bob's channel", request: { w, _ in ("GET", "/v1/me/channels/\(w.bobChannelID)", nil) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "read Bob's channel's deliveries", request: { w, _ in ("GET", "/v1/me/channels/\(w.bobChannelID)/deliveries", nil) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "rename Bob's channel", request: { w, _ in ("PATCH", "/v1/me/channels/\(w.bobChannelID)", #"{"name":"mine now"}"#) },
+                  expected: ["404", "200", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "an alert in G through Bob's channel", request: { w, _ in ("POST", "/v1/groups/\(w.groupID)/alerts", #"{"channelId":"\#(w.bobChannelID)","events":["enter"]}"#) },
+                  expected: ["404", "201", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "list own alerts in G", request: { w, _ in ("GET", "/v1/groups/\(w.groupID)/alerts", nil) },
+                  expected: ["200", "200", "200", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
+        Operation(name: "delete Bob's alert in G", request: { w, _ in ("DELETE", "/v1/groups/\(w.groupID)/alerts/\(w.bobAlertID)", nil) },
+                  expected: ["404", "204", "404", "404", "404", "404", "403", "403", "401", "401", "401", "403", "401", "401", "403"]),
     ]
 
     /// Every operation for every actor, once through the real server and once in-process (the

@@ -30,6 +30,8 @@ struct PermissionWorld {
     var shareToken = "", shareID = ""
     var expiredShareToken = "", expiredShareID = ""
     var revokedShareToken = ""
+    /// Bob's notification channel (to a loopback port nothing listens on) and his alert in G.
+    var bobChannelID = "", bobAlertID = ""
     /// Makes this world's emails unique within one server.
     let suffix: String
 
@@ -76,6 +78,14 @@ struct PermissionWorld {
         let expired = try app.expiredShare(deviceID: b1, ownerID: bob.id)
         (expiredShareToken, expiredShareID) = (expired.token, expired.id)
         try expect(client.request("PATCH", "/v1/devices/\(devices["C1"]!.id)", token: users["cat"]!.token, json: #"{"receiveGroupLocations":true}"#), 200)
+        let channel = try client.request("POST", "/v1/me/channels", token: bob.token,
+                                         json: #"{"name":"hook","type":"webhook","url":"http://127.0.0.1:9/hook"}"#)
+        try expect(channel, 201)
+        bobChannelID = channel.json["id"].string ?? ""
+        let alert = try client.request("POST", "/v1/groups/\(groupID)/alerts", token: bob.token,
+                                       json: #"{"channelId":"\#(bobChannelID)","events":["enter","exit"]}"#)
+        try expect(alert, 201)
+        bobAlertID = alert.json["id"].string ?? ""
         sharedSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
     }
 

@@ -71,6 +71,8 @@ final class TestApp: @unchecked Sendable {
         configuration.deviceRequests = .none
         configuration.shares.failedLookupsPerAddress = 100_000
         configuration.live = live
+        // Test receivers listen on loopback (the destination rules are tested on their own).
+        configuration.notifications.client.policy.allowPrivate = true
         return configuration
     }
 
