@@ -65,6 +65,9 @@ export class AlertsPanel {
 
   /** The place and device pickers (the group's places and devices change while shown). */
   fillChoices() {
+    const key = JSON.stringify([this.hooks.places().map((p) => [p.id, p.name]), this.hooks.devices().map((d) => [d.deviceId, d.deviceName, d.displayName])]);
+    if (key === this.choicesKey) return;
+    this.choicesKey = key;
     const place = byId('alert-place'), device = byId('alert-device');
     const keepPlace = place.value, keepDevice = device.value;
     replaceChildren(place, h('option', { value: '' }, 'any of the group\u2019s places'),

@@ -30,7 +30,7 @@ const app = { gen: 0, qrcode: false };
 config.then((c) => { app.qrcode = !!c.qrcode; });
 
 const places = new PlacesPanel(api, {
-  onPlaces: (list) => { if (view.map) view.map.setPlaces(list); alerts.fillChoices(); },
+  onPlaces: (list) => { if (view.map) view.map.setPlaces(list); if (nav.current === 'places') alerts.fillChoices(); },
   onDraft: (draft) => { if (view.map) view.map.setDraft(draft); },
   deviceName: (id) => { const d = view.devices.get(id); return d ? d.deviceName : 'A device'; },
   canChange: (place) => account.meId != null && (place.createdBy === account.meId || (view.group && view.group.ownerId === account.meId)),
@@ -43,7 +43,12 @@ const view = new GroupView(api, config, {
   onGone: () => { refreshAccount(); },
   onMembershipChange: () => { refreshAccount(); },
   onFocus: (id) => { byId('timeline-open').disabled = !id; },
-  onDevices: () => { history.fillDevices(); alerts.fillChoices(); if (nav.current === 'groups') groups.render(); },
+  // Only the panel on screen follows the group's devices; the others fill theirs when shown.
+  onDevices: () => {
+    if (nav.current === 'history') history.fillDevices();
+    if (nav.current === 'places') alerts.fillChoices();
+    if (nav.current === 'groups') groups.render();
+  },
 });
 const alerts = new AlertsPanel(api, { groupId: () => view.groupId, places: () => places.places, devices: () => view.deviceList });
 const history = new HistoryPanel(api, account, {

@@ -51,15 +51,18 @@ export class HistoryPanel {
 
   /** The devices to pick from: the group's (by member), then my phones not in it. */
   fillDevices() {
-    const keep = this.select.value;
     const group = this.hooks.groupDevices();
+    const key = JSON.stringify([group.map((d) => [d.deviceId, d.deviceName, d.displayName]), this.account.devices.map((d) => [d.id, d.name])]);
+    this.importer.fillDevices();
+    if (key === this.devicesKey) return;
+    this.devicesKey = key;
+    const keep = this.select.value;
     const seen = new Set(group.map((d) => d.deviceId));
     const options = [h('option', { value: '' }, 'Pick a device')];
     for (const d of group) options.push(h('option', { value: d.deviceId }, d.deviceName + ' \u2013 ' + d.displayName));
     for (const d of this.account.devices) if (!seen.has(d.id)) options.push(h('option', { value: d.id }, d.name + ' (mine)'));
     replaceChildren(this.select, ...options);
     this.select.value = Array.from(this.select.options).some((o) => o.value === keep) ? keep : '';
-    this.importer.fillDevices();
   }
 
   deviceName(id) {
@@ -70,7 +73,10 @@ export class HistoryPanel {
   /** Opens the panel on device `id` ('' or null: none). */
   openDevice(id) {
     this.fillDevices();
-    if (id && !Array.from(this.select.options).some((o) => o.value === id)) this.select.appendChild(h('option', { value: id }, this.deviceName(id)));
+    if (id && !Array.from(this.select.options).some((o) => o.value === id)) {
+      this.select.appendChild(h('option', { value: id }, this.deviceName(id)));
+      this.devicesKey = null;
+    }
     this.select.value = id || '';
     const m = this.hooks.map();
     if (m) m.setTrack(null);

@@ -48,7 +48,10 @@ while True:
         me = call("GET", "/v1/me", token=token)
         if me["groups"]:
             group = me["groups"][0]["groupId"]
-            if len(call("GET", f"/v1/groups/{group}", token=token)["members"]) > 200:
+            # Every vessel in (295 and the office), and a moment for the start's burst to pass:
+            # the first-render benchmark then measures the page, not the demo filling up.
+            if len(call("GET", f"/v1/groups/{group}", token=token)["members"]) >= 290:
+                time.sleep(3)
                 break
     except Exception:
         pass

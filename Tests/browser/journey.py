@@ -269,11 +269,16 @@ class Journey:
             ann.type('#place-name', 'Home')
             ann.choose('#place-kind', 'circle')
             ann.eval('(() => { const r = document.querySelector("#place-radius"); r.value = "1500"; r.dispatchEvent(new Event("input")); return 1; })()')
+            # Ann's pin in view, alone (a focused pin never joins a bubble), to draw around it.
+            ann.choose('select#device', ann_dev)
+            ann.wait('(() => { const r = document.querySelector(".pin.focused[data-device-id=\\"%s\\"]")?.getBoundingClientRect(); return r && r.width > 0; })()' % ann_dev, 'Ann\'s pin in view')
             ann.click('#place-draw')
             spot = ann.eval('(() => { const p = document.querySelector(".pin[data-device-id=\\"%s\\"]"); const r = p.getBoundingClientRect();'
                             ' const x0 = r.left + r.width / 2, y0 = r.top + r.height / 2;'
                             ' for (let d = 16; d <= 60; d += 4) for (let k = 0; k < 16; k++) { const x = x0 + d * Math.cos(k * Math.PI / 8), y = y0 + d * Math.sin(k * Math.PI / 8);'
                             ' const e = document.elementFromPoint(x, y); if (e && !e.closest(".pin, .leaflet-tooltip, .cluster-icon") && e.closest(".map")) return [x, y]; } return null; })()' % ann_dev)
+            if not spot:
+                raise CheckFailed('no free spot of the map next to Ann\'s pin to draw Home around')
             for kind in ('mousePressed', 'mouseReleased'):
                 ann.b.send('Input.dispatchMouseEvent', {'type': kind, 'x': spot[0], 'y': spot[1], 'button': 'left', 'clickCount': 1})
             ann.click('#place-save')
