@@ -64,7 +64,7 @@ class Server:
         started = time.monotonic()
         self.process = subprocess.Popen(
             [self.fod, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", self.data,
-             "--password-cost", "minimal", "--sign-in-limit", "100000", "--log-level", "warning",
+             "--password-cost", "minimal", "--signup", "open", "--sign-in-limit", "100000", "--log-level", "warning",
              "--device-request-rate", "0", "--sign-up-limit", "100000", "--metrics-token", METRICS_TOKEN,
              "--index-buffer", str(self.index_buffer), "--notify-allow-private", "--notify-backoff-ms", "100,200,400",
              "--notify-catch-up-seconds", "0.5", "--notify-lease-seconds", "2"]

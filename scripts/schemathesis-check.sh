@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 fod="${1:-./.build/debug/fod}"; examples="${2:-5}"; shift $(( $# > 2 ? 2 : $# ))
 command -v schemathesis >/dev/null || { echo "schemathesis is not installed (python3 -m pip install schemathesis)"; exit 1; }
 work="$(mktemp -d)"
-"$fod" serve --port 0 --bind 127.0.0.1 --data "$work/data" --password-cost minimal --sign-in-limit 1000000 \
+"$fod" serve --port 0 --bind 127.0.0.1 --data "$work/data" --password-cost minimal --signup open --sign-in-limit 1000000 \
   --log-level warning >"$work/out" 2>"$work/log" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT

@@ -70,6 +70,8 @@ public struct Services: Sendable {
     public let exports: ExportService
     public let feed: FeedService
     public let imports: HistoryImportService
+    /// Tokens that import one file into one device (`POST /v1/devices/{id}/import-tokens`).
+    public let importTokens: ImportTokenService
     public let timeline: TimelineService
     public let shares: ShareService
     /// The live streams of share links.
@@ -115,7 +117,11 @@ public struct Services: Sendable {
         self.friends = FriendsService(store: backend, directory: backend)
         self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, sink: hub, limits: limits)
         self.devices = DeviceService(store: backend, sink: hub)
-        self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups, limits: limits)
+        var groupPolicy = configuration.groups
+        // Whenever sign-up is not open to anyone (the default once the server has an account),
+        // an invitation to an email without an account waits for it: it is how people get in.
+        groupPolicy.invitesEmailsWithoutAccount = (configuration.accounts.signUp ?? .invite).keepsInvitationsByEmail
+        self.groups = GroupService(store: backend, sink: hub, policy: groupPolicy, limits: limits)
         self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,
                                          events: configuration.locationEvents, requestLimit: configuration.deviceRequests,
                                          fixSink: publishesCommits ? shareFeed : nil, limits: limits)
@@ -125,6 +131,7 @@ public struct Services: Sendable {
         self.exports = ExportService(store: backend, directory: backend, visibility: backend)
         self.feed = FeedService(log: backend)
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
+        self.importTokens = ImportTokenService(store: backend)
         self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces ?? GroupPlaceNames(store: backend))
         self.places = PlaceService(store: backend, limits: configuration.places)
         self.deviceLog = DeviceLogService(store: backend, directory: backend)
@@ -169,6 +176,7 @@ public enum API {
         for route in ExportRoutes(services: services, basemap: basemap).routes { router.add(route) }
         for route in web?.routes ?? [] { router.add(route) }
         for route in AccountRoutes(services: services).routes { router.add(route) }
+        for route in AdministrationRoutes(services: services).routes { router.add(route) }
         for route in DeviceRoutes(services: services).routes { router.add(route) }
         for route in GroupRoutes(services: services).routes { router.add(route) }
         for route in LocationRoutes(services: services).routes { router.add(route) }

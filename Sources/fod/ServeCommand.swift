@@ -149,7 +149,8 @@ enum ServeCommand {
     }
 
     /// Drops live-feed events older than the window, now and every 10 minutes.
-    /// Every ten minutes: prunes live-feed events past the window and deletes expired sessions.
+    /// Every ten minutes: prunes live-feed events past the window and deletes expired sessions,
+    /// invite codes, invitations by email and import tokens.
     static func startEventPruning(_ log: any EventLog, accounts: AccountService, windowHours: Int,
                                   exclusive: @escaping NodeStorage.Exclusive, logger: Logger) -> Task<Void, Never> {
         Task.detached(priority: .background) {
@@ -161,6 +162,8 @@ enum ServeCommand {
                     if pruned > 0 { logger.info("live feed: pruned \(pruned) event(s) older than \(windowHours) h") }
                     let expired = try await exclusive("session-expiry") { try await accounts.purgeExpiredSessions() } ?? 0
                     if expired > 0 { logger.info("sessions: deleted \(expired) expired session(s)") }
+                    let grants = try await exclusive("grant-expiry") { try await accounts.purgeExpiredGrants() } ?? 0
+                    if grants > 0 { logger.info("accounts: deleted \(grants) expired invite code(s), invitation(s) by email and import token(s)") }
                 } catch {
                     logger.warning("event and session pruning failed: \(error)")
                 }

@@ -50,7 +50,7 @@ struct ServerConfiguration {
     static let optionNames: Set<String> = Set(["port", "data", "database", "database-writers", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
-                                           "wal-limit-mib", "import-max-bytes"])
+                                           "wal-limit-mib", "import-max-bytes", "signup"])
         .union(limitOptionNames).union(metricsOptionNames).union(notifyOptionNames).union(bodyOptionNames)
 
     static let help = """
@@ -75,6 +75,10 @@ struct ServerConfiguration {
                                      (default 4294967296 = 4 GiB)
           --sync full|normal         SQLite synchronous mode (default full: every commit survives power loss)
           --password-cost interactive|minimal   Argon2id cost (minimal is for tests only)
+          --signup open|invite|closed  who may sign up: anyone; an email a group invited or whoever has an
+                                     invite code (`fod user invite`); nobody (`fod user add`). Default: open
+                                     while the server has no account (the first becomes the administrator),
+                                     then invite [FOD_SIGNUP]; docs/administration.md
           --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
           --index-buffer <n>         stored fixes held in memory before the cell-index merge runs during
@@ -140,6 +144,10 @@ struct ServerConfiguration {
         if let cost = arguments.options["password-cost"] {
             guard let value = PasswordHasher.Cost(rawValue: cost) else { throw UsageError("--password-cost must be interactive or minimal") }
             services.accounts.passwordCost = value
+        }
+        if let policy = arguments.options["signup"] ?? environment["FOD_SIGNUP"], !policy.isEmpty {
+            guard let value = SignUpPolicy(rawValue: policy) else { throw UsageError("--signup must be open, invite or closed, not \(policy)") }
+            services.accounts.signUp = value
         }
         if let n = try arguments.int("retain-days") {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }

@@ -56,7 +56,7 @@ import Testing
     /// The routes that take no credential: their bodies are anonymous (small).
     static let openRoutes: Set<String> = [
         "POST /v1/users", "POST /v1/sessions", "GET /v1/shared/{token}", "GET /v1/shared/{token}/live", "GET /s/{token}",
-        "GET /healthz", "GET /metrics",
+        "GET /healthz", "GET /metrics", "GET /v1/server",
     ]
 
     @Test func everyRouteThatTakesACredentialChecksItBeforeTheBody() throws {

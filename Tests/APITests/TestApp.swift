@@ -58,11 +58,13 @@ final class TestApp: @unchecked Sendable {
         }
     }
 
-    /// Test settings: cheap hashes, and limits high enough for suites that sign up and post a
+    /// Test settings: cheap hashes, sign-up open to anyone, and limits high enough for suites that sign up and post a
     /// lot from one address (tests of a limit set it low themselves).
     static func configuration(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration()) -> Services.Configuration {
         var configuration = Services.Configuration()
         configuration.accounts.passwordCost = .minimal
+        // Suites sign up many users on one server: open sign-up (the policy has tests of its own).
+        configuration.accounts.signUp = .open
         configuration.accounts.signInsPerAccountAndAddressPerMinute = signInLimit
         configuration.accounts.signInsPerAddressPerMinute = 100_000
         configuration.accounts.signUpsPerAddressPerHour = 100_000

@@ -52,7 +52,7 @@ class Server:
         self.log_path = os.path.join(self.directory, "server.log")
         self.log = open(self.log_path, "wb")
         arguments = [binary, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", os.path.join(self.directory, "data"),
-                     "--password-cost", "minimal", "--sync", "normal", "--index-buffer", "20000", "--log-level", "warning",
+                     "--password-cost", "minimal", "--signup", "open", "--sync", "normal", "--index-buffer", "20000", "--log-level", "warning",
                      # The abuse limits would stop the setup phase (it signs up 4 accounts per world,
                      # all from 127.0.0.1); requests still go through the limiters.
                      "--sign-up-limit", "1000000", "--sign-in-limit", "1000000", "--sign-in-address-limit", "1000000",
