@@ -102,6 +102,14 @@ journey() {
     || { kill "$pid"; cat "$dir/err"; return 1; }
   kill "$pid"; wait "$pid" 2>/dev/null || true
 }
+echo "== a server with --signup closed says so on its sign-up page"
+cdir="$work/closed"; mkdir -p "$cdir"
+cport=$($py -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+"$fod" serve --port "$cport" --bind 127.0.0.1 --data "$cdir/data" --password-cost minimal --log-level warning --signup closed >"$cdir/out" 2>"$cdir/err" &
+cpid=$!
+for _ in $(seq 100); do grep -q "listening" "$cdir/out" 2>/dev/null && break; sleep 0.1; done
+$py Tests/browser/signup_check.py --base "http://127.0.0.1:$cport" || { kill "$cpid"; exit 1; }
+kill "$cpid"; wait "$cpid" 2>/dev/null || true
 journey 1280 800 light
 journey 390 844 dark
 journey 1280 800 dark
