@@ -41,8 +41,9 @@ export function createLeafletMap(L, container, hooks, config) {
   map.setView([20, 0], 2);
   const ground = createLeafletGround(L, map, config);
   map.createPane('fod-trails').style.zIndex = 410;
+  // Bubbles under the pins: a pin shown alone (the focused one) is never covered by one.
+  map.createPane('fod-clusters').style.zIndex = 415;
   map.createPane('fod-pins').style.zIndex = 420;
-  map.createPane('fod-clusters').style.zIndex = 430;
   const renderers = { trails: L.svg({ pane: 'fod-trails' }), pins: L.svg({ pane: 'fod-pins' }) };
   const items = new Map(); // deviceId -> {dev, marker, trail: [polyline] | null, clustered}
   let focusId = null;

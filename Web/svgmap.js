@@ -41,9 +41,10 @@ export function createSvgMap(container, hooks, options) {
   const base = ground.base;
   const trailLayer = el('g', { class: 'trails' }, svg);
   const ringLayer = el('g', { class: 'rings' }, svg);
+  // Bubbles under the pins: a pin shown alone (the focused one) is never covered by one.
+  const clusters = createSvgClusters(el('g', { class: 'clusters' }, svg), (ids) => openCluster(ids));
   const pinLayer = el('g', { class: 'pins' }, svg);
   const labelLayer = el('g', { class: 'labels' }, svg);
-  const clusters = createSvgClusters(el('g', { class: 'clusters' }, svg), (ids) => openCluster(ids));
   const timelineLayer = el('g', { class: 'timeline-layer' }, svg); // over the pins: what the History panel shows
   const placeLayer = createSvgPlaceLayer(svg, trailLayer);
   const focusRing = el('circle', { class: 'focus-ring', r: 14, cx: -100, cy: -100, visibility: 'hidden' }, ringLayer);

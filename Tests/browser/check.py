@@ -120,6 +120,16 @@ def run(a):
         say('benchmark: first render of the signed-in map with %d devices: %s ms from pressing "Sign in" to the pins drawn (ms by then: %s)'
             % (len(entries), first, steps))
 
+        # The live-update benchmark: the delays of the events of the next few seconds (the demo
+        # moves its vessels all the time), before the checks below cut and replay the stream.
+        b.eval('(() => { if (window.__fodPerf) window.__fodPerf.live.length = 0; return 1; })()')
+        deadline = time.time() + 5
+        while time.time() < deadline and b.eval('(window.__fodPerf && window.__fodPerf.live.length) || 0') < 100:
+            time.sleep(0.2)
+        live = sorted(b.eval('(window.__fodPerf && window.__fodPerf.live) || []'))
+        if live:
+            say('benchmark: live updates drawn %.1f ms (median) / %.1f ms (max) after their event arrived, over %d events'
+                % (live[len(live) // 2], live[-1], len(live)))
         step = 'movement'
         if a.device_id and a.expect_lon is not None and a.expect_lat is not None:
             before = b.eval(pin_expr(a.device_id))
@@ -169,10 +179,6 @@ def run(a):
         if a.check_csp:
             step = 'csp'
             security_checks.check_csp(b, a, say)
-        live = sorted(b.eval('(window.__fodPerf && window.__fodPerf.live) || []'))
-        if live:
-            say('benchmark: live updates drawn %.1f ms (median) / %.1f ms (max) after their event arrived, over %d events'
-                % (live[len(live) // 2], live[-1], len(live)))
 
         step = 'screenshot'
         time.sleep(a.settle)

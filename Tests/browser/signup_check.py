@@ -5,6 +5,7 @@ server started with `--signup closed`, the page says it takes no accounts and of
 403 `signup_closed`.
   signup_check.py --base URL"""
 import argparse
+import os
 import sys
 
 from cdp import CheckFailed, SetupFailed
@@ -16,6 +17,7 @@ def main():
     ap.add_argument('--base', required=True)
     ap.add_argument('--shots', default='Tests/artifacts/journey')
     a = ap.parse_args()
+    os.makedirs(a.shots, exist_ok=True)
     say = lambda m: print('signup check: ' + m, flush=True)  # noqa: E731
     p = None
     try:
