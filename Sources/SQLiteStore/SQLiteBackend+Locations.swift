@@ -16,6 +16,7 @@ extension SQLiteBackend: LocationStore {
         let placeShapes = self.placeShapes
         let placeIndex = self.placeIndex
         let filter = self.clientIDFilter
+        let door = self.commits
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
@@ -112,6 +113,8 @@ extension SQLiteBackend: LocationStore {
             case .success(let appended):
                 placeIndex.keep(appended.places)
                 merger.noteAppended()
+                door.publish(appended.outcome.events)
+                door.fixesStored(appended.outcome)
                 onCommit(appended.outcome)
                 completion(.success(appended.outcome))
             case .failure(let error):

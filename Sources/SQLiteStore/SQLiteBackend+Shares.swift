@@ -4,6 +4,8 @@ import Storage
 /// `ShareTransaction` over one SQLite connection inside a transaction.
 struct SQLiteShares: ShareTransaction {
     let db: Database
+    /// What a write transaction changes, announced once it commits (nil in a read).
+    var changes: CommittedChanges? = nil
 
     static let columns = "id, device_id, name, created_at, since, expires_at, views"
 
@@ -32,7 +34,9 @@ struct SQLiteShares: ShareTransaction {
     }
 
     func deleteShare(id: ShareID, deviceID: DeviceID) throws -> Bool {
-        try db.run("DELETE FROM shares WHERE id = ? AND device_id = ?", [.id(id), .id(deviceID)]) > 0
+        let deleted = try db.run("DELETE FROM shares WHERE id = ? AND device_id = ?", [.id(id), .id(deviceID)]) > 0
+        if deleted { changes?.revoked(id) }
+        return deleted
     }
 
     func deleteExpiredShares(deviceID: DeviceID, before: Int64) throws -> Int {
@@ -41,6 +45,7 @@ struct SQLiteShares: ShareTransaction {
 
     func updateShare(_ share: ShareLink) throws {
         try db.run("UPDATE shares SET since = ?, expires_at = ? WHERE id = ?", [.time(share.since), .time(share.expiresAt), .id(share.id)])
+        changes?.renewed(share.id, expiresAt: share.expiresAt.millisecondsSince1970)
     }
 
     func addShareView(id: ShareID) throws {
@@ -73,8 +78,14 @@ extension SQLiteBackend: ShareStore {
         try read { try body(SQLiteShares(db: $0)) }
     }
 
+    /// Runs `body` in a write; the links it revokes or renews are announced through `commits`
+    /// right after the commit.
     public func writeShares<T: Sendable>(_ body: @escaping @Sendable (any ShareTransaction) throws -> T) async throws -> T {
-        try await write { try body(SQLiteShares(db: $0)) }
+        let door = commits
+        return try await write({ db -> Announced<T> in
+            let changes = CommittedChanges()
+            return Announced(value: try body(SQLiteShares(db: db, changes: changes)), changes: changes)
+        }, onCommit: { $0.changes.announce(through: door) }).value
     }
 }
 

@@ -8,6 +8,8 @@ struct SQLiteDirectory: DirectoryTransaction {
     let db: Database
     /// The backend's mirror of unmerged fixes (deleting a device deletes its entries there too).
     let unmerged: UnmergedFixes
+    /// What a write transaction logs, announced once it commits (nil in a read).
+    var changes: CommittedChanges? = nil
 
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations, "
         + "owntracks_secret IS NOT NULL, \(SQLiteDeviceReport.statusColumns)"
@@ -219,14 +221,24 @@ extension SQLiteDirectory {
     func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent {
         let events = try SQLiteBackend.appendEvents(groupID: groupID, [event.entry(groupID: groupID)], in: db)
         guard let event = events.first else { throw StorageError(code: 1, message: "event not appended") }
+        changes?.logged([event])
         return event
     }
 }
 
 extension SQLiteBackend: DirectoryStore {
+    /// Runs `body` in a write; the events it logs are announced through `commits` right after
+    /// the commit, before `onCommit`.
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
                                             onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
-        try await write({ try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }, onCommit: onCommit)
+        let door = commits, unmerged = self.unmerged
+        return try await write({ db -> Announced<T> in
+            let changes = CommittedChanges()
+            return Announced(value: try body(SQLiteDirectory(db: db, unmerged: unmerged, changes: changes)), changes: changes)
+        }, onCommit: { committed in
+            committed.changes.announce(through: door)
+            onCommit(committed.value)
+        }).value
     }
 
     public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
@@ -234,7 +246,7 @@ extension SQLiteBackend: DirectoryStore {
     }
 
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
-        try await write { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
+        try await writeDirectory(body, onCommit: { _ in })
     }
 
     public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
