@@ -33,6 +33,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.parse
 
 try:
     import websocket  # websocket-client
@@ -110,6 +111,16 @@ def run(a):
             raise CheckFailed('pins without numeric data-lon/data-lat: %s' % bad[:5])
         say('ready: %d group(s), %d pin(s), %d device entries, map=%s' % (
             len(groups), len(pins), len(entries), b.eval('document.body.dataset.map || "?"')))
+        if a.expect_map == 'leaflet':
+            # The street tiles: requested (and answered locally), each with the page's origin as
+            # Referer and nothing more (OpenStreetMap's policy wants one; the page sends none).
+            b.wait_for('document.body.dataset.tiles', a.timeout, 'the tile layer to ask for tiles')
+            b.eval('1')
+            origin = urllib.parse.urlsplit(a.base)._replace(path='/', query='', fragment='').geturl()
+            referers = sorted(set(next((v for k, v in r.get('headers', {}).items() if k.lower() == 'referer'), None) for r in b.tile_requests))
+            if not b.tile_requests or referers != [origin]:
+                raise CheckFailed('tile requests: %d, Referer %s (want only %s)' % (len(b.tile_requests), referers, origin))
+            say('street tiles: %d requests, Referer %s only' % (len(b.tile_requests), origin))
         if a.expect_map and b.eval('document.body.dataset.map') != a.expect_map:
             raise CheckFailed('expected the %s map, page uses %s' % (a.expect_map, b.eval('document.body.dataset.map')))
         b.wait_for('(() => { const s = document.querySelector("#status"); return !!s && s.textContent.trim() === "live"; })()',
