@@ -4,12 +4,16 @@
 set -euo pipefail
 
 packages=(pkg-config libsqlite3-dev libgeos-dev libmicrohttpd-dev libsodium-dev libpq-dev libcurl4-openssl-dev libjs-leaflet)
+# The web app's QR code encoder for the phone set-up (served from /vendor/qrcode like Leaflet).
+packages+=(node-qrcode-generator)
 # Extra tools for tests, checks and benchmarks: curl, wrk (load), GDAL and xmllint (export
 # checks), Chromium + python3-websocket (browser test of the web map), the comparison report's
 # peers (Redis, PostGIS, SpatiaLite), PostgreSQL 15 (the PostgreSQL store's tests start a
 # throwaway server; scripts/pg-test-server.sh) and HAProxy (make cluster).
 if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
   packages+=(curl wrk gdal-bin libxml2-utils chromium python3-websocket redis-server postgresql-15-postgis-3 libsqlite3-mod-spatialite postgresql-15 haproxy)
+  # zbarimg reads the set-up QR codes back off the screen in the browser check.
+  packages+=(zbar-tools)
 fi
 
 missing=()

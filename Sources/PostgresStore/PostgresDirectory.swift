@@ -128,6 +128,10 @@ struct PostgresDirectory: DirectoryTransaction {
         try c.run("UPDATE groups SET owner_id = $1 WHERE id = $2", [.id(ownerID), .id(groupID)])
     }
 
+    func setGroupName(groupID: GroupID, name: String) throws {
+        try c.run("UPDATE groups SET name = $1 WHERE id = $2", [.text(name), .id(groupID)])
+    }
+
     func deleteGroup(id: GroupID) throws {
         try c.run("DELETE FROM groups WHERE id = $1", [.id(id)])
     }

@@ -123,6 +123,10 @@ struct SQLiteDirectory: DirectoryTransaction {
         try db.run("UPDATE groups SET owner_id = ? WHERE id = ?", [.id(ownerID), .id(groupID)])
     }
 
+    func setGroupName(groupID: GroupID, name: String) throws {
+        try db.run("UPDATE groups SET name = ? WHERE id = ?", [.text(name), .id(groupID)])
+    }
+
     func deleteGroup(id: GroupID) throws {
         try db.run("DELETE FROM groups WHERE id = ?", [.id(id)])
     }

@@ -96,6 +96,20 @@ public final class GroupService: Sendable {
         }
     }
 
+    /// Renames the group (owner only); members see a `renamed` membership event.
+    public func rename(groupID: GroupID, by userID: UserID, name rawName: String) async throws -> Group {
+        let name = try Validate.name(rawName, field: "name")
+        return try await change { tx in
+            let group = try Self.visibleGroup(groupID, to: userID, in: tx)
+            guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can rename group \(groupID); cannot write partition group=\(groupID)") }
+            try tx.setGroupName(groupID: groupID, name: name)
+            var renamed = MembershipEvent(.renamed, userID: userID)
+            renamed.groupName = name
+            let event = try tx.appendMembershipEvent(groupID: groupID, renamed)
+            return (try Self.document(groupID, in: tx), [event])
+        }
+    }
+
     /// Invites the account with `email` (any member may invite); returns the normalised email.
     /// An email without an account is 404 — unless `Policy.invitesEmailsWithoutAccount`: the
     /// invitation is then kept for that email (`Policy.emailInvitationMilliseconds`), which may
