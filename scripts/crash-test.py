@@ -227,7 +227,8 @@ class Client(threading.Thread):
 
 
 class Receiver:
-    """The alert's webhook receiver: records every delivery id it is sent, answers 204."""
+    """The alert's webhook receiver: records every delivery's id and what it tells (the event's
+    type and time), answers 204."""
 
     def __init__(self):
         import http.server
@@ -237,9 +238,13 @@ class Receiver:
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
-                self.rfile.read(length)
+                try:
+                    body = json.loads(self.rfile.read(length))
+                    told = (body.get("type"), body.get("occurredAt"))
+                except ValueError:
+                    told = (None, None)
                 with lock:
-                    received.append(self.headers.get("webhook-id"))
+                    received.append((self.headers.get("webhook-id"), told))
                 self.send_response(204)
                 self.end_headers()
 
@@ -252,7 +257,12 @@ class Receiver:
 
     def ids(self):
         with self.lock:
-            return list(self.received)
+            return [id for id, _ in self.received]
+
+    def told(self):
+        """(type, occurredAt) of everything received."""
+        with self.lock:
+            return {told for _, told in self.received}
 
 
 def set_up_alert(port, user_token, walker, receiver):
@@ -274,8 +284,8 @@ def set_up_alert(port, user_token, walker, receiver):
 
 
 def check_deliveries(port, user_token, group_id, channel_id, receiver):
-    """After the last restart: every place event has one delivery, each delivered, each id
-    received. Returns (problems, events, duplicates received)."""
+    """After the last restart: every place event was received, and the log's deliveries (its
+    newest 1,000) are all delivered. Returns (problems, events, duplicates received)."""
     auth = {"Authorization": "Bearer " + user_token}
     events, since = [], 0
     while True:
@@ -288,12 +298,18 @@ def check_deliveries(port, user_token, group_id, channel_id, receiver):
     while True:
         status, log = request(port, "GET", f"/v1/me/channels/{channel_id}/deliveries?limit=1000", headers=auth)
         deliveries = log["deliveries"]
-        if all(d["status"] != "pending" for d in deliveries) and len(deliveries) >= len(events) or time.monotonic() > deadline:
+        told = receiver.told()
+        if all(d["status"] != "pending" for d in deliveries) and all(
+                ("place." + e["data"]["type"], e["data"]["timestamp"]) in told for e in events) or time.monotonic() > deadline:
             break
         time.sleep(0.2)
     problems = []
-    if len(deliveries) != len(events):
-        problems.append(f"alerts: {len(events)} place events but {len(deliveries)} deliveries (lost {max(0, len(events) - len(deliveries))})")
+    told = receiver.told()
+    lost = [e["id"] for e in events if ("place." + e["data"]["type"], e["data"]["timestamp"]) not in told]
+    if lost:
+        problems.append(f"alerts: {len(lost)} place events lost: never received (event ids {lost[:5]})")
+    if len(deliveries) != min(len(events), 1000):
+        problems.append(f"alerts: {len(events)} place events but the log lists {len(deliveries)} deliveries")
     for d in deliveries:
         if d["status"] != "delivered":
             problems.append(f"alerts: delivery {d['id']} is {d['status']} ({d.get('error')})")

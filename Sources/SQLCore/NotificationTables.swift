@@ -9,6 +9,16 @@ import Tracking
 /// channel, place and device), `deliveries` (the durable queue and its log; one row per
 /// channel, group and event), `consumer_cursors` (how far each durable consumer read each
 /// group's log).
+/// What one step of the matcher did with a group.
+public enum AlertMatchStep: Sendable {
+    /// The group's log is read to its end.
+    case done
+    /// More of the log is left to read.
+    case more
+    /// Another node holds the group's cursor (it is matching the group now).
+    case busy
+}
+
 public enum NotificationTables {
     static let channelColumns = "id, user_id, name, type, url, token, secret, enabled, disabled_reason, failing_since, created_at"
 
@@ -110,9 +120,10 @@ public enum NotificationTables {
 
     // MARK: The matcher (a durable consumer of the group's log)
 
-    /// See `NotificationStore.matchAlerts`. Returns whether the log goes on past what was read.
+    /// See `NotificationStore.matchAlerts`. Returns whether the log goes on past what was read,
+    /// or that another node holds the group's cursor now (`busy`: it is matching the group).
     public static func matchAlerts(groupID: GroupID, consumer: String, limit: Int, on db: some SQLExecutor,
-                                   _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> Bool {
+                                   _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> AlertMatchStep {
         let d = db.dialect
         let group = SQLParameter.text(groupID.rawValue), name = SQLParameter.text(consumer)
         try db.run("""
@@ -120,10 +131,13 @@ public enum NotificationTables {
             VALUES (?, ?, coalesce((SELECT min(since_event) FROM alerts WHERE group_id = ?), 0))
             ON CONFLICT (consumer, group_id) DO NOTHING
             """, [name, group, group])
-        let cursor = try db.firstRow("SELECT last_id FROM consumer_cursors WHERE consumer = ? AND group_id = ?" + d.lockForUpdate,
-                                     [name, group]) { try $0.int64(0) } ?? 0
+        // Another node matching the group holds the row: leave the group to it for now.
+        guard let cursor = try db.firstRow("SELECT last_id FROM consumer_cursors WHERE consumer = ? AND group_id = ?"
+                                           + d.lockSkippingLocked(table: "consumer_cursors"), [name, group], { try $0.int64(0) }) else {
+            return .busy
+        }
         let head = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [group]) { try $0.int64(0) } ?? 0
-        guard head > cursor else { return false }
+        guard head > cursor else { return .done }
         let (upper, overflow) = cursor.addingReportingOverflow(Int64(max(1, limit)))
         let through = overflow ? head : min(head, upper)
         let events = try db.rows("""
@@ -144,7 +158,7 @@ public enum NotificationTables {
             }
         }
         try db.run("UPDATE consumer_cursors SET last_id = ? WHERE consumer = ? AND group_id = ?", [.integer(through), name, group])
-        return through < head
+        return through < head ? .more : .done
     }
 
     static func input(groupID: GroupID, events: [GroupEvent], alerts: [Alert], on db: some SQLExecutor) throws -> AlertMatchInput {

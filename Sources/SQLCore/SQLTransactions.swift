@@ -70,19 +70,24 @@ extension SQLTransactions {
                             _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Bool {
         try writeSQLWaiting {
             try NotificationTables.matchAlerts(groupID: groupID, consumer: consumer, limit: limit, on: $0, match,
-                                               now: Timestamp.nowMilliseconds())
+                                               now: Timestamp.nowMilliseconds()) == .more
         }
     }
 
     public func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int,
-                            _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Set<GroupID> {
+                            _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> AlertMatchProgress {
         try writeSQLWaiting { db in
             let now = Timestamp.nowMilliseconds()
-            var behind: Set<GroupID> = []
-            for group in groupIDs where try NotificationTables.matchAlerts(groupID: group, consumer: consumer, limit: limit, on: db, match, now: now) {
-                behind.insert(group)
+            var progress = AlertMatchProgress()
+            // In one order on every node, so that their transactions never wait on each other in a circle.
+            for group in groupIDs.sorted() {
+                switch try NotificationTables.matchAlerts(groupID: group, consumer: consumer, limit: limit, on: db, match, now: now) {
+                case .done: break
+                case .more: progress.behind.insert(group)
+                case .busy: progress.busy.insert(group)
+                }
             }
-            return behind
+            return progress
         }
     }
 

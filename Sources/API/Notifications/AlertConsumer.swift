@@ -90,14 +90,28 @@ public final class AlertConsumer: GroupEventSink, Sendable {
             let batch = Array(left.prefix(Self.groupsPerTransaction))
             left.removeFirst(batch.count)
             do {
-                let behind = try store.matchAlerts(groupIDs: batch, consumer: Self.name, limit: configuration.batch) { AlertMatcher.deliveries($0) }
-                left += behind
+                let progress = try store.matchAlerts(groupIDs: batch, consumer: Self.name, limit: configuration.batch) { AlertMatcher.deliveries($0) }
+                left += progress.behind
+                if !progress.busy.isEmpty { retryShortly(progress.busy) }
                 matched = true
             } catch {
                 logger.warning("alerts: matching \(batch.count) group(s) failed (\(error)); the next pass retries")
             }
         }
         if matched { onDeliveries() }
+    }
+
+    /// Groups another node was matching: look again in a moment (what it read before our
+    /// events committed would otherwise wait for the next pass).
+    private func retryShortly(_ groups: Set<GroupID>) {
+        queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
+            let schedule = pending.withLock { state -> Bool in
+                state.groups.formUnion(groups)
+                defer { state.scheduled = true }
+                return !state.scheduled
+            }
+            if schedule { matchPending() }
+        }
     }
 
     /// Groups matched in one transaction at most.

@@ -39,10 +39,10 @@ public protocol NotificationStore: Sendable {
     /// events read); returns true when the log goes on past what was read.
     func matchAlerts(groupID: GroupID, consumer: String, limit: Int,
                      _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Bool
-    /// `matchAlerts` for several groups in one transaction; returns the groups whose log goes
-    /// on past what was read.
+    /// `matchAlerts` for several groups in one transaction (their cursors locked in group id
+    /// order; a group whose cursor another node holds is skipped, `busy`).
     func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int,
-                     _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Set<GroupID>
+                     _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> AlertMatchProgress
     /// Groups that have alerts and events past `consumer`'s cursor.
     func groupsBehind(consumer: String) throws -> [GroupID]
 
@@ -63,4 +63,13 @@ public protocol NotificationStore: Sendable {
     func pruneDeliveries(before: Int64, keep: Int) throws -> Int
     /// Marks the channel's pending deliveries failed with `reason` (a channel turned off).
     func failPendingDeliveries(channelID: ChannelID, reason: String, at: Int64) async throws
+}
+
+/// What a pass of the matcher left to do.
+public struct AlertMatchProgress: Sendable, Equatable {
+    /// Groups whose log goes on past what was read.
+    public var behind: Set<GroupID> = []
+    /// Groups another node was matching (their cursor was held): to try again shortly.
+    public var busy: Set<GroupID> = []
+    public init() {}
 }
