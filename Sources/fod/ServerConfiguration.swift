@@ -27,11 +27,11 @@ struct ServerConfiguration {
     var retainDays: Int?
     /// How long live-feed events stay resumable (hours).
     var eventWindowHours = 24
-    /// Optional map tiles for the web map (`https://…/{z}/{x}/{y}.png`) and their attribution.
-    /// Where the shipped files are (`Web/`, `Data/`, `docs/`; see `ShippedFiles`).
+    /// Where the shipped files are (`Web/`, `Data/`, `docs/`; `--share-dir`, see `ShippedFiles`).
     var webDirectory = "./Web"
     var shippedDataDirectory = "./Data"
     var docsDirectory = "./docs"
+    /// Optional map tiles for the web map (`https://…/{z}/{x}/{y}.png`) and their attribution.
     var tileURL: String?
     var tileAttribution = ""
     /// When to merge stored fixes into the cell index (`--index-buffer` sets its high water).
@@ -47,7 +47,7 @@ struct ServerConfiguration {
     static let optionNames: Set<String> = Set(["port", "data", "database", "database-writers", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
-                                           "wal-limit-mib", "import-max-bytes"])
+                                           "wal-limit-mib", "import-max-bytes", "share-dir"])
         .union(limitOptionNames).union(metricsOptionNames)
 
     static let help = """
@@ -84,6 +84,8 @@ struct ServerConfiguration {
           --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
           --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
           --tile-attribution <text>  attribution shown with those tiles
+          --share-dir <dir>          where the web app, Data/ and docs/ are (default: found from the binary's
+                                     location, e.g. /usr/local/share/fod beside /usr/local/bin/fod) [FOD_SHARE_DIR]
 
         """ + metricsHelp + limitsHelp
 
@@ -139,9 +141,10 @@ struct ServerConfiguration {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
             retainDays = n
         }
-        webDirectory = ShippedFiles.directory("Web", marker: "index.html", environment: environment)
-        shippedDataDirectory = ShippedFiles.data(environment)
-        docsDirectory = ShippedFiles.directory("docs", marker: "openapi.yaml", environment: environment)
+        let shipped = ShippedFiles(shareDirectory: arguments.options["share-dir"], environment: environment)
+        webDirectory = shipped.web
+        shippedDataDirectory = shipped.data
+        docsDirectory = shipped.docs
         tileURL = arguments.options["tile-url"] ?? environment["FOD_TILE_URL"]
         tileAttribution = arguments.options["tile-attribution"] ?? environment["FOD_TILE_ATTRIBUTION"] ?? ""
         if let n = try arguments.int("event-window-hours") {
