@@ -47,7 +47,7 @@ let package = Package(
         .target(name: "Tracking", dependencies: ["ErrorCodes", "ThreadControl", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
         .target(name: "SQLiteStore", dependencies: ["Tracking", "SQLCore", "Storage", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "PostgresStore", dependencies: ["Tracking", "SQLCore", "PostgresClient", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
-        .target(name: "API", dependencies: ["ErrorCodes", "Tracking", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
+        .target(name: "API", dependencies: ["ErrorCodes", "Tracking", "Outbound", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "PostgresStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
 
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking", "SQLiteStore"], path: "Benchmarks/ingest/Baseline"),
@@ -81,10 +81,10 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["ErrorCodes", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Timestamps", "Tracking", "TrackingTestSupport", "GeoKit", "GeoQuery", "JSONCore", "LocationFormats", "Timeline", "TestRandom"]),
-        .testTarget(name: "StoreConformanceTests", dependencies: ["Timestamps", "Tracking", "GeoQuery", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"]),
+        .testTarget(name: "StoreConformanceTests", dependencies: ["Timestamps", "Tracking", "GeoQuery", "SQLCore", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"]),
         .testTarget(name: "SelfHostingTests", dependencies: ["HTTPTestSupport", "ProcessTestSupport", "PostgresTestSupport", "PostgresClient", "Storage"]),
-        .testTarget(name: "ClusterTests", dependencies: ["HTTPTestSupport", "PostgresClient", "PostgresTestSupport", "Timestamps"]),
-        .testTarget(name: "APITests", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),
+        .testTarget(name: "ClusterTests", dependencies: ["HTTPTestSupport", "ReceiverTestSupport", "PostgresClient", "PostgresTestSupport", "Timestamps"]),
+        .testTarget(name: "APITests", dependencies: ["API", "ReceiverTestSupport", "ProcessTestSupport", "Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -17,7 +17,7 @@ set +e; "$fod" serve --port nope >/dev/null 2>&1; rc=$?; set -e
 echo "== every route documented in docs/openapi.yaml"
 python3 ./scripts/openapi-check.py
 
-echo "== HTTP fuzzer smoke (20,000 mutated requests of every route: no 5xx, crash, hang or RSS growth)"
+echo "== HTTP fuzzer smoke (20,000 mutated requests of every route, 3% without a credential announcing a large body they never send whole: no 5xx, crash, hang or RSS growth)"
 python3 ./scripts/fuzz-http.py --requests 20000 --fod "$fod" --out .build/fuzz-http-failures.jsonl
 
 echo "== schemathesis against the served /openapi.yaml"
@@ -57,6 +57,9 @@ python3 ./Benchmarks/report/run.py --quick
 
 echo "== healthz benchmark smoke (--quick)"
 ./Benchmarks/healthz/run.sh --quick
+
+echo "== stalled uploads benchmark smoke (--quick: 100 anonymous stalled uploads, each answered before its body)"
+python3 ./Benchmarks/stalled-uploads/run.py --quick | grep -q "answered before their body: locations 401"
 
 echo "== timeline and import benchmark smokes (debug build: figures mean nothing)"
 ./.build/debug/fod-timeline-bench --days 3 --rounds 1 --places Data/places-cities1000.bin --lookups 1000 | grep -q "lookups anywhere"

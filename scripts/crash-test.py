@@ -16,6 +16,11 @@ with the clients held:
   - each device's latest location is its newest stored fix, no older than its newest
     acknowledged one;
   - `fod db check` passes.
+With alerts (the default; --no-alerts turns them off) one more client walks in and out of a place
+of a group whose owner has an alert on it, through a webhook to a receiver in this process; at
+the end, every `place` event in the group's log has exactly one delivery, delivered, and the
+receiver got every delivery's id (an id received twice is counted: at least once allows it when
+a kill landed between a send and its record).
 Exit status 0 when every check of every cycle passed.
 
 With --postgres the node runs on a throwaway PostgreSQL server (scripts/pg-test-server.sh, in a
@@ -59,9 +64,11 @@ class Server:
         started = time.monotonic()
         self.process = subprocess.Popen(
             [self.fod, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", self.data,
-             "--password-cost", "minimal", "--sign-in-limit", "100000", "--log-level", "warning",
+             "--password-cost", "minimal", "--signup", "open", "--sign-in-limit", "100000", "--log-level", "warning",
              "--device-request-rate", "0", "--sign-up-limit", "100000", "--metrics-token", METRICS_TOKEN,
-             "--index-buffer", str(self.index_buffer)] + (["--database", self.database] if self.database else []),
+             "--index-buffer", str(self.index_buffer), "--notify-allow-private", "--notify-backoff-ms", "100,200,400",
+             "--notify-catch-up-seconds", "0.5", "--notify-lease-seconds", "2"]
+            + (["--database", self.database] if self.database else []),
             stdout=subprocess.PIPE, stderr=self.log, text=True)
         line = self.process.stdout.readline()
         if not line.startswith("fod listening on port "):
@@ -125,6 +132,9 @@ class Client(threading.Thread):
     counting down below it."""
 
     STYLES = ["native-single-id", "native-single", "native-batch-id", "native-batch", "owntracks", "overland", "osmand"]
+    # Walks in and out of the alert's place (PLACE), one fix a step, timestamped from now on.
+    WALKER = "walker"
+    PLACE = (10.0, 50.0)
 
     def __init__(self, run, index, style, device_id, device_token, base):
         super().__init__(daemon=True)
@@ -141,6 +151,12 @@ class Client(threading.Thread):
         self.failures = []
 
     def make_batch(self):
+        if self.style == self.WALKER:
+            ts, self.next_new = self.next_new, self.next_new + 1
+            inside = (ts % 2) == 0
+            lon, lat = (self.PLACE[0] if inside else self.PLACE[0] + 0.05), self.PLACE[1]
+            self.fixes[ts] = [lon, lat, UNKNOWN, f"w-{ts}"]
+            return [(ts, lon, lat, f"w-{ts}")]
         size = 1 if self.style in ("native-single-id", "native-single", "owntracks", "osmand") else self.rng.randint(5, 60)
         backfill = size > 1 and self.rng.random() < 0.15
         batch = []
@@ -159,10 +175,10 @@ class Client(threading.Thread):
     def send(self, batch):
         port = self.run_state.port
         auth = {"Authorization": "Bearer " + self.token}
-        if self.style.startswith("native"):
+        if self.style.startswith("native") or self.style == self.WALKER:
             items = [dict({"location": [lon, lat], "timestamp": ts * 1000}, **({"id": cid} if cid else {}))
                      for ts, lon, lat, cid in batch]
-            body = items[0] if self.style.startswith("native-single") else {"locations": items}
+            body = {"locations": items} if self.style.startswith("native-batch") else items[0]
             return request(port, "POST", f"/v1/devices/{self.device_id}/locations", body, auth)
         if self.style == "owntracks":
             ts, lon, lat, _ = batch[0]
@@ -208,6 +224,84 @@ class Client(threading.Thread):
         else:
             self.failures.append(f"{self.style}: HTTP {status} {body}")
             self.run_state.finished = True
+
+
+class Receiver:
+    """The alert's webhook receiver: records every delivery id it is sent, answers 204."""
+
+    def __init__(self):
+        import http.server
+        received = self.received = []
+        lock = self.lock = threading.Lock()
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                with lock:
+                    received.append(self.headers.get("webhook-id"))
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.server.server_address[1]
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def ids(self):
+        with self.lock:
+            return list(self.received)
+
+
+def set_up_alert(port, user_token, walker, receiver):
+    """A group with the walker's device, a place around Client.PLACE and an alert on it through a
+    webhook to `receiver`; returns (group id, channel id)."""
+    auth = {"Authorization": "Bearer " + user_token}
+    status, group = request(port, "POST", "/v1/groups", {"name": "crash", "deviceId": walker.device_id}, auth)
+    lon, lat = Client.PLACE
+    request(port, "POST", f"/v1/groups/{group['id']}/places",
+            {"name": "Home", "geometry": {"type": "Point", "coordinates": [lon, lat]}, "radius": 300}, auth)
+    status, channel = request(port, "POST", "/v1/me/channels",
+                              {"name": "receiver", "type": "webhook", "url": f"http://127.0.0.1:{receiver.port}/hook"}, auth)
+    if status != 201:
+        raise SystemExit(f"crash-test: channel not made: {status} {channel}")
+    status, alert = request(port, "POST", f"/v1/groups/{group['id']}/alerts", {"channelId": channel["id"], "events": ["enter", "exit"]}, auth)
+    if status != 201:
+        raise SystemExit(f"crash-test: alert not made: {status} {alert}")
+    return group["id"], channel["id"]
+
+
+def check_deliveries(port, user_token, group_id, channel_id, receiver):
+    """After the last restart: every place event has one delivery, each delivered, each id
+    received. Returns (problems, events, duplicates received)."""
+    auth = {"Authorization": "Bearer " + user_token}
+    events, since = [], 0
+    while True:
+        status, page = request(port, "GET", f"/v1/groups/{group_id}/changes?since={since}&limit=1000", headers=auth)
+        events += [e for e in page["events"] if e["type"] == "place"]
+        if not page["events"] and not page.get("more"):
+            break
+        since = page["last"]
+    deadline = time.monotonic() + 120
+    while True:
+        status, log = request(port, "GET", f"/v1/me/channels/{channel_id}/deliveries?limit=1000", headers=auth)
+        deliveries = log["deliveries"]
+        if all(d["status"] != "pending" for d in deliveries) and len(deliveries) >= len(events) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    problems = []
+    if len(deliveries) != len(events):
+        problems.append(f"alerts: {len(events)} place events but {len(deliveries)} deliveries (lost {max(0, len(events) - len(deliveries))})")
+    for d in deliveries:
+        if d["status"] != "delivered":
+            problems.append(f"alerts: delivery {d['id']} is {d['status']} ({d.get('error')})")
+    received = receiver.ids()
+    missing = {d["id"] for d in deliveries} - set(received)
+    if missing:
+        problems.append(f"alerts: {len(missing)} deliveries lost: never received ({sorted(missing)[:5]})")
+    return problems, len(events), len(received) - len(set(received))
 
 
 class Gate:
@@ -317,6 +411,7 @@ def main():
     parser.add_argument("--keep", action="store_true", help="keep the data directory")
     parser.add_argument("--postgres", action="store_true", help="run the node on a throwaway PostgreSQL server")
     parser.add_argument("--database", help="run the node on this (empty) PostgreSQL database")
+    parser.add_argument("--no-alerts", action="store_true", help="no alert client, receiver and delivery checks")
     args = parser.parse_args()
     print(f"crash-test: seed {args.seed}, {args.cycles} cycles, {args.clients} clients, {args.fod} (rerun: --seed {args.seed})", flush=True)
     rng = random.Random(args.seed)
@@ -339,10 +434,15 @@ def main():
         status, body = request(server.port, "POST", "/v1/users", {"email": "crash@example.org", "password": "crash-password", "displayName": "Crash"})
         user_token = body["token"]
         base = int(time.time()) - 200 * 86400
-        for index in range(args.clients):
-            style = Client.STYLES[index % len(Client.STYLES)]
+        styles = [Client.STYLES[index % len(Client.STYLES)] for index in range(args.clients)]
+        if not args.no_alerts:
+            styles.append(Client.WALKER)
+        for index, style in enumerate(styles):
             status, body = request(server.port, "POST", "/v1/devices", {"name": f"{style} {index}"}, {"Authorization": "Bearer " + user_token})
-            clients.append(Client(run, index, style, body["device"]["id"], body["deviceToken"], base))
+            clients.append(Client(run, index, style, body["device"]["id"], body["deviceToken"],
+                                  int(time.time()) + 2 if style == Client.WALKER else base))
+        receiver = None if args.no_alerts else Receiver()
+        alert = set_up_alert(server.port, user_token, clients[-1], receiver) if receiver else None
         run.port = server.port
         for client in clients:
             client.start()
@@ -379,6 +479,11 @@ def main():
                 break
         run.finished = True
         run.go.set()
+        if alert:
+            alert_problems, place_events, duplicate_ids = check_deliveries(server.port, user_token, alert[0], alert[1], receiver)
+            problems += alert_problems
+            print(f"crash-test: alerts: {place_events} place events, {len(set(receiver.ids()))} delivery ids received, "
+                  f"{duplicate_ids} received again (sent again after a kill)", flush=True)
         exit_status = server.stop()
         if exit_status != 0:
             problems.append(f"clean stop exited with {exit_status}")

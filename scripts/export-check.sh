@@ -10,7 +10,7 @@ trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$wo
 mkdir -p Tests/artifacts
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 base="http://127.0.0.1:$port"
-"$fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --password-cost minimal --log-level warning >/dev/null 2>&1 &
+"$fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --password-cost minimal --signup open --log-level warning >/dev/null 2>&1 &
 for _ in $(seq 1 2400); do curl -sf "$base/healthz" >/dev/null && break; sleep 0.05; done
 
 # Seed: a group where Ann and Bob share (40 fixes each, a 2-hour gap after 20 → 2 track parts)

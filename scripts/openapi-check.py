@@ -21,7 +21,7 @@ except ImportError:
 if yaml is not None and yaml.safe_load(doc) != parsed:
     sys.exit("docs/openapi.yaml: scripts/fuzz_http/yaml_subset.py reads it differently from PyYAML (a YAML feature outside its subset?)")
 routes = set()
-for source in (root / "Sources/API").glob("*.swift"):
+for source in (root / "Sources/API").rglob("*.swift"):
     text = source.read_text()
     routes |= {(m, p) for m, p in re.findall(r'Route\("([A-Z]+)", "([^"]+)"', text)}
     routes |= {(m, p) for m, p in re.findall(r'\.(?:inline|deferred)\("([A-Z]+)", "([^"]+)"', text)}

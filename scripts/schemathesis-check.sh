@@ -8,7 +8,7 @@ fod="${1:-./.build/debug/fod}"; examples="${2:-5}"; shift $(( $# > 2 ? 2 : $# ))
 # schemathesis from PyPI, pinned, in .build/python-tools (made on first use).
 schemathesis="$(./scripts/python-tools.sh)/bin/schemathesis"
 work="$(mktemp -d)"
-"$fod" serve --port 0 --bind 127.0.0.1 --data "$work/data" --password-cost minimal --sign-in-limit 1000000 \
+"$fod" serve --port 0 --bind 127.0.0.1 --data "$work/data" --password-cost minimal --signup open --sign-in-limit 1000000 \
   --log-level warning >"$work/out" 2>"$work/log" &
 server=$!
 trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT

@@ -22,7 +22,7 @@ work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 # /metrics is served on the public port only to a bearer token.
 export FOD_METRICS_TOKEN="${FOD_METRICS_TOKEN:-benchmark-metrics-token}"
-"$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --sync "$sync" --log-level warning --password-cost minimal --device-request-rate 0 ${FOD_SERVE_EXTRA:-} >/dev/null 2>"$work/fod.log" &
+"$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --sync "$sync" --log-level warning --password-cost minimal --signup open --device-request-rate 0 ${FOD_SERVE_EXTRA:-} >/dev/null 2>"$work/fod.log" &
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 
 python3 - "$port" "$work/devices.txt" <<'PY'

@@ -50,7 +50,7 @@ echo "cores: $(nproc), load: $(cut -d' ' -f1-3 /proc/loadavg); wrk -t2 -c64 -d${
 
 start_node() {  # port, extra args...
   local port="$1"; shift
-  "$bin/fod" serve --port "$port" --bind 127.0.0.1 --log-level warning --password-cost minimal --device-request-rate 0 "$@" \
+  "$bin/fod" serve --port "$port" --bind 127.0.0.1 --log-level warning --password-cost minimal --signup open --device-request-rate 0 "$@" \
     >/dev/null 2>>"$work/fod.log" &
   wait_up "$port" || { tail -n 20 "$work/fod.log" >&2; exit 1; }
 }

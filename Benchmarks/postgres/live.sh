@@ -41,7 +41,7 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 ports=()
 for n in 1 2 3; do
   p=$(free_port)
-  "$bin/fod" serve --port "$p" --bind 127.0.0.1 --database "$pgurl" --password-cost minimal --log-level warning \
+  "$bin/fod" serve --port "$p" --bind 127.0.0.1 --database "$pgurl" --password-cost minimal --signup open --log-level warning \
     --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 --sign-in-address-limit 100000 --sign-up-limit 100000 \
     --invitation-limit 100000 --device-request-rate 0 --streams-per-user 100000 ${FOD_LIVE_NODE_ARGS:-} >/dev/null 2>>"$work/fod.err" &
   for _ in $(seq 1 600); do curl -sf "http://127.0.0.1:$p/healthz" >/dev/null && break; sleep 0.05; done

@@ -70,7 +70,7 @@ class Fod:
         os.environ.setdefault("FOD_METRICS_TOKEN", "benchmark-metrics-token")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", str(self.port), "--bind", "127.0.0.1", "--data", data, "--log-level", "warning",
-             "--password-cost", "minimal", "--device-request-rate", "0", "--sign-up-limit", "1000000",
+             "--password-cost", "minimal", "--signup", "open", "--device-request-rate", "0", "--sign-up-limit", "1000000",
              "--invitation-limit", "1000000", *extra], stdout=subprocess.DEVNULL, stderr=self.log)
         RUNNING.append(self)
         wait_port(self.port, self.process, "fod serve")

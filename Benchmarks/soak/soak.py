@@ -28,7 +28,7 @@ class Server:
         os.environ.setdefault("FOD_METRICS_TOKEN", "benchmark-metrics-token")
         self.process = subprocess.Popen(
             [binary, "serve", "--port", str(self.port), "--bind", "127.0.0.1", "--data", data, "--log-level", "warning",
-             "--password-cost", "minimal", "--device-request-rate", "0"] + extra,
+             "--password-cost", "minimal", "--signup", "open", "--device-request-rate", "0"] + extra,
             stdout=subprocess.DEVNULL, stderr=self.log)
         for _ in range(2400):  # up to ~2 min: a debug build starts slowly on a loaded machine
             try:

@@ -15,7 +15,8 @@ struct AccountRoutes {
         return [
             group.deferred("POST", "/v1/users", .anyone, body: SignUpBody.self) { request, _, body in
                 let signedIn = try await accounts.signUp(email: body.email, password: body.password, displayName: body.displayName,
-                                                         clientAddress: request.clientLimitKey, client: request.header("user-agent"))
+                                                         inviteCode: body.inviteCode, clientAddress: request.clientLimitKey,
+                                                         client: request.header("user-agent"))
                 return .json(status: 201, ["user": Documents.user(signedIn.user), "token": .string(signedIn.token)])
             },
             group.deferred("POST", "/v1/sessions", .anyone, body: SignInBody.self) { request, _, body in

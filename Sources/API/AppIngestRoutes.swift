@@ -13,6 +13,8 @@ import Tracking
 /// sent, only for their credential (401) and rate (429). The secret is always the device token.
 struct AppIngestRoutes {
     let services: Services
+    /// Largest OsmAnd-protocol body (a Traccar Client JSON batch).
+    static let osmandMaxBodyBytes = 256 * 1024
 
     var routes: [Route] {
         let locations = services.locations
@@ -22,18 +24,39 @@ struct AppIngestRoutes {
         let phone = PhoneIngest(locations: locations, metrics: services.rejectionMetrics)
         let auth = Authentication(services: services)
         let inlineBodyBytes = services.configuration.ingestInlineBodyBytes
+        let checksInline = services.configuration.credentialChecksInline
         let osmand: Handler = .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
             let read = OsmAndRequest.read(request, now: Timestamp.nowMilliseconds(), rules: locations.rules)
-            guard let token = read.token, let credential = try devices.credential(forDeviceToken: token) else {
+            let checked = (request.headCheckResult as? DeviceCaller).flatMap { $0.token == read.token ? $0.credential : nil }
+            guard let token = read.token, let credential = try checked ?? devices.credential(forDeviceToken: token) else {
                 throw TrackingError.unauthenticated
             }
             try phone.ingest(read.payload, source: .osmand, credential: credential, token: token) { result in
                 reply(result.map { .json(.object(PhoneIngest.counts($0, read.payload))) })
             }
         }
+        // Each app's credential is checked before its body is read (`HeadCheck`). OsmAnd's may be
+        // in the body instead when the query has none: a form (one fix, a few hundred bytes) is
+        // then held to the anonymous body limit; JSON, which may be a Traccar Client batch naming
+        // its device only in the body, to the route's limit — both within the anonymous budget.
+        let ownTracksHead = HeadCheck(runsInline: checksInline) { request in
+            .authenticated(try Self.ownTracksCaller(request, devices: devices))
+        }
+        let overlandHead = HeadCheck(runsInline: checksInline) { request in
+            .authenticated(try Self.overlandCaller(request, auth: auth))
+        }
+        let osmandHead = HeadCheck(runsInline: checksInline) { request in
+            guard let token = OsmAndFormat.deviceToken(request.queryItems) else {
+                return request.mediaType?.isForm == true ? .anonymous : .anonymousUpTo(maxBodyBytes: Self.osmandMaxBodyBytes)
+            }
+            guard let credential = try devices.credential(forDeviceToken: token) else { throw TrackingError.unauthenticated }
+            return .authenticated(DeviceCaller(credential: credential, token: token))
+        }
         return [
-            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let (credential, token) = try Self.ownTracksCredential(request, devices: devices)
+            Route("POST", "/v1/ingest/owntracks", maxBodyBytes: 256 * 1024, headCheck: ownTracksHead,
+                  .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
+                let caller = try request.headCheckResult as? DeviceCaller ?? Self.ownTracksCaller(request, devices: devices)
+                let (credential, token) = (caller.credential, caller.token)
                 // The app ignores zero-length bodies; so do we (the device was seen). It wants a
                 // JSON array back: its friends when the owner opted in, else [] — sealed when it
                 // sent an encrypted message. The reply lists other devices only, so it is read
@@ -42,16 +65,20 @@ struct AppIngestRoutes {
                                                   now: Timestamp.nowMilliseconds(), rules: locations.rules)
                 let answer = AnswerAfterCommit(reply)
                 try phone.ingest(body.payload, source: .owntracks, credential: credential, token: token) { answer.committed($0) }
-                answer.answer(Result { try OwnTracksFriends.response(friends, credential, sealedWith: body.replyBox) })
-            }),
-            Route("GET", "/v1/ingest/osmand", osmand),
-            Route("POST", "/v1/ingest/osmand", maxBodyBytes: 256 * 1024, osmand),
-            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
-                let credential = try auth.credential(request)
-                guard case .device = credential, let token = Authentication.bearerToken(request) else {
-                    throw TrackingError(.unauthenticated, code: .unauthenticated,
-                                        message: "Overland must send its device token (Authorization: Bearer <deviceToken>)")
+                let shown: [Friend]
+                do { shown = try friends.friends(for: credential) } catch { return answer.answer(.failure(error)) }
+                guard !shown.isEmpty else { return answer.answer(.success(OwnTracksFriends.response([], [], sealedWith: body.replyBox))) }
+                // Friends' arrivals since this device's previous post, each once (a cursor moved in a write).
+                friends.transitions(for: credential, now: Timestamp.nowMilliseconds()) { result in
+                    answer.answer(result.map { OwnTracksFriends.response(shown, $0, sealedWith: body.replyBox) })
                 }
+            }),
+            Route("GET", "/v1/ingest/osmand", headCheck: osmandHead, osmand),
+            Route("POST", "/v1/ingest/osmand", maxBodyBytes: Self.osmandMaxBodyBytes, headCheck: osmandHead, osmand),
+            Route("POST", "/v1/ingest/overland", maxBodyBytes: 8 << 20, headCheck: overlandHead,
+                  .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
+                let caller = try request.headCheckResult as? DeviceCaller ?? Self.overlandCaller(request, auth: auth)
+                let (credential, token) = (caller.credential, caller.token)
                 let payload = OverlandBody.read(request.body, now: Timestamp.nowMilliseconds(), rules: locations.rules)
                 try phone.ingest(payload, source: .overland, credential: credential, token: token) { result in
                     // The app deletes its copy only on "ok"; what could never be stored is
@@ -64,6 +91,22 @@ struct AppIngestRoutes {
                 }
             }),
         ]
+    }
+
+    /// Overland's bearer token, which must be a device token.
+    static func overlandCaller(_ request: Request, auth: Authentication) throws -> DeviceCaller {
+        let credential = try auth.credential(request)
+        guard case .device = credential, let token = Authentication.bearerToken(request) else {
+            throw TrackingError(.unauthenticated, code: .unauthenticated,
+                                message: "Overland must send its device token (Authorization: Bearer <deviceToken>)")
+        }
+        return DeviceCaller(credential: credential, token: token)
+    }
+
+    /// OwnTracks' credential (`ownTracksCredential`) as a `DeviceCaller`.
+    static func ownTracksCaller(_ request: Request, devices: DeviceService) throws -> DeviceCaller {
+        let (credential, token) = try ownTracksCredential(request, devices: devices)
+        return DeviceCaller(credential: credential, token: token)
     }
 
     /// HTTP Basic `deviceId:deviceToken`: the token must belong to that device. Overland's
@@ -134,6 +177,12 @@ enum OverlandBody {
     }
 }
 
+/// A phone app's device credential and the token it sent, as its head check resolved them.
+struct DeviceCaller: Sendable {
+    let credential: Credential
+    let token: String
+}
+
 /// The OwnTracks HTTP reply for a device's friends: a `card` and, when there is a location to
 /// show, a `location` per friend, both with the friend's `topic` (which the app keys friends
 /// by) and `tid`. `tst` (epoch seconds) is always present: without it the app never updates a
@@ -141,16 +190,16 @@ enum OverlandBody {
 enum OwnTracksFriends {
     /// The reply to the device of `credential`; sealed with `box` as one `encrypted` message
     /// holding the whole array (what the apps open, as the OwnTracks Recorder sends it).
-    static func response(_ friends: FriendsService, _ credential: Credential, sealedWith box: SecretBox? = nil) throws -> Response {
-        let plain = reply(try friends.friends(for: credential))
+    static func response(_ friends: [Friend], _ transitions: [FriendTransition], sealedWith box: SecretBox? = nil) -> Response {
+        let plain = reply(friends, transitions: transitions)
         return Response(status: 200, contentType: "application/json; charset=utf-8",
                         bytes: box.map { OwnTracksEncryption.seal(plain, with: $0) } ?? plain)
     }
 
     /// The reply's bytes, written straight from `friends` (no value tree: a reply of 50
     /// friends is 100 messages).
-    static func reply(_ friends: [Friend]) -> [UInt8] {
-        var writer = JSONWriter(capacity: 2 + friends.count * 300)
+    static func reply(_ friends: [Friend], transitions: [FriendTransition] = []) -> [UInt8] {
+        var writer = JSONWriter(capacity: 2 + friends.count * 300 + transitions.count * 250)
         writer.beginArray()
         for friend in friends {
             let topic = "owntracks/\(friend.userID.rawValue)/\(friend.deviceID.rawValue)"
@@ -174,6 +223,20 @@ enum OwnTracksFriends {
                 writer.key("batt"); writer.number(percent)
             }
             writer.key("topic"); writer.string(topic)
+            writer.endObject()
+        }
+        for transition in transitions {
+            writer.beginObject()
+            writer.key("_type"); writer.string("transition")
+            writer.key("tid"); writer.string(transition.tid)
+            writer.key("event"); writer.string(transition.crossing == .enter ? "enter" : "leave")
+            writer.key("desc"); writer.string(transition.placeName)
+            writer.key("tst"); writer.number(Self.epochSeconds(transition.timestamp))
+            writer.key("wtst"); writer.number(Self.epochSeconds(transition.timestamp))
+            writer.key("lat"); writer.number(JSONNumber(transition.latitude))
+            writer.key("lon"); writer.number(JSONNumber(transition.longitude))
+            writer.key("t"); writer.string("c")
+            writer.key("topic"); writer.string("owntracks/\(transition.userID.rawValue)/\(transition.deviceID.rawValue)")
             writer.endObject()
         }
         writer.endArray()

@@ -5,6 +5,7 @@ import JSONCore
 import LocationFormats
 import Timeline
 import Tracking
+import Outbound
 
 /// Everything the routes need, built once at start-up by the executable (or a test).
 public struct Services: Sendable {
@@ -32,9 +33,18 @@ public struct Services: Sendable {
         public var live = LiveHub.Configuration()
         /// Largest history file `POST /v1/devices/{id}/import` takes (bytes; default 4 GiB).
         public var importMaxBytes = 4 << 30
+        /// History imports one device may run at once; more get 429 with Retry-After.
+        public var importsPerDevice = 2
+        /// History imports running at once on this node; more get 503 with Retry-After.
+        public var concurrentImports = max(4, 2 * System.coreCount)
+        /// Whether a route's credential is checked on the server's thread before a body is
+        /// read (`HeadCheck.runsInline`): a lookup in the local SQLite file. False for a store
+        /// where it is a network round trip (PostgreSQL): the check then runs from a task.
+        public var credentialChecksInline = true
         public var shares = ShareService.Policy()
         public var shareStreams = ShareFeed.Configuration()
         public var places = PlaceLimits()
+        public var notifications = NotificationSettings()
         public init() {}
     }
 
@@ -46,10 +56,22 @@ public struct Services: Sendable {
     public let locations: LocationService
     public let queries: GeoQueryService
     public let queryGate: AdmissionGate
+    /// The history imports running now (`importsPerDevice`, `concurrentImports`).
+    public let importSlots: ImportSlots
     public let live: LiveHub
+    /// The one door committed group events leave by: the live hub and the alert matcher are
+    /// its consumers (registered here, on one node or many).
+    public let door: CommitDoor
+    public let notifications: NotificationService
+    /// Matches committed `place` events to alerts (a durable consumer of the group logs).
+    public let alertConsumer: AlertConsumer
+    /// Sends the queued deliveries.
+    public let deliveryWorker: DeliveryWorker
     public let exports: ExportService
     public let feed: FeedService
     public let imports: HistoryImportService
+    /// Tokens that import one file into one device (`POST /v1/devices/{id}/import-tokens`).
+    public let importTokens: ImportTokenService
     public let timeline: TimelineService
     public let shares: ShareService
     /// The live streams of share links.
@@ -75,7 +97,19 @@ public struct Services: Sendable {
         self.configuration = configuration
         let live = LiveHub(log: backend, configuration: configuration.live)
         self.live = live
-        let hub: LiveHub? = publishesCommits ? live : nil
+        let notify = configuration.notifications
+        let transport = OutboundTransport(client: OutboundClient(configuration: notify.client))
+        let worker = DeliveryWorker(store: backend, transport: transport, configuration: notify.worker, webMapURL: notify.webMapURL,
+                                    logger: logger)
+        self.deliveryWorker = worker
+        self.alertConsumer = AlertConsumer(store: backend, configuration: notify.matcher, logger: logger) { worker.wake() }
+        self.notifications = NotificationService(store: backend, transport: transport, facts: backend, limits: notify.limits,
+                                                 webMapURL: notify.webMapURL)
+        let door = CommitDoor()
+        door.register(live)
+        door.register(alertConsumer)
+        self.door = door
+        let hub: CommitDoor? = publishesCommits ? door : nil
         let shareFeed = ShareFeed(configuration: configuration.shareStreams)
         self.shareFeed = shareFeed
         let limits = backend.limitCounters
@@ -83,15 +117,21 @@ public struct Services: Sendable {
         self.friends = FriendsService(store: backend, directory: backend)
         self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, sink: hub, limits: limits)
         self.devices = DeviceService(store: backend, sink: hub)
-        self.groups = GroupService(store: backend, sink: hub, policy: configuration.groups, limits: limits)
+        var groupPolicy = configuration.groups
+        // Whenever sign-up is not open to anyone (the default once the server has an account),
+        // an invitation to an email without an account waits for it: it is how people get in.
+        groupPolicy.invitesEmailsWithoutAccount = (configuration.accounts.signUp ?? .invite).keepsInvitationsByEmail
+        self.groups = GroupService(store: backend, sink: hub, policy: groupPolicy, limits: limits)
         self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,
                                          events: configuration.locationEvents, requestLimit: configuration.deviceRequests,
                                          fixSink: publishesCommits ? shareFeed : nil, limits: limits)
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
+        self.importSlots = ImportSlots(perDevice: configuration.importsPerDevice, total: configuration.concurrentImports)
         self.exports = ExportService(store: backend, directory: backend, visibility: backend)
         self.feed = FeedService(log: backend)
         self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
+        self.importTokens = ImportTokenService(store: backend)
         self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces ?? GroupPlaceNames(store: backend))
         self.places = PlaceService(store: backend, limits: configuration.places)
         self.deviceLog = DeviceLogService(store: backend, directory: backend)
@@ -99,6 +139,30 @@ public struct Services: Sendable {
     }
 
     public var rules: PartitionRules { PartitionRules(facts: store) }
+
+    /// Starts matching alerts and sending notifications (after the store is open).
+    public func startNotifications() {
+        deliveryWorker.start()
+        alertConsumer.start()
+    }
+
+    /// Stops them (before the store closes).
+    public func stopNotifications() {
+        alertConsumer.stop()
+        deliveryWorker.stop()
+    }
+}
+
+/// How notifications go out (`fod serve --notify-…`).
+public struct NotificationSettings: Sendable {
+    /// The HTTP client's limits and destination rules (`--notify-allow-private`).
+    public var client = OutboundClient.Configuration()
+    public var limits = NotificationService.Limits()
+    public var worker = DeliveryWorker.Configuration()
+    public var matcher = AlertConsumer.Configuration()
+    /// The web map as people reach it (`--public-url`), for ntfy's `Click`.
+    public var webMapURL: String?
+    public init() {}
 }
 
 /// Builds the router of the public API (API.md) over `services`.
@@ -112,6 +176,7 @@ public enum API {
         for route in ExportRoutes(services: services, basemap: basemap).routes { router.add(route) }
         for route in web?.routes ?? [] { router.add(route) }
         for route in AccountRoutes(services: services).routes { router.add(route) }
+        for route in AdministrationRoutes(services: services).routes { router.add(route) }
         for route in DeviceRoutes(services: services).routes { router.add(route) }
         for route in GroupRoutes(services: services).routes { router.add(route) }
         for route in LocationRoutes(services: services).routes { router.add(route) }
@@ -122,6 +187,7 @@ public enum API {
         for route in LiveRoutes(services: services).routes { router.add(route) }
         for route in ShareRoutes(services: services, web: web).routes { router.add(route) }
         for route in PlaceRoutes(services: services).routes { router.add(route) }
+        for route in NotificationRoutes(services: services).routes { router.add(route) }
         for route in OperationsRoutes(metrics: metrics?.bearerToken == nil ? nil : metrics).routes { router.add(route) }
         return router
     }

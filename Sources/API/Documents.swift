@@ -6,9 +6,12 @@ import Tracking
 struct Documents: Sendable {
     let services: Services
 
+    /// The caller's own user: `isAdmin` (an administrator of the server) and
+    /// `mustChangePassword` (an administrator set the password) included.
     static func user(_ user: User) -> JSONValue {
         ["id": .id(user.id), "email": .string(user.email), "displayName": .string(user.displayName),
-         "createdAt": .string(Time.format(user.createdAt))]
+         "createdAt": .string(Time.format(user.createdAt)), "isAdmin": .bool(user.isAdmin),
+         "mustChangePassword": .bool(user.mustChangePassword)]
     }
 
     /// One session as `GET /v1/sessions` lists it; `expiresAt` is the earlier of its idle and

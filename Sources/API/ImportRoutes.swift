@@ -5,19 +5,31 @@ import Tracking
 
 /// `POST /v1/devices/{id}/import`: a history file as the body (any size up to
 /// `Services.Configuration.importMaxBytes`), read while it arrives. That device's own token
-/// only, checked before any of the body is read.
+/// only — or an import token of that device (`ImportTokenService`), used up by this import —
+/// checked before any of the body is read; a device runs at most `importsPerDevice` imports at
+/// once (429 past it) and the node `concurrentImports` (503 past it).
 struct ImportRoutes {
     let services: Services
 
     var routes: [Route] {
         let imports = services.imports
+        let slots = services.importSlots
+        let importTokens = services.importTokens
+        let authentication = Authentication(services: services)
         let group = RouteGroup(services: services)
         return [
-            group.streaming("POST", "/v1/devices/{id}/import", .optional, maxBodyBytes: services.configuration.importMaxBytes) { request, context in
+            // `.anyone`: the credential is resolved here, since an import token is one only here.
+            group.streaming("POST", "/v1/devices/{id}/import", .anyone, maxBodyBytes: services.configuration.importMaxBytes) { request, _ in
                 let deviceID: DeviceID = request.id()
-                try imports.admit(deviceID: deviceID, credential: context.credential)
+                let importToken = Authentication.bearerToken(request).flatMap { ImportTokenService.isImportToken($0) ? $0 : nil }
+                let credential = try importToken.map { try importTokens.credential(token: $0, deviceID: deviceID) }
+                    ?? authentication.credential(request)
+                try imports.admit(deviceID: deviceID, credential: credential)
+                let slot = try slots.claim(deviceID)
                 return { _, body in
-                    let report = try await imports.run(deviceID: deviceID, credential: context.credential) { try await body.next() }
+                    defer { slot.release() }
+                    if let importToken { try await importTokens.redeem(token: importToken, deviceID: deviceID) }
+                    let report = try await imports.run(deviceID: deviceID, credential: credential) { try await body.next() }
                     return try Self.reply(report)
                 }
             },

@@ -15,8 +15,11 @@ struct LocationRoutes {
         let rules = services.rules
         let group = RouteGroup(services: services)
         return [
-            // The device's own token only (PartitionRules.requireWrite names the partition).
-            group.completing("POST", "/v1/devices/{id}/locations", .optional, maxBodyBytes: Self.maxBatchBodyBytes) { request, context, reply in
+            // The device's own token only (PartitionRules.requireWrite names the partition),
+            // checked before the body is read.
+            group.completing("POST", "/v1/devices/{id}/locations", .optional, maxBodyBytes: Self.maxBatchBodyBytes, admits: { request, context in
+                try rules.requireWrite(context.credential, .device(request.id()))
+            }) { request, context, reply in
                 let deviceID: DeviceID = request.id()
                 try rules.requireWrite(context.credential, .device(deviceID))
                 let batch: FixBatch

@@ -5,10 +5,13 @@ import Tracking
 
 struct SignUpBody: RequestBody {
     let email: String, password: String, displayName: String
+    /// An invite code an administrator made (sign-up by invitation).
+    let inviteCode: String?
     init(_ body: JSONBody) throws {
         email = try body.string("email")
         password = try body.string("password")
         displayName = try body.string("displayName")
+        inviteCode = try body.optionalString("inviteCode")
     }
 }
 

@@ -106,12 +106,30 @@ struct RouteGroup {
         self.middleware = middleware
     }
 
-    /// The context for `request`: every middleware, then the caller check.
+    /// The context for `request`: every middleware, then the caller check — or the context
+    /// the route's head check worked out before the body (`headCheck`).
     func context(_ request: Request, _ caller: Caller, queryToken: Bool) throws -> RouteContext {
+        if let checked = request.headCheckResult as? RouteContext { return checked }
         var context = RouteContext(services: services, credential: .anonymous)
         for step in middleware { try step.prepare(request, &context) }
         try Authenticate(caller: caller, allowsQueryToken: queryToken).prepare(request, &context)
         return context
+    }
+
+    /// The check of a request's head before its body is read (`HeadCheck`): the context, as the
+    /// handler would work it out, then `admits` (a check of the route's own, such as the
+    /// device's own token for a write). A caller without a credential, where the route allows
+    /// one, sends an anonymous body (small). Routes for `.anyone` have none: all their bodies
+    /// are anonymous.
+    func headCheck(_ caller: Caller, queryToken: Bool,
+                   admits: (@Sendable (Request, RouteContext) throws -> Void)? = nil) -> HeadCheck? {
+        if case .anyone = caller { return nil }
+        let group = self
+        return HeadCheck(runsInline: services.configuration.credentialChecksInline) { request in
+            let context = try group.context(request, caller, queryToken: queryToken)
+            try admits?(request, context)
+            return context.credential == .anonymous ? .anonymous : .authenticated(context)
+        }
     }
 
     /// A route answered on the server's thread (quick reads).
@@ -119,7 +137,7 @@ struct RouteGroup {
                 _ handle: @escaping @Sendable (Request, RouteContext) throws -> Response) -> Route {
         let group = self
         let store = services.store
-        return Route(method, pattern, maxBodyBytes: maxBodyBytes, .inline { request in
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, headCheck: headCheck(caller, queryToken: queryToken), .inline { request in
             try store.readingTogether { try handle(request, try group.context(request, caller, queryToken: queryToken)) }
         })
     }
@@ -128,7 +146,7 @@ struct RouteGroup {
     func deferred(_ method: String, _ pattern: String, _ caller: Caller, queryToken: Bool = false, maxBodyBytes: Int? = nil,
                   _ handle: @escaping @Sendable (Request, RouteContext) async throws -> Response) -> Route {
         let group = self
-        return Route(method, pattern, maxBodyBytes: maxBodyBytes, .deferred { request in
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, headCheck: headCheck(caller, queryToken: queryToken), .deferred { request in
             try await handle(request, try group.context(request, caller, queryToken: queryToken))
         })
     }
@@ -147,7 +165,7 @@ struct RouteGroup {
             return deferred(method, pattern, caller, maxBodyBytes: maxBodyBytes) { request, context in try handle(request, context, nil) }
         }
         let store = services.store
-        return Route(method, pattern, maxBodyBytes: maxBodyBytes, .adaptive(inline: { request in
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, headCheck: headCheck(caller, queryToken: false), .adaptive(inline: { request in
             guard request.body.count <= Self.smallBody else { return nil }
             do {
                 return try store.readingTogether { try handle(request, try group.context(request, caller, queryToken: false), inlineBudget) }
@@ -162,11 +180,13 @@ struct RouteGroup {
     /// A write answered by whoever completes it (`Handler.completing`): `start` checks the
     /// caller, parses and hands the work on, and the work answers through `reply` (the SQLite
     /// writer, right after its commit). Bodies of at most `ingestInlineBodyBytes` start on the
-    /// server's thread, larger ones from a task.
+    /// server's thread, larger ones from a task. `admits` is checked with the caller before
+    /// the body is read (`headCheck`).
     func completing(_ method: String, _ pattern: String, _ caller: Caller, maxBodyBytes: Int? = nil,
+                    admits: (@Sendable (Request, RouteContext) throws -> Void)? = nil,
                     _ start: @escaping @Sendable (Request, RouteContext, Reply) throws -> Void) -> Route {
         let group = self
-        return Route(method, pattern, maxBodyBytes: maxBodyBytes,
+        return Route(method, pattern, maxBodyBytes: maxBodyBytes, headCheck: headCheck(caller, queryToken: false, admits: admits),
                      .completing(inlineBodyBytes: services.configuration.ingestInlineBodyBytes) { request, reply in
             try start(request, try group.context(request, caller, queryToken: false), reply)
         })

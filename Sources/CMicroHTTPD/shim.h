@@ -60,6 +60,18 @@ static inline const struct sockaddr *fod_mhd_client_address(struct MHD_Connectio
     return info ? info->client_addr : NULL;
 }
 
+/// Sets the idle timeout of one connection in seconds (0 = none); resets its timer.
+/// MHD_set_connection_option is variadic, which Swift cannot call.
+static inline void fod_mhd_set_connection_timeout(struct MHD_Connection *c, unsigned int seconds) {
+    (void)MHD_set_connection_option(c, MHD_CONNECTION_OPTION_TIMEOUT, seconds);
+}
+
+/// The socket of a connection, or -1 when unknown.
+static inline int fod_mhd_connection_socket(struct MHD_Connection *c) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info ? (int)info->connect_fd : -1;
+}
+
 /// MHD_SIZE_UNKNOWN and MHD_CONTENT_READER_END_OF_STREAM are macros Swift does not import.
 static inline uint64_t fod_mhd_size_unknown(void) { return MHD_SIZE_UNKNOWN; }
 static inline ssize_t fod_mhd_end_of_stream(void) { return MHD_CONTENT_READER_END_OF_STREAM; }

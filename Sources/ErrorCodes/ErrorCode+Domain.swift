@@ -18,14 +18,19 @@ extension ErrorCode {
     public static let emailTaken = ErrorCode("email_taken")
     /// An email that does not look like `name@example.org` or is over 254 bytes (400).
     public static let invalidEmail = ErrorCode("invalid_email")
-    /// A password shorter than 8 or longer than 1024 bytes (400).
+    /// A new password shorter than 8 or longer than 256 characters (400).
     public static let invalidPassword = ErrorCode("invalid_password")
+    /// A sign-up the server's sign-up policy refuses: closed, or invite-only without an
+    /// invitation or a valid invite code (403).
+    public static let signupClosed = ErrorCode("signup_closed")
+    /// A sign-in to an account an administrator disabled, after a correct password (403).
+    public static let accountDisabled = ErrorCode("account_disabled")
     /// A display, device, group or place name that is empty, too long or has control characters (400).
     public static let invalidName = ErrorCode("invalid_name")
 
     static let credentials: [ErrorCode] = [
         unauthenticated, invalidCredentials, wrongCredential, forbidden, rateLimited, emailTaken, invalidEmail,
-        invalidPassword, invalidName,
+        invalidPassword, invalidName, signupClosed, accountDisabled,
     ]
 
     // MARK: Groups

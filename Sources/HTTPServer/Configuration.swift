@@ -22,6 +22,8 @@ extension HTTPServer {
         public var defaultMaxBodyBytes: Int = 1 << 20
         /// Bytes of a streamed request body held unread before its connection is suspended.
         public var streamingBodyBufferBytes: Int = 1 << 20
+        /// The memory budget, anonymous cap and pace of request bodies.
+        public var bodies = BodyLimits()
         /// How long shutdown waits for in-flight requests before closing anyway (seconds).
         public var shutdownGraceSeconds: Double = 10
 

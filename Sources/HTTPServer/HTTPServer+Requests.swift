@@ -24,23 +24,17 @@ extension HTTPServer {
         return context
     }
 
-    /// After the first call: refuse an announced over-size body before reading it.
+    /// After the first call: admit the body before reading any of it (`admitHead`): the route's
+    /// head check, its body limit, the body budget.
     func afterFirstCall(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        if context.earlyError == nil,
-           let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-           let length = Int(String(cString: declared)), length > context.maxBodyBytes {
-            context.bodyTooLarge = true
-            return queueError(.payloadTooLarge(limit: context.maxBodyBytes), context: context, connection: connection)
-        }
-        if context.earlyError == nil, case .streaming(let admit) = context.route?.handler {
-            return beginStreaming(context, admit: admit, connection: connection)
-        }
-        return .YES
+        guard context.earlyError == nil, let route = context.route else { return refuseUnrouted(context, connection: connection) }
+        return admitHead(context, route: route, connection: connection)
     }
 
     /// The call after the whole body arrived (or after a resume).
     func finalCall(_ context: RequestContext, connection: OpaquePointer) -> MHD_Result {
         if context.queued { return .YES }
+        endBodyTimeout(context, connection: connection)
         if let body = context.bodyStream {
             return finishStreaming(context, body, connection: connection)
         }
@@ -56,6 +50,9 @@ extension HTTPServer {
         }
         if context.bodyTooLarge {
             return queueError(.payloadTooLarge(limit: context.maxBodyBytes), context: context, connection: connection)
+        }
+        if context.intake.overBudget {
+            return queueError(.bodyBudgetFull(retryAfter: configuration.bodies.retryAfterSeconds), context: context, connection: connection)
         }
         guard let route = context.route else { return .NO }
         let request = makeRequest(context, connection: connection)
@@ -141,9 +138,13 @@ extension HTTPServer {
     }
 
     func queueError(_ error: HTTPError, context: RequestContext, connection: OpaquePointer) -> MHD_Result {
-        let request = Request(method: context.method, path: context.path, requestID: context.requestID,
-                              routePattern: context.routeLabel, credentialPaths: router.credentialPaths)
-        return queue(errorResponder(error, request), context: context, connection: connection)
+        queue(errorResponse(error, context: context), context: context, connection: connection)
+    }
+
+    /// The error responder's answer to `error` for the request of `context`.
+    func errorResponse(_ error: HTTPError, context: RequestContext) -> Response {
+        errorResponder(error, Request(method: context.method, path: context.path, requestID: context.requestID,
+                                      routePattern: context.routeLabel, credentialPaths: router.credentialPaths))
     }
 
     /// Hands `response` to libmicrohttpd, with the caching rule applied (`CachingRule`).
@@ -198,7 +199,8 @@ extension HTTPServer {
         return Request(method: context.method, path: context.path, queryItems: collector.query,
                        headerFields: collector.headers, body: context.body,
                        pathParameters: context.pathParameters, remoteAddress: clientAddress(connection, headers: collector.headers),
-                       requestID: context.requestID, routePattern: context.routeLabel, credentialPaths: router.credentialPaths)
+                       requestID: context.requestID, routePattern: context.routeLabel, credentialPaths: router.credentialPaths,
+                       headCheckResult: context.intake.headCheckResult)
     }
 
     /// The request's client as text (`203.0.113.7`, `2001:db8::1`): the TCP peer, or the client
@@ -247,7 +249,8 @@ extension HTTPServer {
             body.abandon(.bodyIncomplete)
             _ = pendingBodies.withLock { $0.removeValue(forKey: ObjectIdentifier(body)) }
         }
-        let status = context.queued ? context.status : 499
+        releaseBody(context)
+        let status = context.queued ? context.status : context.intake.cut ? 408 : 499
         metrics.record(method: context.method, route: context.routeLabel, status: status, seconds: Double(nanoseconds) / 1e9)
         if logger.isEnabled(.info) {
             let micros = nanoseconds / 1000

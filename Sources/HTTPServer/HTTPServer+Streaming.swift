@@ -13,15 +13,7 @@ extension HTTPServer {
         }
         let handle: StreamingHandler
         do { handle = try admit(request) } catch {
-            let refusal = errorResponder(error, request)
-            // A small body already on its way is read and dropped, so the connection stays
-            // open for the next request; a large one (or one waiting for 100 Continue) is
-            // answered now, before it is sent, and the connection then closes.
-            if Self.isSmallBodyOnItsWay(connection) {
-                context.refusal = refusal
-                return .YES
-            }
-            return queue(refusal, context: context, connection: connection)
+            return refuseBeforeBody(errorResponder(error, request), context: context, connection: connection)
         }
         let body = RequestBodyStream(capacity: configuration.streamingBodyBufferBytes, limit: context.maxBodyBytes, connection: ConnectionPointer(pointer: connection))
         context.bodyStream = body
@@ -34,18 +26,6 @@ extension HTTPServer {
             body.complete(response)
         }
         return .YES
-    }
-
-    /// Bytes of an announced body small enough to read and drop after a refusal.
-    static let drainableBodyBytes = 64 * 1024
-
-    /// Whether the request announced a body of at most `drainableBodyBytes` and does not wait
-    /// for `100 Continue` before sending it.
-    static func isSmallBodyOnItsWay(_ connection: OpaquePointer) -> Bool {
-        if MHD_lookup_connection_value(connection, .HEADER_KIND, "Expect") != nil { return false }
-        guard let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length"),
-              let length = Int(String(cString: declared)) else { return false }
-        return length <= drainableBodyBytes
     }
 
     /// A piece of the body arrived (copied at once: MHD's buffer is valid only during the call).

@@ -28,6 +28,10 @@ public final class HTTPServer: Sendable {
     let pendingDeferred = Mutex<[ObjectIdentifier: (RequestContext, ConnectionPointer)]>([:])
     /// Streamed request bodies being read, so shutdown can answer their requests.
     let pendingBodies = Mutex<[ObjectIdentifier: RequestBodyStream]>([:])
+    /// Requests suspended while their head check runs from a task, so shutdown can answer them.
+    let pendingHeadChecks = Mutex<[ObjectIdentifier: (RequestContext, ConnectionPointer)]>([:])
+    /// The request bodies held in memory across connections (`Configuration.bodies`).
+    let bodyBudget: BodyBudget
     /// Where deferred handlers run (not the cooperative pool; see `HandlerExecutor`).
     public let executor = HandlerExecutor()
 
@@ -40,6 +44,7 @@ public final class HTTPServer: Sendable {
         self.router = router
         self.logger = logger
         self.errorResponder = errorResponder
+        self.bodyBudget = BodyBudget(limit: configuration.bodies.budgetBytes, anonymousLimit: configuration.bodies.anonymousBudgetBytes)
         self.requestIDPrefix = String(UInt32.random(in: 0x1000_0000...UInt32.max), radix: 16)
     }
 
@@ -59,6 +64,9 @@ public final class HTTPServer: Sendable {
 
     /// Requests started but not yet completed (streams included).
     public var inFlightCount: Int { inFlight.withLock { $0 } }
+
+    /// Bytes of request bodies held in memory now, across connections (`BodyLimits.budgetBytes`).
+    public var heldBodyBytes: Int { bodyBudget.heldBytes }
 
     /// Binds and starts serving. Throws when the address cannot be bound.
     public func start() throws(HTTPError) {
@@ -131,6 +139,9 @@ public final class HTTPServer: Sendable {
             let request = Request(method: context.method, path: context.path, requestID: context.requestID,
                                   routePattern: context.routeLabel, credentialPaths: router.credentialPaths)
             resumeDeferred(context, connection, with: errorResponder(HTTPError.shuttingDown, request))
+        }
+        for (context, connection) in pendingHeadChecks.withLock({ Array($0.values) }) {
+            settleHeadCheck(context, connection, .refused(errorResponse(.shuttingDown, context: context)))
         }
         for body in pendingBodies.withLock({ Array($0.values) }) {
             body.abandon(.shuttingDown)

@@ -9,6 +9,8 @@ public struct InProcessResponder: Sendable {
     public let router: Router
     /// Body limit of routes that set none (bytes), as `HTTPServer.Configuration`.
     public var defaultMaxBodyBytes: Int
+    /// Body limit of anonymous bodies (bytes), as `HTTPServer.BodyLimits`.
+    public var anonymousBodyBytes = HTTPServer.BodyLimits().anonymousBodyBytes
     private let errorResponder: @Sendable (Error, Request) -> Response
 
     public init(router: Router, defaultMaxBodyBytes: Int = HTTPServer.Configuration().defaultMaxBodyBytes,
@@ -51,8 +53,27 @@ public struct InProcessResponder: Sendable {
                               pathParameters: parameters, remoteAddress: remoteAddress, requestID: "in-process",
                               routePattern: matched.pattern, credentialPaths: router.credentialPaths)
         }
-        if body.count > (route.maxBodyBytes ?? defaultMaxBodyBytes) {
-            return errorResponder(HTTPError.payloadTooLarge(limit: route.maxBodyBytes ?? defaultMaxBodyBytes), request)
+        var limit = route.maxBodyBytes ?? defaultMaxBodyBytes
+        if !body.isEmpty {
+            // The head check, as the server runs it before reading a body.
+            do {
+                switch try Self.headVerdict(route, request) {
+                case .authenticated(let result):
+                    request = Request(method: method, path: path, queryItems: query, headerFields: fields, body: body,
+                                      pathParameters: request.pathParameters, remoteAddress: remoteAddress,
+                                      requestID: "in-process", routePattern: route.pattern,
+                                      credentialPaths: router.credentialPaths, headCheckResult: result)
+                case .anonymous:
+                    limit = min(limit, anonymousBodyBytes)
+                case .anonymousUpTo(let allowed):
+                    limit = min(limit, max(0, allowed))
+                }
+            } catch {
+                return errorResponder(error, request)
+            }
+        }
+        if body.count > limit {
+            return errorResponder(HTTPError.payloadTooLarge(limit: limit), request)
         }
         do {
             switch route.handler {
@@ -81,6 +102,13 @@ public struct InProcessResponder: Sendable {
         } catch {
             return errorResponder(error, request)
         }
+    }
+
+    /// What the server concludes from a request's head before its body: a streaming route's
+    /// `admit` is its own check; a route without a check takes anonymous bodies only.
+    private static func headVerdict(_ route: Route, _ request: Request) throws -> HeadCheck.Verdict {
+        if case .streaming = route.handler { return .authenticated(()) }
+        return try route.headCheck?.check(request) ?? .anonymous
     }
 
     /// Splits a request target into its decoded path and decoded query items (`+` is a space in

@@ -22,11 +22,15 @@ public struct Request: Sendable {
     public let routePattern: String
     /// The credential segments of paths (the router's): what `loggedPath` redacts.
     public let credentialPaths: CredentialPaths
+    /// What the route's `HeadCheck` resolved when it admitted the body as authenticated (a
+    /// credential), or nil (no body, no check, or an anonymous body).
+    public let headCheckResult: (any Sendable)?
 
     public init(method: String, path: String, queryItems: [(name: String, value: String)] = [],
                 headerFields: [(name: String, value: String)] = [], body: [UInt8] = [],
                 pathParameters: [String: String] = [:], remoteAddress: String = "unknown",
-                requestID: String = "-", routePattern: String = "", credentialPaths: CredentialPaths = CredentialPaths()) {
+                requestID: String = "-", routePattern: String = "", credentialPaths: CredentialPaths = CredentialPaths(),
+                headCheckResult: (any Sendable)? = nil) {
         self.method = method
         self.path = path
         self.queryItems = queryItems
@@ -37,6 +41,7 @@ public struct Request: Sendable {
         self.requestID = requestID
         self.routePattern = routePattern
         self.credentialPaths = credentialPaths
+        self.headCheckResult = headCheckResult
     }
 
     /// The key under which abuse limits count this client (`IPAddress.limitKey`): an IPv4

@@ -27,6 +27,8 @@ public final class RequestBodyStream: Sendable {
         /// The connection is suspended: for backpressure while the body arrives, or, once it
         /// ended, until the reply is ready.
         var suspended = false
+        /// Times the server held the body back because `capacity` bytes waited unread.
+        var holdBacks = 0
         var reply: Response?
     }
 
@@ -50,6 +52,10 @@ public final class RequestBodyStream: Sendable {
 
     /// Bytes received so far (for progress).
     public var receivedByteCount: Int { state.withLock { $0.received } }
+
+    /// Times the server held the body back for a reader that fell behind (the body's pace
+    /// restarts after each: the wait was not the client's).
+    var holdBackCount: Int { state.withLock { $0.holdBacks } }
 
     // MARK: Handler side
 
@@ -126,6 +132,7 @@ public final class RequestBodyStream: Sendable {
                 s.peakBuffered = max(s.peakBuffered, s.buffered)
                 if s.buffered >= capacity && !s.suspended {
                     s.suspended = true
+                    s.holdBacks += 1
                     suspend()
                 }
             }

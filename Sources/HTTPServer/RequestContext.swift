@@ -6,9 +6,9 @@ import ThreadControl
 /// Per-request state kept by libmicrohttpd in `req_cls` from the first call to the completed
 /// callback (retained there with `Unmanaged`, released on completion).
 ///
-/// `@unchecked Sendable`: every field except `reply` is touched only on the connection's MHD
-/// thread (MHD serialises the calls of one connection); `reply` crosses from a handler task to
-/// that thread and is guarded by its mutex.
+/// `@unchecked Sendable`: every field except `reply` and `headCheckOutcome` is touched only on
+/// the connection's MHD thread (MHD serialises the calls of one connection); those two cross
+/// from a task (a handler, a head check) to that thread and are guarded by their mutexes.
 final class RequestContext: @unchecked Sendable {
     let startNanos = Timestamp.monotonicNanoseconds()
     let method: String
@@ -29,9 +29,14 @@ final class RequestContext: @unchecked Sendable {
     var stream: ResponseStream?
     /// The body being handed to a streaming handler (`Handler.streaming`).
     var bodyStream: RequestBodyStream?
-    /// A streaming route's refusal, queued once its (small) body was read and dropped.
+    /// A refusal before the body (a head check, a streaming route's admission), queued once
+    /// its (small) body was read and dropped.
     var refusal: Response?
+    /// The body's admission, budget and pace.
+    var intake = BodyIntake()
     let reply = Mutex<Response?>(nil)
+    /// The head check run from a task (`HeadCheck.runsInline` false), set from that task.
+    let headCheckOutcome = Mutex<HeadCheckOutcome?>(nil)
 
     init(method: String, path: String, requestID: String, maxBodyBytes: Int) {
         self.method = method
@@ -69,19 +74,12 @@ func mhdAccessHandler(
         return server.afterFirstCall(context, connection: connection)
     }
     let context = Unmanaged<RequestContext>.fromOpaque(existing).takeUnretainedValue()
+    // A head check run from a task settled: MHD repeats the first call (still before the body).
+    if context.intake.awaitingHeadCheck {
+        return server.resumeAfterHeadCheck(context, connection: connection)
+    }
     if let size = uploadDataSize, size.pointee > 0 {
-        if let body = context.bodyStream {
-            server.deliverBody(body, uploadData, count: size.pointee, connection: connection)
-        } else if !context.bodyTooLarge && !context.queued && context.refusal == nil {
-            if context.body.count + size.pointee > context.maxBodyBytes {
-                context.bodyTooLarge = true
-                context.body = []
-            } else if let uploadData {
-                uploadData.withMemoryRebound(to: UInt8.self, capacity: size.pointee) { bytes in
-                    context.body.append(contentsOf: UnsafeBufferPointer(start: bytes, count: size.pointee))
-                }
-            }
-        }
+        server.receiveBody(context, uploadData, count: size.pointee, connection: connection)
         size.pointee = 0
         return .YES
     }

@@ -50,6 +50,10 @@ public struct Route: Sendable {
     public let handler: Handler
     /// Largest accepted body in bytes; larger bodies get 413 before being read.
     public let maxBodyBytes: Int?
+    /// Checks the head of a request with a body before any of it is buffered; nil: every body
+    /// is anonymous (capped at `BodyLimits.anonymousBodyBytes`). A `.streaming` handler's
+    /// `admit` is its own check.
+    public let headCheck: HeadCheck?
     let segments: [Segment]
 
     enum Segment: Sendable, Equatable {
@@ -58,11 +62,12 @@ public struct Route: Sendable {
         case parameter(String)
     }
 
-    public init(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, _ handler: Handler) {
+    public init(_ method: String, _ pattern: String, maxBodyBytes: Int? = nil, headCheck: HeadCheck? = nil, _ handler: Handler) {
         self.method = method.uppercased()
         self.pattern = pattern
         self.handler = handler
         self.maxBodyBytes = maxBodyBytes
+        self.headCheck = headCheck
         self.segments = Route.split(pattern).map { part in
             if part.hasPrefix("{") && part.hasSuffix("}") && part.count > 2 {
                 return .parameter(String(part.dropFirst().dropLast()))

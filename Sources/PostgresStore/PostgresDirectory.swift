@@ -1,4 +1,5 @@
 import PostgresClient
+import SQLCore
 import Tracking
 
 /// `DirectoryTransaction` over one connection inside a transaction (the writer's, or a
@@ -24,7 +25,7 @@ struct PostgresDirectory: DirectoryTransaction {
     func user(id: UserID) throws -> User? { try PostgresStore.user(id: id, on: c) }
 
     func user(email: String) throws -> User? {
-        try c.firstRow("SELECT id, email, display_name, created_at FROM users WHERE email = $1", [.text(email)], PostgresStore.user)
+        try c.firstRow("SELECT \(AccountTables.userColumns) FROM users WHERE email = $1", [.text(email)], PostgresStore.user)
     }
 
     func device(id: DeviceID) throws -> Device? {
@@ -36,7 +37,10 @@ struct PostgresDirectory: DirectoryTransaction {
     }
 
     func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
-        try c.firstRow("SELECT id, owner_id FROM devices WHERE token_hash = $1", [.text(tokenHash)]) { (try $0.id(0), try $0.id(1)) }
+        // A disabled account's devices post no more (`AccountAdministrationStore`).
+        try c.firstRow("""
+            SELECT d.id, d.owner_id FROM devices d JOIN users u ON u.id = d.owner_id WHERE d.token_hash = $1 AND u.disabled_at IS NULL
+            """, [.text(tokenHash)]) { (try $0.id(0), try $0.id(1)) }
     }
 
     func insertDevice(_ device: Device, tokenHash: String) throws {
@@ -200,6 +204,15 @@ struct PostgresDirectory: DirectoryTransaction {
             """, [.id(inviteeID)]) {
             InvitationSummary(groupID: try $0.id(0), groupName: try $0.text(1), senderEmail: try $0.text(2))
         }
+    }
+
+    func hasEmailInvitation(groupID: GroupID, email: String, now: Int64) throws -> Bool {
+        try AccountTables.hasEmailInvitation(groupID: groupID, email: email, now: now, on: PostgresExecutor(c: c))
+    }
+
+    func insertEmailInvitation(groupID: GroupID, email: String, senderID: UserID, at time: Int64, expiresAt: Int64) throws {
+        try AccountTables.insertEmailInvitation(groupID: groupID, email: email, senderID: senderID, at: time, expiresAt: expiresAt,
+                                                on: PostgresExecutor(c: c))
     }
 
     func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent {

@@ -433,6 +433,8 @@ enum PostgresSchema {
             """),
         Migration(version: 11, name: "notification channels, alerts, the delivery queue and consumer cursors",
                   sql: NotificationTables.schema(.postgres)),
+        Migration(version: 12, name: "administrators, disabled accounts, invite codes, invitations by email, import tokens",
+                  sql: AccountTables.schema),
     ]
 
     /// Applies the pending migrations in one transaction, under the migration lock;

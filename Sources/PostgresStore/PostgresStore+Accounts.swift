@@ -1,5 +1,10 @@
 import PostgresClient
+import SQLCore
 import Tracking
+
+/// Administrators, invite codes, invitations by email and import tokens: `SQLCore.AccountTables`,
+/// written once for both stores.
+extension PostgresStore: AccountAdministrationStore, ImportTokenStore {}
 
 extension PostgresStore: AccountStore {
     public func createUser(_ user: User, passwordHash: String, session: Session, tokenHash: String) async throws {
@@ -27,18 +32,20 @@ extension PostgresStore: AccountStore {
                 client: try row.optionalText(4))
     }
 
+    /// A user of a row of `AccountTables.userColumns`.
     static func user(_ row: Row) throws -> User {
-        User(id: try row.id(0), email: try row.text(1), displayName: try row.text(2), createdAt: try row.time(3))
+        User(id: try row.id(0), email: try row.text(1), displayName: try row.text(2), createdAt: try row.time(3),
+             isAdmin: try row.bool(4), isDisabled: try row.bool(5), mustChangePassword: try row.bool(6))
     }
 
     static func user(id: UserID, on c: Connection) throws -> User? {
-        try c.firstRow("SELECT id, email, display_name, created_at FROM users WHERE id = $1", [.id(id)], user)
+        try c.firstRow("SELECT \(AccountTables.userColumns) FROM users WHERE id = $1", [.id(id)], user)
     }
 
     public func userWithPasswordHash(email: String) throws -> (User, String)? {
         try read { c in
-            try c.firstRow("SELECT id, email, display_name, created_at, password_hash FROM users WHERE email = $1", [.text(email)]) { row in
-                (try Self.user(row), try row.text(4))
+            try c.firstRow("SELECT \(AccountTables.userColumns), password_hash FROM users WHERE email = $1", [.text(email)]) { row in
+                (try Self.user(row), try row.text(7))
             }
         }
     }
@@ -59,7 +66,11 @@ extension PostgresStore: AccountStore {
 
     public func session(tokenHash: String) throws -> Session? {
         try read { c in
-            try c.firstRow("SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = $1", [.text(tokenHash)], Self.session)
+            // A disabled account's session works no more (`AccountAdministrationStore`).
+            try c.firstRow("""
+                SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = $1
+                  AND EXISTS (SELECT 1 FROM users u WHERE u.id = sessions.user_id AND u.disabled_at IS NULL)
+                """, [.text(tokenHash)], Self.session)
         }
     }
 
@@ -92,7 +103,7 @@ extension PostgresStore: AccountStore {
 
     public func updateDisplayName(userID: UserID, displayName: String) async throws -> User? {
         try await write { c in
-            try c.firstRow("UPDATE users SET display_name = $1 WHERE id = $2 RETURNING id, email, display_name, created_at",
+            try c.firstRow("UPDATE users SET display_name = $1 WHERE id = $2 RETURNING \(AccountTables.userColumns)",
                            [.text(displayName), .id(userID)], Self.user)
         }
     }

@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import Timestamps
 import Tracking
 
@@ -9,6 +11,25 @@ public protocol SQLTransactions: Sendable {
     func readSQL<T>(_ body: (any SQLExecutor) throws -> T) throws -> T
     /// Runs `body` in a write transaction; returns once it is durable.
     func writeSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) async throws -> T
+    /// Runs `body` in a write transaction; `completion` gets the outcome once durable, on the
+    /// store's writer thread (no task waits).
+    func writeSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T,
+                               completion: @escaping @Sendable (Result<T, Error>) -> Void)
+}
+
+extension SQLTransactions {
+    /// `writeSQL` waited for on the calling thread (a thread of the caller's own: it blocks).
+    public func writeSQLWaiting<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<T, Error>?>(nil)
+        writeSQL(body) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        guard let result = outcome.withLock({ $0 }) else { throw CancellationError() }
+        return try result.get()
+    }
 }
 
 /// `NotificationStore` over `NotificationTables`.
@@ -46,8 +67,8 @@ extension SQLTransactions {
     }
 
     public func matchAlerts(groupID: GroupID, consumer: String, limit: Int,
-                            _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) async throws -> Bool {
-        try await writeSQL {
+                            _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Bool {
+        try writeSQLWaiting {
             try NotificationTables.matchAlerts(groupID: groupID, consumer: consumer, limit: limit, on: $0, match,
                                                now: Timestamp.nowMilliseconds())
         }
@@ -57,12 +78,12 @@ extension SQLTransactions {
         try readSQL { try NotificationTables.groupsBehind(consumer: consumer, on: $0) }
     }
 
-    public func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) async throws -> [DeliveryJob] {
-        try await writeSQL { try NotificationTables.leaseDeliveries(now: now, leaseMilliseconds: leaseMilliseconds, limit: limit, on: $0) }
+    public func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) throws -> [DeliveryJob] {
+        try writeSQLWaiting { try NotificationTables.leaseDeliveries(now: now, leaseMilliseconds: leaseMilliseconds, limit: limit, on: $0) }
     }
 
-    public func recordAttempt(_ attempt: DeliveryAttempt) async throws {
-        try await writeSQL { try NotificationTables.recordAttempt(attempt, on: $0) }
+    public func recordAttempt(_ attempt: DeliveryAttempt) throws {
+        try writeSQLWaiting { try NotificationTables.recordAttempt(attempt, on: $0) }
     }
 
     public func nextDueTime() throws -> Int64? {
@@ -73,8 +94,8 @@ extension SQLTransactions {
         try readSQL { try NotificationTables.deliveries(channelID: channelID, limit: limit, on: $0) }
     }
 
-    public func pruneDeliveries(before: Int64, keep: Int) async throws -> Int {
-        try await writeSQL { try NotificationTables.pruneDeliveries(before: before, keep: keep, on: $0) }
+    public func pruneDeliveries(before: Int64, keep: Int) throws -> Int {
+        try writeSQLWaiting { try NotificationTables.pruneDeliveries(before: before, keep: keep, on: $0) }
     }
 
     public func failPendingDeliveries(channelID: ChannelID, reason: String, at: Int64) async throws {

@@ -1,5 +1,10 @@
+import SQLCore
 import Tracking
 import Storage
+
+/// Administrators, invite codes, invitations by email and import tokens: `SQLCore.AccountTables`,
+/// written once for both stores.
+extension SQLiteBackend: AccountAdministrationStore, ImportTokenStore {}
 
 extension SQLiteBackend: AccountStore {
     public func createUser(_ user: User, passwordHash: String, session: Session, tokenHash: String) async throws {
@@ -28,8 +33,8 @@ extension SQLiteBackend: AccountStore {
 
     public func userWithPasswordHash(email: String) throws -> (User, String)? {
         try read { db in
-            try db.firstRow("SELECT id, email, display_name, created_at, password_hash FROM users WHERE email = ?", [.text(email)]) { row in
-                (Self.user(row), row.string(4))
+            try db.firstRow("SELECT \(AccountTables.userColumns), password_hash FROM users WHERE email = ?", [.text(email)]) { row in
+                (Self.user(row), row.string(7))
             }
         }
     }
@@ -39,11 +44,13 @@ extension SQLiteBackend: AccountStore {
     }
 
     static func user(id: UserID, in db: Database) throws -> User? {
-        try db.firstRow("SELECT id, email, display_name, created_at FROM users WHERE id = ?", [.id(id)], user)
+        try db.firstRow("SELECT \(AccountTables.userColumns) FROM users WHERE id = ?", [.id(id)], user)
     }
 
+    /// A user of a row of `AccountTables.userColumns`.
     static func user(_ row: Statement) -> User {
-        User(id: row.id(0), email: row.string(1), displayName: row.string(2), createdAt: row.time(3))
+        User(id: row.id(0), email: row.string(1), displayName: row.string(2), createdAt: row.time(3), isAdmin: row.bool(4),
+             isDisabled: row.bool(5), mustChangePassword: row.bool(6))
     }
 
     public func createSession(_ session: Session, tokenHash: String, keepAtMost: Int) async throws {
@@ -58,7 +65,11 @@ extension SQLiteBackend: AccountStore {
 
     public func session(tokenHash: String) throws -> Session? {
         try read { db in
-            try db.firstRow("SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?", [.text(tokenHash)], Self.session)
+            // A disabled account's session works no more (`AccountAdministrationStore`).
+            try db.firstRow("""
+                SELECT \(Self.sessionColumns) FROM sessions WHERE token_hash = ?
+                  AND EXISTS (SELECT 1 FROM users u WHERE u.id = sessions.user_id AND u.disabled_at IS NULL)
+                """, [.text(tokenHash)], Self.session)
         }
     }
 

@@ -1,5 +1,6 @@
 import Tracking
 import JSONCore
+import SQLCore
 import Storage
 
 /// `DirectoryTransaction` over one SQLite connection inside a transaction.
@@ -21,7 +22,7 @@ struct SQLiteDirectory: DirectoryTransaction {
     func user(id: UserID) throws -> User? { try SQLiteBackend.user(id: id, in: db) }
 
     func user(email: String) throws -> User? {
-        try db.firstRow("SELECT id, email, display_name, created_at FROM users WHERE email = ?", [.text(email)], SQLiteBackend.user)
+        try db.firstRow("SELECT \(AccountTables.userColumns) FROM users WHERE email = ?", [.text(email)], SQLiteBackend.user)
     }
 
     func device(id: DeviceID) throws -> Device? {
@@ -33,7 +34,10 @@ struct SQLiteDirectory: DirectoryTransaction {
     }
 
     func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
-        try db.firstRow("SELECT id, owner_id FROM devices WHERE token_hash = ?", [.text(tokenHash)]) { ($0.id(0), $0.id(1)) }
+        // A disabled account's devices post no more (`AccountAdministrationStore`).
+        try db.firstRow("""
+            SELECT d.id, d.owner_id FROM devices d JOIN users u ON u.id = d.owner_id WHERE d.token_hash = ? AND u.disabled_at IS NULL
+            """, [.text(tokenHash)]) { ($0.id(0), $0.id(1)) }
     }
 
     func insertDevice(_ device: Device, tokenHash: String) throws {
@@ -195,6 +199,15 @@ struct SQLiteDirectory: DirectoryTransaction {
             """, [.id(inviteeID)]) {
             InvitationSummary(groupID: $0.id(0), groupName: $0.string(1), senderEmail: $0.string(2))
         }
+    }
+
+    func hasEmailInvitation(groupID: GroupID, email: String, now: Int64) throws -> Bool {
+        try AccountTables.hasEmailInvitation(groupID: groupID, email: email, now: now, on: SQLiteExecutor(db: db))
+    }
+
+    func insertEmailInvitation(groupID: GroupID, email: String, senderID: UserID, at time: Int64, expiresAt: Int64) throws {
+        try AccountTables.insertEmailInvitation(groupID: groupID, email: email, senderID: senderID, at: time, expiresAt: expiresAt,
+                                                on: SQLiteExecutor(db: db))
     }
 }
 

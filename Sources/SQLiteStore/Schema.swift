@@ -401,5 +401,7 @@ public enum Schema {
             """),
         .init(version: 15, name: "notification channels, alerts, the delivery queue and consumer cursors",
               sql: NotificationTables.schema(.sqlite)),
+        .init(version: 16, name: "administrators, disabled accounts, invite codes, invitations by email, import tokens",
+              sql: AccountTables.schema),
     ])
 }

@@ -13,12 +13,29 @@ extension AccountService {
     ///
     /// An unknown email takes the same steps with a record of its own (and a dummy hash), so
     /// neither a status, a message nor a `Retry-After` tells whether an account has the email.
+    /// A disabled account is told so (403 `account_disabled`), and only after a correct password.
     /// - Throws: `rate_limited` (429, `Retry-After`) past a window or the account's throttle,
     ///   `invalid_credentials` (401) for an unknown email or a wrong password alike, `busy` (503)
     ///   when too many hashes wait. `now` (ms) is for tests of the limits; callers leave it.
     public func signIn(email rawEmail: String, password: String, clientAddress: String, client: String? = nil,
                        now: Int64 = Timestamp.nowMilliseconds()) async throws -> SignedIn {
-        let email = Validate.normalizedEmail(rawEmail)
+        let user = try await verifiedUser(email: Validate.normalizedEmail(rawEmail), password: password, clientAddress: clientAddress,
+                                          now: now, wrong: "email or password is wrong")
+        // Said only to whoever proved the password.
+        guard !user.isDisabled else {
+            throw TrackingError(.forbidden, code: .accountDisabled, message: "this account is disabled: ask the server's administrator")
+        }
+        let (token, session) = Self.newSession(userID: user.id, at: Timestamp(millisecondsSince1970: now), client: client)
+        try await store.createSession(session, tokenHash: Secrets.tokenHash(token), keepAtMost: policy.sessionsPerUser)
+        return SignedIn(user: user, token: token, session: session)
+    }
+
+    /// The user of `email` (normalised) when `password` is theirs, checked under every sign-in
+    /// limit as `signIn` describes; a correct password starts the account's failure count
+    /// afresh and makes `clientAddress` known to it.
+    /// - Throws: `rate_limited` (429), `invalid_credentials` (401, saying `wrong`) for an unknown
+    ///   email or a wrong password alike, `busy` (503).
+    func verifiedUser(email: String, password: String, clientAddress: String, now: Int64, wrong: String) async throws -> User {
         if let wait = try limits.attempt(signInsByAddress, key: clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         if let wait = try limits.attempt(signInsByPair, key: clientAddress + " " + email, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let found = try store.userWithPasswordHash(email: email)
@@ -47,13 +64,11 @@ extension AccountService {
             throw error
         }
         guard matches, let user = found?.0 else {
-            throw TrackingError(.unauthenticated, code: .invalidCredentials, message: "email or password is wrong")
+            throw TrackingError(.unauthenticated, code: .invalidCredentials, message: wrong)
         }
         try await store.recordSignInSuccess(accountKey: accountKey, userID: user.id, addressKey: addressKey, now: now,
                                             keep: throttle.knownAddressesPerAccount)
-        let (token, session) = Self.newSession(userID: user.id, at: Timestamp(millisecondsSince1970: now), client: client)
-        try await store.createSession(session, tokenHash: Secrets.tokenHash(token), keepAtMost: policy.sessionsPerUser)
-        return SignedIn(user: user, token: token, session: session)
+        return user
     }
 
     /// No user has this id (ids the server makes are `u_` and 22 more characters).

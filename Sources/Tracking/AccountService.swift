@@ -42,10 +42,15 @@ public final class AccountService: Sendable {
         public var hashingThreads = 2
         /// Hashes that may wait for a thread before sign-ups and sign-ins get 503.
         public var hashingQueue = 32
+        /// Who may sign up (`--signup`); nil: the default, `open` while the server has no account
+        /// anyone can sign in to (whose first account becomes the administrator), then `invite`.
+        public var signUp: SignUpPolicy?
+        /// How long an invite code made without a lifetime works (seconds; default 7 days).
+        public var inviteCodeSeconds: Int64 = 7 * 86_400
         public init() {}
     }
 
-    let store: any AccountStore & SignInRecordStore
+    let store: any AccountStore & SignInRecordStore & AccountAdministrationStore
     let directory: any DirectoryStore
     public let policy: Policy
     let hasher: PasswordHasher
@@ -63,7 +68,7 @@ public final class AccountService: Sendable {
 
     /// - Parameter limits: where sign-ups and sign-ins are counted (the store's counters, so that
     ///   every node on a shared database counts alike).
-    public init(store: any AccountStore & SignInRecordStore, directory: any DirectoryStore, policy: Policy = Policy(),
+    public init(store: any AccountStore & SignInRecordStore & AccountAdministrationStore, directory: any DirectoryStore, policy: Policy = Policy(),
                 sink: (any GroupEventSink)? = nil, limits: any LimitCounters = LocalLimitCounters()) throws {
         self.store = store
         self.directory = directory
@@ -80,20 +85,34 @@ public final class AccountService: Sendable {
         self.dummyHash = try hasher.hash(Base64URL.encode(Secrets.randomBytes(16)))
     }
 
-    /// Creates an account and signs it in; `clientAddress` becomes known to it (`signIn`).
-    /// - Throws: invalid input (400), `email_taken` conflict (409), `rate_limited` (429) past the
-    ///   per-address limit, `busy` (503) when too many hashes wait.
-    public func signUp(email rawEmail: String, password: String, displayName rawName: String,
+    /// Creates an account and signs it in, if the sign-up policy admits it (`SignUpPolicy`;
+    /// `inviteCode` is an invite code an administrator made, used up by this account);
+    /// `clientAddress` becomes known to it (`signIn`). The first account of a server on the
+    /// default policy is its administrator.
+    /// - Throws: invalid input (400), `signup_closed` (403) when the policy refuses it,
+    ///   `email_taken` conflict (409), `rate_limited` (429) past the per-address limit, `busy`
+    ///   (503) when too many hashes wait.
+    public func signUp(email rawEmail: String, password: String, displayName rawName: String, inviteCode: String? = nil,
                        clientAddress: String = "", client: String? = nil) async throws -> SignedIn {
         let email = try Validate.email(rawEmail)
         try Validate.password(password)
         let displayName = try Validate.displayName(rawName)
+        let admission: SignUpAdmission
+        let codeHash = inviteCode.flatMap { $0.utf8.count < 200 ? Secrets.tokenHash($0) : nil }
+        switch policy.signUp {
+        case .closed?: throw TrackingError.signUpClosed(.closed)
+        case .open?: admission = .anyone
+        case .invite?: admission = .invited(inviteCodeHash: codeHash)
+        case nil: admission = .firstOrInvited(inviteCodeHash: codeHash)
+        }
         let now = Timestamp.nowMilliseconds()
         if let wait = try limits.attempt(signUps, key: clientAddress, now: now) { throw TrackingError.rateLimited(retryAfter: wait) }
         let hash = try await hashing.run { [hasher] in try hasher.hash(password) }
-        let user = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: Timestamp(millisecondsSince1970: now))
-        let (token, session) = Self.newSession(userID: user.id, at: user.createdAt, client: client)
-        try await store.createUser(user, passwordHash: hash, session: session, tokenHash: Secrets.tokenHash(token))
+        let draft = User(id: UserID.generate(), email: email, displayName: displayName, createdAt: Timestamp(millisecondsSince1970: now))
+        let (token, session) = Self.newSession(userID: draft.id, at: draft.createdAt, client: client)
+        let user = try await store.createAccount(NewAccount(user: draft, passwordHash: hash, session: session,
+                                                            sessionTokenHash: Secrets.tokenHash(token)),
+                                                 admission: admission, now: now)
         // Signing up proves the password like a sign-in: the address becomes known to the account.
         // The account exists by now; should this fail, the address is merely not known yet.
         try? await store.recordSignInSuccess(accountKey: Self.signInAccountKey(email: email), userID: user.id,

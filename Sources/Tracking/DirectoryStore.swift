@@ -55,6 +55,13 @@ public protocol DirectoryTransaction {
     func insertInvitation(groupID: GroupID, inviteeID: UserID, senderID: UserID, at time: Int64) throws
     func deleteInvitation(groupID: GroupID, inviteeID: UserID) throws
     func invitationSummaries(inviteeID: UserID) throws -> [InvitationSummary]
+    /// Whether `email` (an email without an account) holds an invitation to the group that
+    /// expires after `now` (ms).
+    func hasEmailInvitation(groupID: GroupID, email: String, now: Int64) throws -> Bool
+    /// Keeps an invitation to the group for `email`, which has no account yet, until `expiresAt`
+    /// (ms), replacing an expired one; it becomes an invitation of the account made with that
+    /// email (`AccountAdministrationStore.createAccount`).
+    func insertEmailInvitation(groupID: GroupID, email: String, senderID: UserID, at time: Int64, expiresAt: Int64) throws
 
     /// Appends a membership event to the group's log (same transaction); returns it with its id.
     func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent

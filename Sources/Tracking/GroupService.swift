@@ -16,6 +16,13 @@ public final class GroupService: Sendable {
     public struct Policy: Sendable {
         /// Invitations one user may send per hour (429 beyond).
         public var invitationsPerUserPerHour = 50
+        /// Whether an invitation to an email without an account is kept for that email (when
+        /// sign-up is not open to anyone, `SignUpPolicy.keepsInvitationsByEmail`) instead of
+        /// being refused with 404.
+        public var invitesEmailsWithoutAccount = false
+        /// How long such an invitation waits for its account (ms; default 7 days): until then
+        /// the email may sign up, and its account finds the invitation.
+        public var emailInvitationMilliseconds: Int64 = 7 * 86_400_000
         public init() {}
     }
 
@@ -23,6 +30,7 @@ public final class GroupService: Sendable {
     let sink: (any GroupEventSink)?
     let limits: any LimitCounters
     let invitations: WindowLimit
+    let policy: Policy
 
     /// - Parameter limits: where invitations are counted (the store's counters).
     public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil, policy: Policy = Policy(),
@@ -30,6 +38,7 @@ public final class GroupService: Sendable {
         self.store = store
         self.sink = sink
         self.limits = limits
+        self.policy = policy
         self.invitations = WindowLimit(scope: "invitations", limit: policy.invitationsPerUserPerHour, windowMilliseconds: 3_600_000)
     }
 
@@ -93,26 +102,37 @@ public final class GroupService: Sendable {
     }
 
     /// Invites the account with `email` (any member may invite); returns the normalised email.
-    @discardableResult
+    /// An email without an account is 404 — unless `Policy.invitesEmailsWithoutAccount`: the
+    /// invitation is then kept for that email (`Policy.emailInvitationMilliseconds`), which may
+    /// sign up with it and finds it once its account exists.
     /// `countsAgainstLimit` is false only for local tools (`fod demo`), which are not clients.
+    @discardableResult
     public func invite(groupID: GroupID, by userID: UserID, email rawEmail: String, countsAgainstLimit: Bool = true) async throws -> String {
         let email = try Validate.email(rawEmail)
         if countsAgainstLimit, let wait = try limits.attempt(invitations, key: userID.rawValue, now: Timestamp.nowMilliseconds()) {
             throw TrackingError.rateLimited(retryAfter: wait)
         }
+        let policy = self.policy
         try await store.writeDirectory { tx in
             _ = try Self.visibleGroup(groupID, to: userID, in: tx)
-            guard let invitee = try tx.user(email: email) else { throw TrackingError.notFound("user with this email") }
-            if try tx.membership(groupID: groupID, userID: invitee.id) != nil {
+            let now = Timestamp.nowMilliseconds()
+            let invitee = try tx.user(email: email)
+            if invitee == nil && !policy.invitesEmailsWithoutAccount { throw TrackingError.notFound("user with this email") }
+            if let invitee, try tx.membership(groupID: groupID, userID: invitee.id) != nil {
                 throw TrackingError.conflict("this user is already a member", code: .alreadyMember)
             }
-            if try tx.hasInvitation(groupID: groupID, inviteeID: invitee.id) {
-                throw TrackingError.conflict("this user is already invited", code: .alreadyInvited)
-            }
+            let invited = try invitee.map { try tx.hasInvitation(groupID: groupID, inviteeID: $0.id) }
+                ?? tx.hasEmailInvitation(groupID: groupID, email: email, now: now)
+            if invited { throw TrackingError.conflict("this user is already invited", code: .alreadyInvited) }
             guard try tx.members(groupID: groupID).count < Self.maxMembersPerGroup else {
                 throw TrackingError.conflict("a group may have at most \(Self.maxMembersPerGroup) members", code: .groupFull)
             }
-            try tx.insertInvitation(groupID: groupID, inviteeID: invitee.id, senderID: userID, at: Timestamp.nowMilliseconds())
+            if let invitee {
+                try tx.insertInvitation(groupID: groupID, inviteeID: invitee.id, senderID: userID, at: now)
+            } else {
+                try tx.insertEmailInvitation(groupID: groupID, email: email, senderID: userID, at: now,
+                                             expiresAt: now + policy.emailInvitationMilliseconds)
+            }
         }
         return email
     }

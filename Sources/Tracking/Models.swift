@@ -6,12 +6,24 @@ public struct User: Sendable, Equatable {
     public var email: String
     public var displayName: String
     public let createdAt: Timestamp
+    /// An administrator of the server (`AccountService`, "Administration"): makes invite codes.
+    /// It reads nobody's locations: the partition rules know no administrator.
+    public var isAdmin: Bool
+    /// A disabled account signs in to nothing: no session, device token or import token of it works.
+    public var isDisabled: Bool
+    /// Its password was set by an administrator (`fod user add`, `fod user reset-password`); the
+    /// user should choose their own (`PUT /v1/me/password` clears it).
+    public var mustChangePassword: Bool
 
-    public init(id: UserID, email: String, displayName: String, createdAt: Timestamp) {
+    public init(id: UserID, email: String, displayName: String, createdAt: Timestamp, isAdmin: Bool = false,
+                isDisabled: Bool = false, mustChangePassword: Bool = false) {
         self.id = id
         self.email = email
         self.displayName = displayName
         self.createdAt = createdAt
+        self.isAdmin = isAdmin
+        self.isDisabled = isDisabled
+        self.mustChangePassword = mustChangePassword
     }
 }
 
@@ -44,7 +56,10 @@ public struct Session: Sendable, Equatable {
 
 /// Limits on what clients send to account endpoints.
 public enum AccountLimits {
-    public static let passwordBytes = 8...1024
+    /// Characters of a new password (what people count).
+    public static let passwordCharacters = 8...256
+    /// UTF-8 bytes of a new password at most (256 characters of combining marks stay bounded).
+    public static let maxPasswordBytes = 1024
     public static let emailBytes = 3...254
     public static let displayNameCharacters = 1...100
 }

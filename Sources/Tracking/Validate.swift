@@ -14,9 +14,11 @@ enum Validate {
         return email
     }
 
-    static func password(_ password: String) throws {
-        guard AccountLimits.passwordBytes.contains(password.utf8.count) else {
-            throw TrackingError.invalid("password must be 8 to 1024 bytes long", code: .invalidPassword)
+    /// A new password: 8 to 256 characters (and at most 1,024 UTF-8 bytes). Existing passwords
+    /// are checked whatever their length (accounts made when the rule was 8 to 1,024 bytes).
+    static func password(_ password: String, field: String = "password") throws {
+        guard password.utf8.count <= AccountLimits.maxPasswordBytes, AccountLimits.passwordCharacters.contains(password.count) else {
+            throw TrackingError.invalid("\(field) must be 8 to 256 characters long", code: .invalidPassword)
         }
     }
 

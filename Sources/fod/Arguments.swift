@@ -5,7 +5,7 @@ struct Arguments {
     var flags: Set<String> = []
 
     /// Parses `arguments`; `flagNames` take no value.
-    init(_ arguments: [String], flagNames: Set<String> = ["help", "quick", "tracks"]) throws(UsageError) {
+    init(_ arguments: [String], flagNames: Set<String> = ["help", "quick", "tracks", "notify-allow-private", "admin", "password-stdin"]) throws(UsageError) {
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]

@@ -1,7 +1,5 @@
 import Foundation
 import LocationFormats
-import PostgresStore
-import SQLiteStore
 import Tracking
 
 /// `fod import --device <id> <path>`: a history file of any supported format (detected from the
@@ -19,25 +17,10 @@ enum ImportCommand {
         guard let deviceID = arguments.options["device"].map(DeviceID.init(rawValue:)), let path = arguments.positionals.dropFirst().first else {
             throw UsageError("usage: fod import --device <id> <file | directory of .rec files | .tar[.gz] of them> [--data <dir> | --database <url>]")
         }
-        let backend: any TrackingStore
-        let place: String
-        // The embedded database is written by one process at a time: not while a server runs on it.
-        var dataLock: DataDirectoryLock?
-        defer { withExtendedLifetime(dataLock) {} }
-        if let url = arguments.options["database"] ?? environment["FOD_DATABASE_URL"], !url.isEmpty {
-            guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else {
-                throw UsageError("--database must be a postgresql:// connection URI")
-            }
-            backend = try PostgresStore.open(url, readerCount: 2)
-            place = "the PostgreSQL database"
-        } else {
-            let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
-            dataLock = try DataDirectoryLock.acquire(directory, for: "fod import",
-                                                     advice: "stop it first, or import over HTTP: POST /v1/devices/{id}/import (or the web app)")
-            backend = try SQLiteBackend.open(directory: directory)
-            place = directory
-        }
-        defer { backend.close() }
+        let offline = try OfflineStore.open(arguments, environment: environment, purpose: "fod import",
+                                            advice: "stop it first, or import over HTTP: POST /v1/devices/{id}/import (or the web app)")
+        defer { offline.close() }
+        let backend = offline.store, place = offline.place
         guard let ownerID = try backend.deviceOwner(deviceID: deviceID) else { throw UsageError("no device \(deviceID) in \(place)") }
         let locations = LocationService(store: backend, directory: backend)
         let imports = HistoryImportService(locations: locations, store: backend, sink: nil)

@@ -31,7 +31,7 @@ struct NodeStorage {
     func startRelays(to services: Services, logger: Logger) throws -> NodeRelays? {
         guard let postgres else { return nil }
         let hub = services.live
-        return try NodeRelays.start(store: postgres, hub: hub, openGroups: { hub.openGroups }, shares: services.shareFeed,
+        return try NodeRelays.start(store: postgres, hub: services.door, openGroups: { hub.openGroups }, shares: services.shareFeed,
                                     log: { logger.warning($0) })
     }
 

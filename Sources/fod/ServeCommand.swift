@@ -62,6 +62,7 @@ enum ServeCommand {
         if storage.postgres != nil {
             settings.queryInlineBudget = nil
             settings.ingestInlineBodyBytes = nil
+            settings.credentialChecksInline = false
         }
         let services = try Services(store: backend, configuration: settings, logger: logger,
                                     towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger),
@@ -76,6 +77,8 @@ enum ServeCommand {
         if let relays = try storage.startRelays(to: services, logger: logger) {
             lifecycle.add(StopAction(name: "live and share relays") { relays.stop() })
         }
+        services.startNotifications()
+        lifecycle.add(StopAction(name: "notifications") { services.stopNotifications() })
         let errors = ErrorMapper(logger: logger)
         let serverBox = ServerBox()
         var webConfiguration = WebAssets.Configuration(webDirectory: configuration.webDirectory,
@@ -92,8 +95,10 @@ enum ServeCommand {
         if !openAPI.isLoaded { logger.warning("docs/openapi.yaml not found: GET /openapi.yaml answers 404") }
         let metricsText: @Sendable () -> String = {
             guard let server = serverBox.server else { return "" }
-            return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount))]
-                + backend.gauges.map { ($0.name, $0.help, $0.value) }) + services.rejectionMetrics.render()
+            return server.metrics.render(gauges: [("fod_open_connections", "Open HTTP connections.", Double(server.openConnectionCount)),
+                                                  ("fod_http_body_bytes_held", "Request body bytes held in memory across connections (--body-budget-mib).",
+                                                   Double(server.heldBodyBytes))]
+                + backend.gauges.map { ($0.name, $0.help, $0.value) }) + services.rejectionMetrics.render() + services.deliveryWorker.counters.render()
         }
         // On the public port only with a token (`--metrics-token`); else 404 there.
         let publicMetrics = configuration.metricsToken.map { MetricsEndpoint(bearerToken: $0, render: metricsText) }
@@ -144,7 +149,8 @@ enum ServeCommand {
     }
 
     /// Drops live-feed events older than the window, now and every 10 minutes.
-    /// Every ten minutes: prunes live-feed events past the window and deletes expired sessions.
+    /// Every ten minutes: prunes live-feed events past the window and deletes expired sessions,
+    /// invite codes, invitations by email and import tokens.
     static func startEventPruning(_ log: any EventLog, accounts: AccountService, windowHours: Int,
                                   exclusive: @escaping NodeStorage.Exclusive, logger: Logger) -> Task<Void, Never> {
         Task.detached(priority: .background) {
@@ -156,6 +162,8 @@ enum ServeCommand {
                     if pruned > 0 { logger.info("live feed: pruned \(pruned) event(s) older than \(windowHours) h") }
                     let expired = try await exclusive("session-expiry") { try await accounts.purgeExpiredSessions() } ?? 0
                     if expired > 0 { logger.info("sessions: deleted \(expired) expired session(s)") }
+                    let grants = try await exclusive("grant-expiry") { try await accounts.purgeExpiredGrants() } ?? 0
+                    if grants > 0 { logger.info("accounts: deleted \(grants) expired invite code(s), invitation(s) by email and import token(s)") }
                 } catch {
                     logger.warning("event and session pruning failed: \(error)")
                 }

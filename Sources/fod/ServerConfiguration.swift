@@ -47,8 +47,8 @@ struct ServerConfiguration {
     static let optionNames: Set<String> = Set(["port", "data", "database", "database-writers", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
-                                           "wal-limit-mib", "import-max-bytes", "share-dir"])
-        .union(limitOptionNames).union(metricsOptionNames)
+                                           "wal-limit-mib", "import-max-bytes", "signup", "share-dir"])
+        .union(limitOptionNames).union(metricsOptionNames).union(notifyOptionNames).union(bodyOptionNames)
 
     static let help = """
         Options of `fod serve` (environment variable in brackets):
@@ -72,6 +72,10 @@ struct ServerConfiguration {
                                      (default 4294967296 = 4 GiB)
           --sync full|normal         SQLite synchronous mode (default full: every commit survives power loss)
           --password-cost interactive|minimal   Argon2id cost (minimal is for tests only)
+          --signup open|invite|closed  who may sign up: anyone; an email a group invited or whoever has an
+                                     invite code (`fod user invite`); nobody (`fod user add`). Default: open
+                                     while the server has no account (the first becomes the administrator),
+                                     then invite [FOD_SIGNUP]; docs/administration.md
           --retain-days <n>          delete history older than n days, in small background batches (default: keep all)
           --max-future-hours <n>     reject fixes timestamped more than n hours ahead (default 24)
           --index-buffer <n>         stored fixes held in memory before the cell-index merge runs during
@@ -87,7 +91,7 @@ struct ServerConfiguration {
           --share-dir <dir>          where the web app, Data/ and docs/ are (default: found from the binary's
                                      location, e.g. /usr/local/share/fod beside /usr/local/bin/fod) [FOD_SHARE_DIR]
 
-        """ + metricsHelp + limitsHelp
+        """ + notifyHelp + metricsHelp + limitsHelp + "\n" + bodiesHelp
 
     init(arguments: Arguments, environment: [String: String]) throws(UsageError) {
         try arguments.rejectUnknown(Self.optionNames)
@@ -137,6 +141,10 @@ struct ServerConfiguration {
             guard let value = PasswordHasher.Cost(rawValue: cost) else { throw UsageError("--password-cost must be interactive or minimal") }
             services.accounts.passwordCost = value
         }
+        if let policy = arguments.options["signup"] ?? environment["FOD_SIGNUP"], !policy.isEmpty {
+            guard let value = SignUpPolicy(rawValue: policy) else { throw UsageError("--signup must be open, invite or closed, not \(policy)") }
+            services.accounts.signUp = value
+        }
         if let n = try arguments.int("retain-days") {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
             retainDays = n
@@ -169,5 +177,7 @@ struct ServerConfiguration {
         }
         try parseLimits(arguments)
         try parseMetrics(arguments, environment: environment)
+        try parseNotifications(arguments, environment: environment)
+        try parseBodyLimits(arguments)
     }
 }

@@ -7,7 +7,14 @@ let usage = """
       fod serve [options]          run the HTTP server (see `fod serve --help`)
       fod demo [serve options] [--speed <x>]
                                    serve with a demo group of 295 real vessels (New York Harbor
-                                   AIS, Data/) replayed live, x times faster (default 10)
+                                   AIS, Data/) replayed live, x times faster (default 10);
+                                   sign-up open to anyone unless --signup says otherwise
+      fod user add <email> [--name <name>] [--admin] [--password-stdin]
+             | list | reset-password <email> | disable <email> | enable <email> | delete <email>
+             | admin <email> on|off | invite [--days <n>]     [--data <dir> | --database <url>]
+                                   administer accounts on the server's data (refused while a
+                                   server holds the data directory; on PostgreSQL beside nodes);
+                                   docs/administration.md
       fod import --device <id> <file | dir | .tar[.gz]> [--data <dir> | --database <url>]
                                    import history into a device (refused while a server holds the
                                    data directory; on PostgreSQL while nodes run): Google Takeout
@@ -56,6 +63,8 @@ func runMain() -> Int32 {
             let speed = try Double(serveArguments.options.removeValue(forKey: "speed") ?? "10").flatMap { $0 > 0 ? $0 : nil }
                 ?? { throw UsageError("--speed must be a positive number") }()
             let shipped = serveArguments.options.removeValue(forKey: "demo-data") ?? ShippedFiles(shareDirectory: serveArguments.options["share-dir"], environment: environment).data
+            // A demo is for trying: anyone may sign up, unless told otherwise.
+            if serveArguments.options["signup"] == nil && (environment["FOD_SIGNUP"] ?? "").isEmpty { serveArguments.options["signup"] = "open" }
             let records = try DemoCommand.loadRecords(dataDirectory: shipped)
             try ServeCommand.run(try ServerConfiguration(arguments: serveArguments, environment: environment)) { services, logger in
                 Task {
@@ -76,6 +85,8 @@ func runMain() -> Int32 {
             return try runAsync { try await ImportCommand.run(arguments, environment: environment) }
         case "db":
             return try DatabaseCommand.run(arguments, environment: environment)
+        case "user":
+            return try runAsync { try await UserCommand.run(arguments, environment: environment) }
         case "help":
             print(usage)
             return 0

@@ -102,7 +102,8 @@ import HTTPTestSupport
             #expect(again.status == 200 && again.text == "[]")
             let latest = try app.client().get("/v1/devices/\(device.deviceID)/rejections", token: device.user.token).json["rejections"]
             #expect(latest.array.map { $0["reason"].string ?? "" } == ["encryption_not_configured", "decryption_failed"])
-            let metrics = try app.client().get("/metrics").text
+            // /metrics is the operations listener's (ProcessTests read it there): the counters it renders.
+            let metrics = app.services.rejectionMetrics.render()
             #expect(metrics.contains(#"fod_ingest_rejections_total{source="owntracks",reason="decryption_failed"} "#), "\(metrics)")
         }
     }
@@ -124,7 +125,7 @@ import HTTPTestSupport
             let replies = try [set.text] + ["/v1/devices/\(device.deviceID)", "/v1/devices", "/v1/me", "/v1/devices/\(device.deviceID)/rejections",
                                             "/v1/devices/\(device.deviceID)/export.geojson", "/v1/devices/\(device.deviceID)/export.gpx",
                                             "/v1/devices/\(device.deviceID)/locations"].map { try app.client().get($0, token: owner).text }
-                + [try app.client().get("/metrics").text]
+                + [app.services.rejectionMetrics.render(), app.services.deliveryWorker.counters.render()]
             for reply in replies { #expect(!reply.contains(secret), "\(reply)") }
             #expect(try app.client().get("/v1/devices", token: owner).json["devices"][0]["owntracksEncryption"].bool == true)
         }

@@ -8,12 +8,14 @@ import HTTPTestSupport
 /// Zed has an account and nothing else (the target of invitations). Bob's first session was
 /// signed out, and B1's first token was rotated away. Bob shares B1 through three links: one
 /// live, one expired, one revoked. Cat turned `receiveGroupLocations` on for C1 (its OwnTracks
-/// replies carry the group); B1 and A1 have it off.
+/// replies carry the group); B1 and A1 have it off. Root is an administrator of the server with
+/// nothing in the world (no device, no group); Bob made an import token for B1.
 struct PermissionWorld {
     enum Actor: String, CaseIterable, Sendable {
         case owner, memberSharing, memberNotSharing, invited, formerMember, outsider
         case ownDeviceToken, otherMemberDeviceToken, revokedDeviceToken, signedOutToken, noCredential
         case shareLinkHolder, expiredShareLink, revokedShareLink, receivingDeviceToken
+        case administrator, importTokenHolder
     }
 
     var users: [String: (id: String, token: String)] = [:]
@@ -30,15 +32,30 @@ struct PermissionWorld {
     var shareToken = "", shareID = ""
     var expiredShareToken = "", expiredShareID = ""
     var revokedShareToken = ""
+    /// Bob's notification channel (to a loopback port nothing listens on) and his alert in G.
+    var bobChannelID = "", bobAlertID = ""
+    /// Root's user token (an administrator's).
+    var administratorToken = ""
+    /// An import token of B1 (Bob's).
+    var importToken = ""
     /// Makes this world's emails unique within one server.
     let suffix: String
 
     /// The email of actor `name` in this world.
     func email(_ name: String) -> String { "\(name)\(suffix)@example.org" }
 
+    /// The password of actor `name` in this world.
+    func password(_ name: String) -> String { "password-\(name)\(suffix)" }
+
     init(app: TestApp) throws {
         suffix = "-" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
         let client = try app.client()
+        // Root first: the server's first account would be its administrator anyway.
+        let (rootEmail, rootPassword, accounts) = (email("root"), password("root"), app.services.accounts)
+        _ = try app.wait { try await accounts.addAccount(email: rootEmail, displayName: "Root", password: rootPassword, isAdmin: true) }
+        let root = try client.request("POST", "/v1/sessions", json: #"{"email":"\#(rootEmail)","password":"\#(rootPassword)"}"#)
+        try expect(root, 200)
+        administratorToken = root.json["token"].string ?? ""
         for name in ["ann", "bob", "cat", "dan", "eve", "fay", "zed"] { users[name] = try app.signUp(name + suffix) }
         for (user, device) in [("ann", "A1"), ("bob", "B1"), ("cat", "C1"), ("dan", "D1"), ("eve", "E1"), ("fay", "F1")] {
             let reply = try client.request("POST", "/v1/devices", token: users[user]!.token, json: #"{"name":"\#(device)"}"#)
@@ -76,6 +93,17 @@ struct PermissionWorld {
         let expired = try app.expiredShare(deviceID: b1, ownerID: bob.id)
         (expiredShareToken, expiredShareID) = (expired.token, expired.id)
         try expect(client.request("PATCH", "/v1/devices/\(devices["C1"]!.id)", token: users["cat"]!.token, json: #"{"receiveGroupLocations":true}"#), 200)
+        let channel = try client.request("POST", "/v1/me/channels", token: bob.token,
+                                         json: #"{"name":"hook","type":"webhook","url":"http://127.0.0.1:9/hook"}"#)
+        try expect(channel, 201)
+        bobChannelID = channel.json["id"].string ?? ""
+        let alert = try client.request("POST", "/v1/groups/\(groupID)/alerts", token: bob.token,
+                                       json: #"{"channelId":"\#(bobChannelID)","events":["enter","exit"]}"#)
+        try expect(alert, 201)
+        bobAlertID = alert.json["id"].string ?? ""
+        let imports = try client.request("POST", "/v1/devices/\(b1)/import-tokens", headers: ["Authorization": "Bearer \(bob.token)"])
+        try expect(imports, 201)
+        importToken = imports.json["token"].string ?? ""
         sharedSince = Int64(Date().timeIntervalSince1970 * 1000) + 1
     }
 
@@ -97,6 +125,21 @@ struct PermissionWorld {
         case .expiredShareLink: expiredShareToken
         case .revokedShareLink: revokedShareToken
         case .receivingDeviceToken: devices["C1"]!.token
+        case .administrator: administratorToken
+        case .importTokenHolder: importToken
+        }
+    }
+
+    /// The password of a user actor (root's for the administrator), else Bob's.
+    func ownPassword(_ actor: Actor) -> String {
+        switch actor {
+        case .owner: password("ann")
+        case .memberNotSharing: password("cat")
+        case .invited: password("dan")
+        case .formerMember: password("eve")
+        case .outsider: password("fay")
+        case .administrator: password("root")
+        default: password("bob")
         }
     }
 
@@ -109,7 +152,7 @@ struct PermissionWorld {
         }
     }
 
-    /// The actor's own device id (user actors), else B1.
+    /// The actor's own device id (user actors but the administrator, who has none), else B1.
     func ownDevice(_ actor: Actor) -> String {
         switch actor {
         case .owner: devices["A1"]!.id

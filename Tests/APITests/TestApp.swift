@@ -35,6 +35,7 @@ final class TestApp: @unchecked Sendable {
             services = try Services(store: storage.store, configuration: settings, logger: logger, towns: towns,
                                     publishesCommits: storage.servicesPublishCommits)
             try storage.start(services: services)
+            services.startNotifications()
         } catch {
             storage.close()
             throw error
@@ -57,11 +58,13 @@ final class TestApp: @unchecked Sendable {
         }
     }
 
-    /// Test settings: cheap hashes, and limits high enough for suites that sign up and post a
+    /// Test settings: cheap hashes, sign-up open to anyone, and limits high enough for suites that sign up and post a
     /// lot from one address (tests of a limit set it low themselves).
     static func configuration(signInLimit: Int = 10_000, live: LiveHub.Configuration = LiveHub.Configuration()) -> Services.Configuration {
         var configuration = Services.Configuration()
         configuration.accounts.passwordCost = .minimal
+        // Suites sign up many users on one server: open sign-up (the policy has tests of its own).
+        configuration.accounts.signUp = .open
         configuration.accounts.signInsPerAccountAndAddressPerMinute = signInLimit
         configuration.accounts.signInsPerAddressPerMinute = 100_000
         configuration.accounts.signUpsPerAddressPerHour = 100_000
@@ -70,6 +73,8 @@ final class TestApp: @unchecked Sendable {
         configuration.deviceRequests = .none
         configuration.shares.failedLookupsPerAddress = 100_000
         configuration.live = live
+        // Test receivers listen on loopback (the destination rules are tested on their own).
+        configuration.notifications.client.policy.allowPrivate = true
         return configuration
     }
 
@@ -88,6 +93,7 @@ final class TestApp: @unchecked Sendable {
     /// Stops the server, then the store (the relay, the connections) and deletes what it stored.
     func close() {
         server.shutdown()
+        services.stopNotifications()
         storage.close()
     }
 

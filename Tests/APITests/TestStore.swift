@@ -96,7 +96,7 @@ final class TestStore: Sendable {
         guard let postgres else { return }
         let hub = services.live
         let logger = services.logger
-        let relays = try NodeRelays.start(store: postgres, hub: hub, openGroups: { hub.openGroups }, shares: services.shareFeed,
+        let relays = try NodeRelays.start(store: postgres, hub: services.door, openGroups: { hub.openGroups }, shares: services.shareFeed,
                                           log: { logger.warning($0) })
         self.relays.withLock { $0 = relays }
     }

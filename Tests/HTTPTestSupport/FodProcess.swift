@@ -51,7 +51,10 @@ public final class FodProcess: @unchecked Sendable {
         process.arguments = [command, "--port", "0", "--bind", "127.0.0.1", "--data", dataDirectory,
                              "--password-cost", "minimal", "--log-level", "warning", "--sign-in-limit", "1000",
                              // Tests post and sign up fast from one address: the abuse limits are tested on their own.
-                             "--sign-up-limit", "100000", "--sign-in-address-limit", "100000", "--device-request-rate", "0"]
+                             "--sign-up-limit", "100000", "--sign-in-address-limit", "100000", "--device-request-rate", "0",
+                             // Tests sign up many users on one server; the sign-up policy is tested with its own
+                             // `--signup` among `extraArguments` (a later option wins).
+                             "--signup", "open"]
             + (metricsToken.map { ["--metrics-token", $0] } ?? []) + extraArguments
         process.standardOutput = output
         process.standardError = errors
@@ -91,9 +94,9 @@ public final class FodProcess: @unchecked Sendable {
         errorText.textAtEnd(waitingSeconds: exit.isDone ? 10 : 0)
     }
 
-    /// Runs `fod <arguments>` to completion; returns (status, stdout and stderr).
-    public static func run(_ arguments: [String]) throws -> (Int32, String) {
-        try runToCompletion(executablePath, arguments)
+    /// Runs `fod <arguments>` to completion (`input` its standard input); returns (status, stdout and stderr).
+    public static func run(_ arguments: [String], input: String? = nil) throws -> (Int32, String) {
+        try runToCompletion(executablePath, arguments, input: input.map { Array($0.utf8) })
     }
 }
 

@@ -133,17 +133,24 @@ public struct ChildProcessFailure: Error, CustomStringConvertible {
 }
 
 /// Runs a program to completion with its standard output and error in one text, within a time
-/// limit (past it the child is killed and this throws, with what it printed).
-public func runToCompletion(_ executable: String, _ arguments: [String], limitSeconds: Double = 600) throws -> (status: Int32, output: String) {
+/// limit (past it the child is killed and this throws, with what it printed). `input` (a few
+/// bytes: less than a pipe holds) is its standard input; without, it reads an empty one.
+public func runToCompletion(_ executable: String, _ arguments: [String], input: [UInt8]? = nil,
+                            limitSeconds: Double = 600) throws -> (status: Int32, output: String) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let pipe = Pipe()
     process.standardOutput = pipe
     process.standardError = pipe
-    process.standardInput = FileHandle.nullDevice
+    let standardInput = input.map { _ in Pipe() }
+    process.standardInput = standardInput ?? FileHandle.nullDevice
     let watch = ExitWatch(process)
     try process.run()
+    if let standardInput, let input {
+        standardInput.fileHandleForWriting.write(Data(input))
+        try standardInput.fileHandleForWriting.close()
+    }
     let drain = PipeDrain(pipe.fileHandleForReading)
     guard watch.wait(seconds: limitSeconds) else {
         kill(process.processIdentifier, SIGKILL)

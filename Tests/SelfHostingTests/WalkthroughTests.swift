@@ -18,7 +18,8 @@ import Testing
         #expect(steps.count >= 20, "the walk-through lost its examples")
         let directory = try scratchDirectory("fod-walkthrough-")
         defer { removeScratch(directory) }
-        let server = try FodProcess(dataDirectory: directory + "/data", extraArguments: ["--heartbeat-seconds", "1"])
+        // The default sign-up policy, as a new server has it (test servers otherwise let anyone sign up).
+        let server = try FodProcess(dataDirectory: directory + "/data", extraArguments: ["--heartbeat-seconds", "1", "--signup", ""])
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
         let outputs = try WalkthroughPage.run(steps, base: base, documentedBase: Self.documentedBase, in: directory)

@@ -17,6 +17,7 @@ class Request:
         self.body = None  # JSON value (with Raw/Pairs), or bytes when `raw_body`
         self.raw_body = False
         self.mutations = []
+        self.announced_length = None  # set: Content-Length announces this, the body is only a part
 
     def set_header(self, name, value):
         self.headers = [(n, v) for n, v in self.headers if n.lower() != name.lower()]
@@ -35,6 +36,10 @@ class Request:
         return self.body if self.raw_body else dump(self.body)
 
     def serialize(self):
+        if self.announced_length is not None:
+            # An upload that announces more than it sends (the rest never comes).
+            headers = [(n, v) for n, v in self.headers if n.lower() not in ("content-length", "transfer-encoding")]
+            return wire.build(self.method, self.target(), headers + [("Content-Length", str(self.announced_length))], self.body_bytes() or b"")
         body = self.body_bytes()
         headers = list(self.headers)
         if ("Transfer-Encoding", "chunked") in headers:
@@ -257,6 +262,20 @@ class Builder:
             request.headers.append(("Content-Type", rng.choice(["text/plain", "application/json"])))
         else:
             request.set_header("Accept", rng.choice(["*/*", "text/event-stream", "", "\u0001"]))
+
+    def unauthenticated_large_body(self, request):
+        """No credential anywhere in the head (header, `token`, OsmAnd's `id`), a large body
+        announced and only a part of it sent: the server must answer before the rest, which
+        never comes (refused at the headers: 401, 403, 404, 405 or 413), and hold none of it."""
+        rng = self.rng
+        request.mutations.append("unauthenticated_large_body")
+        request.set_header("Authorization", None)
+        request.query = [(n, v, e) for n, v, e in request.query if n not in ("token", "id", "deviceid")]
+        if not any(n.lower() == "content-type" for n, _ in request.headers):
+            request.set_header("Content-Type", "application/json")
+        request.announced_length = rng.choice([1 << 20, 8 << 20, 64 << 20, 1 << 30])
+        sent = rng.choice([0, 1, 4096, 65_536, 262_144])
+        request.body, request.raw_body = (b'{"locations":[' + b" " * sent)[:sent], True
 
     def big_body(self, request):
         size = self.rng.choice([1 << 20, 3 << 20, 9 << 20])

@@ -1,6 +1,8 @@
 """Black-box HTTP fuzzer for `fod serve`: starts the server, sets up real accounts in each
 worker, sends mutated requests of every route in docs/openapi.yaml over several connections,
-and fails on any 5xx, crash, hang or RSS growth past a bound."""
+and fails on any 5xx, crash, hang or RSS growth past a bound. A share of the requests carry no
+credential and announce a large body of which only a part is sent: each must be answered before
+the rest (a refusal at the headers), never held open waiting for it."""
 import argparse
 import base64
 import collections
@@ -33,6 +35,9 @@ def parse_arguments(argv):
     p.add_argument("--deadline", type=float, default=15.0, help="seconds a request may wait for its reply (default 15)")
     p.add_argument("--rss-growth-mb", type=float, default=512, help="fail when RSS grows more than this past the warm-up (default 512)")
     p.add_argument("--mutation-rate", type=float, default=0.85, help="share of requests mutated (default 0.85)")
+    p.add_argument("--unauthenticated-upload-rate", type=float, default=0.03,
+                   help="share of requests sent without any credential, announcing a large body of which only a part "
+                        "is sent: each must be answered before the rest, never 2xx or 5xx (default 0.03)")
     p.add_argument("--out", default="fuzz-http-failures.jsonl", help="reproducers of failures (JSON lines)")
     p.add_argument("--replay", help="resend the requests of a reproducer file to a fresh server and report each answer")
     p.add_argument("--server-arg", action="append", default=[], help="extra argument for fod serve (repeatable)")
@@ -47,7 +52,7 @@ class Server:
         self.log_path = os.path.join(self.directory, "server.log")
         self.log = open(self.log_path, "wb")
         arguments = [binary, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", os.path.join(self.directory, "data"),
-                     "--password-cost", "minimal", "--sync", "normal", "--index-buffer", "20000", "--log-level", "warning",
+                     "--password-cost", "minimal", "--signup", "open", "--sync", "normal", "--index-buffer", "20000", "--log-level", "warning",
                      # The abuse limits would stop the setup phase (it signs up 4 accounts per world,
                      # all from 127.0.0.1); requests still go through the limiters.
                      "--sign-up-limit", "1000000", "--sign-in-limit", "1000000", "--sign-in-address-limit", "1000000",
@@ -115,11 +120,17 @@ def worker(index, count, seed, options, port, pid, results):
             world.ensure()
             operation = rng.choices(operations, weights)[0]
             request = builder.valid(operation)
-            if rng.random() < options.mutation_rate:
+            unauthenticated_upload = rng.random() < options.unauthenticated_upload_rate
+            if unauthenticated_upload:
+                builder.unauthenticated_large_body(request)
+            elif rng.random() < options.mutation_rate:
                 builder.mutate(request, rng.choice([1, 1, 1, 2, 2, 3]))
             raw = request.serialize()
             try:
                 reply = connection.exchange(raw, request.method)
+                if unauthenticated_upload:
+                    # The rest of the body never comes: this connection cannot carry another request.
+                    connection.close()
             except wire.Hang as hang:
                 statuses["hang"] += 1
                 results.put(("failure", requests.reproducer(request, raw, world, "hang", str(hang))))
@@ -132,7 +143,10 @@ def worker(index, count, seed, options, port, pid, results):
                 continue
             statuses[reply.status] += 1
             by_operation[(operation.name, reply.status // 100)] += 1
-            if reply.status >= 500:
+            if unauthenticated_upload and reply.status < 400:
+                detail = f"{reply.status} to a body that never came whole: {reply.body[:300].decode('utf-8', 'replace')}"
+                results.put(("failure", requests.reproducer(request, raw, world, "unauthenticated-body", detail)))
+            elif reply.status >= 500:
                 detail = f"{reply.status} {reply.body[:300].decode('utf-8', 'replace')}"
                 results.put(("failure", requests.reproducer(request, raw, world, "5xx", detail)))
             elif 200 <= reply.status < 300 and destroys(request):
@@ -246,7 +260,8 @@ def summarize(seed, options, progress, failures, elapsed, baseline, peak, rss_en
     untouched = sorted({op for (op, klass) in by_operation if klass == 2} ^ {op for (op, _) in by_operation})
     if untouched:
         print(f"  operations never answered 2xx: {', '.join(untouched)}")
-    print(f"  failures: {len(failures)} (crash {kinds['crash']}, 5xx {kinds['5xx']}, hang {kinds['hang']}, rss {kinds['rss']}, setup {kinds['setup']}, fuzzer {kinds['fuzzer']})")
+    print(f"  failures: {len(failures)} (crash {kinds['crash']}, 5xx {kinds['5xx']}, hang {kinds['hang']}, rss {kinds['rss']}, "
+          f"unauthenticated body {kinds['unauthenticated-body']}, setup {kinds['setup']}, fuzzer {kinds['fuzzer']})")
     if failures:
         print(f"  reproducers: {options.out}  (resend with: scripts/fuzz-http.py --replay {options.out})")
         if crashed:

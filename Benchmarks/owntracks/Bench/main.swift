@@ -98,6 +98,7 @@ func run() throws {
     var settings = Services.Configuration()
     settings.accounts.passwordCost = .minimal
     settings.accounts.signUpsPerAddressPerHour = 100_000
+    settings.accounts.signUp = .open
     settings.groups.invitationsPerUserPerHour = 100_000
     settings.deviceRequests = .none
     let logger = Logger(level: .error)

@@ -144,6 +144,7 @@ struct Side {
     policy.passwordCost = .minimal
     policy.signUpsPerAddressPerHour = 1_000_000
     policy.hashingQueue = 100_000
+    policy.signUp = .open
     let accounts = try AccountService(store: backend, directory: backend, policy: policy)
     let devices = DeviceService(store: backend)
     let groups = GroupService(store: backend)

@@ -1,3 +1,4 @@
+import Timestamps
 /// A member's device in one of the asking device's groups, as the store reads it.
 public struct FriendCandidate: Sendable, Equatable {
     public let groupID: GroupID
@@ -108,6 +109,12 @@ public enum OwnTracksTID {
 public protocol FriendStore: Sendable {
     /// The asking device's setting and its groups' memberships; nil when the device is unknown.
     func friendsSnapshot(deviceID: DeviceID) throws -> FriendsSnapshot?
+    /// The `place` events of `deviceID`'s groups since its previous call, each once (a cursor
+    /// per device and group, moved in a write), no older than `since` (ms), at most `limit` a
+    /// group, oldest first, only those the group may be served now; `completion` runs once
+    /// durable, on the store's writer thread. The first call sets the cursors and gets none.
+    func takePlaceEvents(forDevice deviceID: DeviceID, since: Int64, limit: Int,
+                         completion: @escaping @Sendable (Result<[GroupEvent], Error>) -> Void)
 }
 
 /// The friends reply of a device token (its one read).
@@ -125,5 +132,54 @@ public struct FriendsService: Sendable {
         let deviceID = try PartitionRules(facts: directory).friendsReader(credential)
         guard let snapshot = try store.friendsSnapshot(deviceID: deviceID) else { return [] }
         return FriendsRule.friends(of: deviceID, in: snapshot)
+    }
+
+    /// How far back a device's reply reaches for transitions (API.md: the last 24 hours).
+    public static let transitionWindow: Int64 = 24 * 3_600_000
+    /// Most transitions a reply carries per group (the newest).
+    public static let transitionsPerGroup = 100
+
+    /// The place events of the other sharing members since the device's previous post, each
+    /// once, as the OwnTracks reply carries them (`completion` on the store's writer thread).
+    /// Only call it for a device whose owner turned `receiveGroupLocations` on (it writes).
+    public func transitions(for credential: Credential, now: Int64,
+                            completion: @escaping @Sendable (Result<[FriendTransition], Error>) -> Void) {
+        let deviceID: DeviceID, owner: UserID
+        switch credential {
+        case .device(let id, let user): (deviceID, owner) = (id, user)
+        default: return completion(.success([]))
+        }
+        store.takePlaceEvents(forDevice: deviceID, since: now - Self.transitionWindow, limit: Self.transitionsPerGroup) { result in
+            completion(result.map { events in
+                events.compactMap { event in
+                    guard event.userID != owner, let place = AlertMatcher.PlaceEvent(event), place.deviceID != deviceID else { return nil }
+                    return FriendTransition(event: place)
+                }
+            })
+        }
+    }
+}
+
+/// A friend's crossing of a place's edge, for the OwnTracks reply's `transition` message.
+public struct FriendTransition: Sendable, Equatable {
+    public let deviceID: DeviceID
+    public let userID: UserID
+    public let tid: String
+    public let crossing: PlaceCrossing
+    public let placeName: String
+    /// ms since 1970 (the fix's time).
+    public let timestamp: Int64
+    public let longitude: Double
+    public let latitude: Double
+
+    public init(event: AlertMatcher.PlaceEvent) {
+        deviceID = event.deviceID
+        userID = event.userID
+        tid = OwnTracksTID.of(event.deviceID)
+        crossing = event.crossing
+        placeName = event.placeName
+        timestamp = Timestamp.parseRFC3339(event.timestamp) ?? 0
+        longitude = event.longitude
+        latitude = event.latitude
     }
 }

@@ -13,6 +13,9 @@
 /// - `leaseDeliveries` hands each due delivery to one caller at a time (a lease that runs out
 ///   makes it due again, so a dead node's deliveries are taken over), and only the oldest
 ///   pending delivery of each channel (event order per channel).
+/// - The matcher's and the sender's calls (`matchAlerts` … `pruneDeliveries`) block until their
+///   transaction is durable: call them from a thread of the caller's own, never from Swift's
+///   cooperative pool (they wait for the store's writer thread, not for a task).
 public protocol NotificationStore: Sendable {
     /// Adds a channel; 409 `too_many_channels` past `limit` for its user.
     func insertChannel(_ channel: Channel, limit: Int) async throws
@@ -35,15 +38,15 @@ public protocol NotificationStore: Sendable {
     /// Runs the matcher over the group's log after `consumer`'s cursor (at most `limit`
     /// events read); returns true when the log goes on past what was read.
     func matchAlerts(groupID: GroupID, consumer: String, limit: Int,
-                     _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) async throws -> Bool
+                     _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Bool
     /// Groups that have alerts and events past `consumer`'s cursor.
     func groupsBehind(consumer: String) throws -> [GroupID]
 
     /// Leases up to `limit` due deliveries (the oldest pending of each channel whose
     /// `nextAttemptAt` ≤ `now` and whose lease ran out) until `now + leaseMilliseconds`.
-    func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) async throws -> [DeliveryJob]
+    func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) throws -> [DeliveryJob]
     /// Records an attempt's outcome (and the channel's failure state) and ends the lease.
-    func recordAttempt(_ attempt: DeliveryAttempt) async throws
+    func recordAttempt(_ attempt: DeliveryAttempt) throws
     /// When the next lease can be had: the earliest due time of the oldest pending delivery of
     /// each channel, or its lease's end (nil when nothing is pending).
     func nextDueTime() throws -> Int64?
@@ -51,7 +54,7 @@ public protocol NotificationStore: Sendable {
     func deliveries(channelID: ChannelID, limit: Int) throws -> [Delivery]
     /// Deletes finished deliveries older than `before` (ms) and past the newest `keep` of
     /// their channel; returns how many.
-    func pruneDeliveries(before: Int64, keep: Int) async throws -> Int
+    func pruneDeliveries(before: Int64, keep: Int) throws -> Int
     /// Marks the channel's pending deliveries failed with `reason` (a channel turned off).
     func failPendingDeliveries(channelID: ChannelID, reason: String, at: Int64) async throws
 }

@@ -2,7 +2,8 @@
 ///
 /// The ports it joins each state their contract (`AccountStore`, `DirectoryStore`,
 /// `LocationStore`, `EventLog`, `GeoIndex`, `ExportStore`, `ShareStore`, `FriendStore`,
-/// `SignInRecordStore`, `DeviceLogStore`, `NotificationStore`); the store
+/// `SignInRecordStore`, `DeviceLogStore`, `NotificationStore`, `AccountAdministrationStore`,
+/// `ImportTokenStore`); the store
 /// conformance suite checks every store against them. What holds across all of them:
 /// - A write returns once it is durable ("a 2xx means committed"), and its events are logged in
 ///   the same transaction as the change they describe, with per-group ids 1, 2, 3, … in commit
@@ -11,7 +12,8 @@
 /// - A fault of the storage itself (full, read-only, busy, unreachable) is thrown as a
 ///   `StoreFailure`, never as a trap; other errors are `TrackingError`s of the domain.
 public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, EventLog, GeoIndex, ExportStore, HistoryImportStore,
-    ShareStore, FriendStore, PlaceStore, SignInRecordStore, DeviceLogStore, NotificationStore {
+    ShareStore, FriendStore, PlaceStore, SignInRecordStore, DeviceLogStore, NotificationStore, AccountAdministrationStore,
+    ImportTokenStore {
     /// Figures for `/metrics` (name, help, value).
     var gauges: [StoreGauge] { get }
     /// Where the abuse limits count: in this process for a store that is the only node's, in

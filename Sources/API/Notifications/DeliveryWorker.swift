@@ -1,0 +1,200 @@
+import Foundation
+import HTTPServer
+import Synchronization
+import Timestamps
+import Tracking
+
+/// Sends the queued deliveries (API.md "Delivery"): `senders` threads each lease the oldest due
+/// delivery of a channel from the store, send it through the transport (which blocks: hence
+/// threads of its own, never the server's), and record the outcome the `DeliveryPolicy` gives.
+/// A thread with nothing due waits until woken (`wake`: the matcher inserted something) or until
+/// the next delivery is due (at most `idleSeconds`, so leases other nodes let run out are taken
+/// over).
+///
+/// At least once: a delivery is marked delivered only after its 2xx; a crash between the two
+/// sends it again after the lease runs out, with the same `webhook-id`.
+public final class DeliveryWorker: Sendable {
+    public struct Configuration: Sendable {
+        public var senders = 8
+        /// How long a leased delivery is this node's (ms): longer than a send can take.
+        public var leaseMilliseconds: Int64 = 60_000
+        /// Longest wait between looks at the queue (seconds).
+        public var idleSeconds = 5.0
+        public var policy = DeliveryPolicy()
+        /// Finished deliveries are kept this long (ms), and at most `keepPerChannel` of them.
+        public var keepFor: Int64 = 30 * 86_400_000
+        public var keepPerChannel = 1_000
+        public init() {}
+    }
+
+    let store: any NotificationStore
+    let transport: any NotificationTransport
+    let configuration: Configuration
+    let webMapURL: String?
+    let logger: Logger
+    /// Counts for `/metrics`.
+    public let counters = DeliveryCounters()
+    private let signal = NSCondition()
+    /// Wake-ups not yet seen by a waiting thread (guarded by `signal`).
+    private let state = Mutex<(wakes: Int, running: Bool)>((0, false))
+    private let finished = DispatchGroup()
+
+    public init(store: any NotificationStore, transport: any NotificationTransport, configuration: Configuration = Configuration(),
+                webMapURL: String?, logger: Logger) {
+        self.store = store
+        self.transport = transport
+        self.configuration = configuration
+        self.webMapURL = webMapURL
+        self.logger = logger
+    }
+
+    public func start() {
+        state.withLock { $0.running = true }
+        for index in 0..<max(1, configuration.senders) {
+            finished.enter()
+            let thread = Thread { [self] in
+                defer { finished.leave() }
+                run()
+            }
+            thread.name = "fod-notify-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Stops the threads after their current send (waits at most `seconds`).
+    public func stop(waitingSeconds seconds: Double = 12) {
+        signal.lock()
+        state.withLock { $0.running = false }
+        signal.broadcast()
+        signal.unlock()
+        _ = finished.wait(timeout: .now() + seconds)
+    }
+
+    /// Something may be due now.
+    public func wake() {
+        signal.lock()
+        state.withLock { $0.wakes += configuration.senders }
+        signal.broadcast()
+        signal.unlock()
+    }
+
+    private var running: Bool { state.withLock { $0.running } }
+
+    private func run() {
+        var housekeeping = Timestamp.nowMilliseconds()
+        while running {
+            let now = Timestamp.nowMilliseconds()
+            let jobs: [DeliveryJob]
+            do {
+                jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: configuration.leaseMilliseconds, limit: 1)
+            } catch {
+                logger.warning("notifications: leasing deliveries failed (\(error))")
+                waitForWork(until: now + 1_000)
+                continue
+            }
+            for job in jobs { deliver(job) }
+            if jobs.isEmpty {
+                if now - housekeeping > 3_600_000 {
+                    housekeeping = now
+                    prune(now: now)
+                }
+                let due = (try? store.nextDueTime()) ?? nil
+                waitForWork(until: min(due ?? Int64.max, now + Int64(configuration.idleSeconds * 1_000)))
+            }
+        }
+    }
+
+    /// Waits until woken or until `deadline` (ms since 1970).
+    private func waitForWork(until deadline: Int64) {
+        signal.lock()
+        defer { signal.unlock() }
+        while running {
+            let consumed = state.withLock { s -> Bool in
+                guard s.wakes > 0 else { return false }
+                s.wakes -= 1
+                return true
+            }
+            if consumed { return }
+            let remaining = deadline - Timestamp.nowMilliseconds()
+            if remaining <= 0 { return }
+            _ = signal.wait(until: Date(timeIntervalSinceNow: Double(remaining) / 1_000))
+        }
+    }
+
+    /// Sends one leased delivery and records what came of it.
+    func deliver(_ job: DeliveryJob) {
+        let delivery = job.delivery, channel = job.channel
+        let now = Timestamp.nowMilliseconds()
+        let attempt: DeliveryAttempt
+        if !channel.enabled {
+            attempt = DeliveryAttempt(deliveryID: delivery.id, channelID: channel.id, outcome: .failed, at: now, httpStatus: nil,
+                                      error: "the channel is turned off", disableChannel: nil)
+        } else {
+            let request = NotificationMessage.request(channel: channel, deliveryID: delivery.id, payload: delivery.payload,
+                                                      nowSeconds: now / 1_000, webMapURL: webMapURL)
+            let result = transport.send(request)
+            let answered = Timestamp.nowMilliseconds()
+            attempt = Self.attempt(for: job, result: result, at: answered, policy: configuration.policy, random: Double.random(in: 0..<1))
+        }
+        counters.count(attempt.outcome)
+        do {
+            try store.recordAttempt(attempt)
+        } catch {
+            // The lease runs out and the delivery is attempted again: at least once.
+            logger.warning("notifications: recording delivery \(delivery.id) failed (\(error))")
+        }
+    }
+
+    /// What an attempt's result means for the delivery and its channel.
+    static func attempt(for job: DeliveryJob, result: TransportResult, at now: Int64, policy: DeliveryPolicy, random: Double) -> DeliveryAttempt {
+        let verdict = DeliveryPolicy.verdict(httpStatus: result.httpStatus)
+        let outcome = policy.outcome(verdict: verdict, attempts: job.delivery.attempts + 1, createdAt: job.delivery.createdAt, now: now,
+                                     retryAfterSeconds: result.retryAfterSeconds, random: random)
+        var disable: String?
+        if verdict == .gone {
+            disable = "the receiver answered 410 Gone"
+        } else if outcome != .delivered, policy.disables(failingSince: job.channel.failingSince ?? now, now: now) {
+            disable = "every delivery failed for \(policy.disableAfter / 3_600_000) hours"
+        }
+        return DeliveryAttempt(deliveryID: job.delivery.id, channelID: job.channel.id, outcome: outcome, at: now,
+                               httpStatus: result.httpStatus, error: outcome == .delivered ? nil : result.error ?? result.httpStatus.map { "HTTP \($0)" },
+                               disableChannel: disable)
+    }
+
+    private func prune(now: Int64) {
+        let keepFor = configuration.keepFor, keep = configuration.keepPerChannel
+        do {
+            _ = try store.pruneDeliveries(before: now - keepFor, keep: keep)
+        } catch {
+            logger.warning("notifications: pruning the delivery log failed (\(error))")
+        }
+    }
+}
+
+/// Counters of delivery attempts, for `/metrics`.
+public final class DeliveryCounters: Sendable {
+    private let counts = Mutex<(delivered: Int, retried: Int, failed: Int)>((0, 0, 0))
+
+    func count(_ outcome: DeliveryAttempt.Outcome) {
+        counts.withLock { c in
+            switch outcome {
+            case .delivered: c.delivered += 1
+            case .retry: c.retried += 1
+            case .failed: c.failed += 1
+            }
+        }
+    }
+
+    /// Prometheus text.
+    public func render() -> String {
+        let c = counts.withLock { $0 }
+        return """
+            # HELP fod_notification_attempts_total Notification delivery attempts by outcome.
+            # TYPE fod_notification_attempts_total counter
+            fod_notification_attempts_total{outcome="delivered"} \(c.delivered)
+            fod_notification_attempts_total{outcome="retry"} \(c.retried)
+            fod_notification_attempts_total{outcome="failed"} \(c.failed)
+
+            """
+    }
+}
