@@ -91,7 +91,7 @@ fuzz-smoke: deps
 	./Fuzz/fuzz.py run --seconds $(FUZZ_SMOKE_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 # A cluster on loopback: PostgreSQL primary + synchronous replica, three nodes, HAProxy in front
-# (README, "Scaling out"); prints the URL, Ctrl-C stops it and deletes its state.
+# (docs/scaling.md); prints the URL, Ctrl-C stops it and deletes its state.
 cluster: test-deps release
 	./scripts/cluster.sh run --fod ./.build/release/fod
 

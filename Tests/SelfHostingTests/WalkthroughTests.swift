@@ -7,25 +7,34 @@ import Testing
 /// in one shell, and every output it shows (`# → ` lines after a command) compared with what
 /// the server answered. `…` in a shown output stands for anything (ids, tokens, times); a
 /// command without a shown output must print nothing. So the page cannot drift from what the
-/// server does.
+/// server does. The README's example block is run the same way.
 @Suite struct WalkthroughTests {
-    static let page = "\(packageRoot)/docs/walkthrough.md"
-    /// The server the page talks to, as it names it.
+    /// The page's own name for the server it talks to.
     static let documentedBase = "http://localhost:8080"
 
     @Test func everyExampleGivesTheOutputItShows() throws {
-        let steps = try WalkthroughPage(markdown: String(contentsOfFile: Self.page, encoding: .utf8)).steps
-        #expect(steps.count >= 20, "the walk-through lost its examples")
+        try Self.run("docs/walkthrough.md", .allShellBlocks, leastSteps: 20)
+    }
+
+    /// The README's taste of the API: its block that says it runs.
+    @Test func theReadmeExampleGivesTheOutputItShows() throws {
+        try Self.run("README.md", .markedShellBlocks, leastSteps: 2)
+    }
+
+    static func run(_ page: String, _ selection: WalkthroughPage.Selection, leastSteps: Int) throws {
+        let markdown = try String(contentsOfFile: "\(packageRoot)/\(page)", encoding: .utf8)
+        let steps = WalkthroughPage(markdown: markdown, selection: selection).steps
+        #expect(steps.count >= leastSteps, "\(page) lost its examples")
         let directory = try scratchDirectory("fod-walkthrough-")
         defer { removeScratch(directory) }
         // The default sign-up policy, as a new server has it (test servers otherwise let anyone sign up).
         let server = try FodProcess(dataDirectory: directory + "/data", extraArguments: ["--heartbeat-seconds", "1", "--signup", ""])
         defer { server.stop() }
         let base = "http://127.0.0.1:\(server.port)"
-        let outputs = try WalkthroughPage.run(steps, base: base, documentedBase: Self.documentedBase, in: directory)
+        let outputs = try WalkthroughPage.run(steps, base: base, documentedBase: documentedBase, in: directory)
         for (step, output) in zip(steps, outputs) {
             #expect(step.matches(output), """
-                docs/walkthrough.md line \(step.line): the output differs.
+                \(page) line \(step.line): the output differs.
                 command:
                 \(step.commands)
                 shown:
@@ -55,16 +64,23 @@ struct WalkthroughPage {
         }
     }
 
+    /// Which `sh` blocks of a page run: all, or only those right after a line starting with
+    /// `<!-- run by` (a page whose other blocks need files or root).
+    enum Selection { case allShellBlocks, markedShellBlocks }
+
     static let outputMarker = "# → "
+    static let runMarker = "<!-- run by"
     let steps: [Step]
 
-    init(markdown: String) {
+    init(markdown: String, selection: Selection) {
         var steps: [Step] = []
         var current: Step?
         var inShell = false
+        var previous = ""
         for (number, line) in markdown.components(separatedBy: "\n").enumerated() {
+            defer { previous = line }
             if line.hasPrefix("```") {
-                inShell = !inShell && line == "```sh"
+                inShell = !inShell && line == "```sh" && (selection == .allShellBlocks || previous.hasPrefix(Self.runMarker))
                 if let finished = current { steps.append(finished) }
                 current = nil
                 continue
