@@ -1,6 +1,7 @@
 # Find Our Devices — the two commands a newcomer needs:
 #   make run    installs what is missing, builds, and starts the server on http://localhost:8080
 #   make test   installs what is missing, builds once, and runs the whole test suite
+#   make install PREFIX=…  installs the binary and what it serves (docs/operations.md)
 SWIFT ?= swift
 DATA ?= ./fod-data
 PORT ?= 8080
@@ -41,6 +42,7 @@ install: .build/release/fod
 
 .build/release/fod: Package.swift $(shell find Sources -type f 2>/dev/null)
 	$(MAKE) release
+	touch $@
 
 uninstall:
 	rm -f "$(DESTDIR)$(PREFIX)/bin/fod"

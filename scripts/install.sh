@@ -30,4 +30,12 @@ for dir in Web Data docs deploy; do
   mv "$share/$dir.new" "$share/$dir"
 done
 chmod -R u=rwX,go=rX "$share"
+# The binary loads the Swift runtime from the toolchain that built it: deploy/fod.service
+# (ProtectHome=yes) cannot reach one inside a home directory.
+runtime="$(ldd "$root/bin/fod" 2>/dev/null | awk '/libswiftCore\.so/ {print $3}')"
+case "$runtime" in
+  /home/*|/root/*) echo "warning: fod loads the Swift runtime from $runtime, inside a home directory; the systemd unit" \
+                        "(ProtectHome=yes) cannot read it there: install the Swift toolchain under /opt or /usr" >&2 ;;
+  "") echo "warning: the Swift runtime fod needs (libswiftCore.so) was not found: fod will not start" >&2 ;;
+esac
 echo "installed $prefix/bin/fod and $prefix/share/fod (web app, Data/, docs/, deploy/)"
