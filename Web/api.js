@@ -97,31 +97,117 @@ export class ApiClient {
 
   /** POST /v1/sessions: {token, user}. Sent without any current token. */
   async signIn(email, password) {
-    const r = await this.request('POST', '/v1/sessions', { email, password }, { token: null });
-    if (!r || typeof r.token !== 'string' || !r.token) throw new ApiError(0, 'bad_response', 'The server sent an unexpected answer.');
-    return r;
+    return checkedSession(await this.request('POST', '/v1/sessions', { email, password }, { token: null }));
+  }
+
+  /** POST /v1/users {email, password, displayName, inviteCode?}: {token, user}. */
+  async signUp(body) {
+    return checkedSession(await this.request('POST', '/v1/users', body, { token: null }));
   }
 
   /** DELETE /v1/sessions/current with `token` (the one being signed out). */
   signOut(token) { return this.request('DELETE', '/v1/sessions/current', undefined, { token }); }
 
-  /** GET /v1/me. */
-  me() { return this.get('/v1/me'); }
+  /** GET /v1/server: {signup: "open" | "invite" | "closed", ...}; null when the server has none. */
+  async server() {
+    try { return await this.request('GET', '/v1/server', undefined, { token: null }); } catch (e) {
+      if (e.status === 404 || e.status === 405) return null;
+      throw e;
+    }
+  }
 
+  // ---- the account -------------------------------------------------------------------------
+  me() { return this.get('/v1/me'); }
+  updateMe(body) { return this.request('PATCH', '/v1/me', body); }
+  deleteMe() { return this.request('DELETE', '/v1/me'); }
+  /** PUT /v1/me/password: every other session of the user ends. */
+  changePassword(currentPassword, newPassword) { return this.request('PUT', '/v1/me/password', { currentPassword, newPassword }); }
+  /** POST /v1/admin/invites (an administrator): {inviteCode, expiresAt}, usable once to sign up. */
+  makeInviteCode() { return this.request('POST', '/v1/admin/invites', {}); }
+
+  // ---- devices -----------------------------------------------------------------------------
+  devices() { return this.get('/v1/devices'); }
+  device(id) { return this.get(path`/v1/devices/${id}`); }
+  /** POST /v1/devices: {device, deviceToken} (the token is shown this once). */
+  addDevice(name) { return this.request('POST', '/v1/devices', { name }); }
+  updateDevice(id, body) { return this.request('PATCH', path`/v1/devices/${id}`, body); }
+  removeDevice(id) { return this.request('DELETE', path`/v1/devices/${id}`); }
+  /** POST /v1/devices/{id}/token: {deviceToken}; the old token stops working at once. */
+  rotateToken(id) { return this.request('POST', path`/v1/devices/${id}/token`); }
+  /** POST /v1/devices/{id}/import-tokens: {token, expiresAt}, good for one import within an hour. */
+  importToken(id) { return this.request('POST', path`/v1/devices/${id}/import-tokens`); }
+  locations(id, params) { return this.get(withQuery(path`/v1/devices/${id}/locations`, params)); }
+
+  // ---- share links -------------------------------------------------------------------------
+  shares(deviceId) { return this.get(path`/v1/devices/${deviceId}/shares`); }
+  createShare(deviceId, body) { return this.request('POST', path`/v1/devices/${deviceId}/shares`, body); }
+  renewShare(deviceId, shareId, expiresIn) { return this.request('POST', path`/v1/devices/${deviceId}/shares/${shareId}/renew`, { expiresIn }); }
+  revokeShare(deviceId, shareId) { return this.request('DELETE', path`/v1/devices/${deviceId}/shares/${shareId}`); }
+
+  // ---- groups ------------------------------------------------------------------------------
   /** GET /v1/groups/{id}: the group document (members with their latest locations). */
   group(id) { return this.get(path`/v1/groups/${id}`); }
+  createGroup(name, deviceId) { return this.request('POST', '/v1/groups', { name, deviceId }); }
+  /** PATCH /v1/groups/{id} {name} (owner): members get a `renamed` membership event. */
+  renameGroup(id, name) { return this.request('PATCH', path`/v1/groups/${id}`, { name }); }
+  deleteGroup(id) { return this.request('DELETE', path`/v1/groups/${id}`); }
+  invite(groupId, email) { return this.request('POST', path`/v1/groups/${groupId}/invitations`, { email }); }
+  acceptInvitation(groupId, deviceId) { return this.request('POST', path`/v1/invitations/${groupId}/accept`, { deviceId }); }
+  declineInvitation(groupId) { return this.request('POST', path`/v1/invitations/${groupId}/decline`); }
+  /** The owner removing a member, or a member leaving (own id). */
+  removeMember(groupId, userId) { return this.request('DELETE', path`/v1/groups/${groupId}/members/${userId}`); }
+  transferOwnership(groupId, userId) { return this.request('POST', path`/v1/groups/${groupId}/owner`, { userId }); }
+  setSharing(groupId, shareLocation) { return this.request('PUT', path`/v1/groups/${groupId}/sharing`, { shareLocation }); }
 
+  // ---- places and alerts -------------------------------------------------------------------
   /** GET /v1/groups/{id}/places: {places: [{id, name, geometry, radius?, inside, ...}]}. */
   places(groupId) { return this.get(path`/v1/groups/${groupId}/places`); }
-
-  /** POST /v1/groups/{id}/places with {name, geometry, radius?}. */
   createPlace(groupId, body) { return this.request('POST', path`/v1/groups/${groupId}/places`, body); }
-
-  /** DELETE /v1/groups/{id}/places/{placeId}. */
   deletePlace(groupId, placeId) { return this.request('DELETE', path`/v1/groups/${groupId}/places/${placeId}`); }
+  alerts(groupId) { return this.get(path`/v1/groups/${groupId}/alerts`); }
+  createAlert(groupId, body) { return this.request('POST', path`/v1/groups/${groupId}/alerts`, body); }
+  deleteAlert(groupId, alertId) { return this.request('DELETE', path`/v1/groups/${groupId}/alerts/${alertId}`); }
+  channels() { return this.get('/v1/me/channels'); }
+  createChannel(body) { return this.request('POST', '/v1/me/channels', body); }
+  updateChannel(id, body) { return this.request('PATCH', path`/v1/me/channels/${id}`, body); }
+  deleteChannel(id) { return this.request('DELETE', path`/v1/me/channels/${id}`); }
+  testChannel(id) { return this.request('POST', path`/v1/me/channels/${id}/test`); }
 
   /** The URL of a group's live feed; EventSource cannot send headers, so the token is a query argument. */
   groupLiveURL(id, lastEventId) {
     return withQuery(path`/v1/groups/${id}/live`, { token: this.token(), lastEventId });
   }
+
+  /**
+   * GET `url` with the token as a Blob (exports): rejects with an ApiError like `request`.
+   * `onProgress(bytes)` is told as the body arrives.
+   */
+  async blob(url, onProgress) {
+    let res;
+    try {
+      res = await fetch(url, { headers: { Authorization: 'Bearer ' + this.token() }, cache: 'no-store' });
+    } catch (_) {
+      throw new ApiError(0, 'network', 'Cannot reach the server. Check your connection and try again.');
+    }
+    if (!res.ok) {
+      const e = (readJSON(await res.text().catch(() => '')) || {}).error || {};
+      throw new ApiError(res.status, e.code || 'http_' + res.status, e.message || DEFAULT_MESSAGES[res.status] || 'HTTP ' + res.status);
+    }
+    if (!onProgress || !res.body) return res.blob();
+    const reader = res.body.getReader(), parts = [];
+    let bytes = 0;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      parts.push(value);
+      bytes += value.length;
+      onProgress(bytes);
+    }
+    return new Blob(parts, { type: res.headers.get('Content-Type') || 'application/octet-stream' });
+  }
+}
+
+function checkedSession(r) {
+  if (!r || typeof r.token !== 'string' || !r.token) throw new ApiError(0, 'bad_response', 'The server sent an unexpected answer.');
+  return r;
 }

@@ -24,28 +24,30 @@ export class DeviceList {
   }
 
   /**
-   * Rebuilds the list and the picker. `devices` in display order; `meId` marks the user's own
-   * devices; `emptyText` is shown when there are none (null: nothing).
+   * Shows `devices` (in display order) in the list and the picker. `meId` marks the user's own
+   * devices; `emptyText` is shown when there are none (null: nothing). A row whose texts did not
+   * change is kept as it is (a group document arrives again after every membership change; a
+   * rebuild of hundreds of rows each time would hold the page up).
    */
   render(devices, { focus, meId, emptyText, now }) {
-    this.ul.textContent = '';
-    this.rows = new Map();
+    const rows = new Map();
     const frag = document.createDocumentFragment();
     for (const d of devices) {
+      const member = d.displayName + (meId != null && d.userId === meId ? ' (you)' : '');
+      const key = [d.deviceName, member, d.color, d.located].join('\u0000');
+      let row = this.rows.get(d.deviceId);
+      if (!row || row.key !== key) row = this.row(d, member, key, now);
+      row.device = d;
       const on = d.deviceId === focus;
-      const age = h('span', { className: 'dev-age' }, statusText(d, now));
-      const btn = h('button', {
-        type: 'button', className: 'device-btn', attrs: { 'aria-pressed': on ? 'true' : 'false' },
-        title: d.located ? d.deviceName + ' \u2013 ' + d.displayName + ': ' + d.lat.toFixed(5) + ', ' + d.lon.toFixed(5) : '',
-      },
-      h('span', { className: 'swatch', style: { background: d.color }, attrs: { 'aria-hidden': 'true' } }),
-      h('span', { className: 'dev-name' }, d.deviceName), ' ',
-      h('span', { className: 'dev-member' }, d.displayName + (meId != null && d.userId === meId ? ' (you)' : '')), ' ',
-      age); // the spaces make textContent readable; the grid ignores them
-      const li = h('li', { className: 'device' + (d.located ? '' : ' no-fix') + (on ? ' focused' : ''), dataset: { deviceId: d.deviceId } }, btn);
-      frag.appendChild(li);
-      this.rows.set(d.deviceId, { li, btn, age, ageText: age.textContent, device: d });
+      row.li.classList.toggle('focused', on);
+      row.btn.setAttribute('aria-pressed', on ? 'true' : 'false');
+      row.btn.title = d.located ? d.deviceName + ' \u2013 ' + d.displayName + ': ' + d.lat.toFixed(5) + ', ' + d.lon.toFixed(5) : '';
+      frag.appendChild(row.li);
+      rows.set(d.deviceId, row);
+      this.refreshRowAge(row, now);
     }
+    this.rows = rows;
+    this.ul.textContent = '';
     if (!devices.length && emptyText) frag.appendChild(h('li', { className: 'empty' }, emptyText));
     this.ul.appendChild(frag);
     this.applyFilter();
@@ -54,13 +56,27 @@ export class DeviceList {
     this.count.textContent = devices.length ? '(' + located + ' of ' + devices.length + ' on the map)' : '';
   }
 
-  /** @private */
+  /** @private A new row for `d`. */
+  row(d, member, key, now) {
+    const age = h('span', { className: 'dev-age' }, statusText(d, now));
+    const btn = h('button', { type: 'button', className: 'device-btn' },
+      h('span', { className: 'swatch', style: { background: d.color }, attrs: { 'aria-hidden': 'true' } }),
+      h('span', { className: 'dev-name' }, d.deviceName), ' ',
+      h('span', { className: 'dev-member' }, member), ' ',
+      age); // the spaces make textContent readable; the grid ignores them
+    const li = h('li', { className: 'device' + (d.located ? '' : ' no-fix'), dataset: { deviceId: d.deviceId } }, btn);
+    return { li, btn, age, ageText: age.textContent, device: d, key };
+  }
+
+  /** @private The picker, rebuilt only when its choices changed. */
   fillSelect(devices, focus, now) {
-    this.select.textContent = '';
-    this.select.appendChild(h('option', { value: '' }, 'All devices'));
-    for (const d of devices) {
-      this.select.appendChild(h('option', { value: d.deviceId, disabled: !d.located },
-        d.deviceName + ' \u2013 ' + d.displayName + (d.located ? '' : ' (' + statusText(d, now) + ')')));
+    const labels = devices.map((d) => [d.deviceId, d.located, d.deviceName + ' \u2013 ' + d.displayName + (d.located ? '' : ' (' + statusText(d, now) + ')')]);
+    const key = JSON.stringify(labels);
+    if (key !== this.selectKey) {
+      this.selectKey = key;
+      this.select.textContent = '';
+      this.select.appendChild(h('option', { value: '' }, 'All devices'));
+      for (const [id, located, label] of labels) this.select.appendChild(h('option', { value: id, disabled: !located }, label));
     }
     this.select.value = focus || '';
   }
@@ -77,8 +93,12 @@ export class DeviceList {
   /** Refreshes the age shown for `d` (cheap: only when its text changed). */
   refreshAge(d, now) {
     const row = this.rows.get(d.deviceId);
-    if (!row) return;
-    const t = statusText(d, now);
+    if (row) this.refreshRowAge(row, now);
+  }
+
+  /** @private */
+  refreshRowAge(row, now) {
+    const t = statusText(row.device, now);
     if (t !== row.ageText) { row.age.textContent = t; row.ageText = t; }
   }
 

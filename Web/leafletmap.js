@@ -1,92 +1,67 @@
 /*
  * Find Our Devices web map: the Leaflet renderer (interface in map.js), used when
  * /static/config.json says {"leaflet": true} and /vendor/leaflet/leaflet.js loaded.
- * Basemap: the countries GeoJSON as an L.geoJSON layer; a tile layer only when tileURL is set.
- * Pins are L.circleMarker paths carrying class "pin" and data-device-id/-lon/-lat.
+ * Ground (tiles, offline basemap, controls) in leafletbase.js, cluster bubbles in
+ * leafletclusters.js, what the History panel draws in leaflethistory.js.
+ * Pins are L.circleMarker paths carrying class "pin" and data-device-id/-lon/-lat; a pin inside
+ * a cluster bubble keeps its element (and its data) with the class "clustered", hidden.
  *
- * Nothing reaches Leaflet as an HTML string: labels are elements holding a text node, and the
- * zoom buttons and attribution are our own controls built from text (Leaflet's set innerHTML,
- * which the page's Trusted Types policy forbids).
+ * Nothing reaches Leaflet as an HTML string: labels are elements holding a text node.
  */
 import { lonArc, trailChunks, unwrapLons } from './geo.js';
-import { timelineSegments } from './svgmap.js';
 import { h } from './dom.js';
 import { createLeafletPlaceLayer } from './leafletplaces.js';
+import { createLeafletGround } from './leafletbase.js';
+import { createLeafletClusters } from './leafletclusters.js';
+import { createLeafletHistory } from './leaflethistory.js';
+import { mapColors } from './theme.js';
 
 const TRAIL_CHUNKS = 4;
 const PIN_R = 6;
 const PIN_R_FOCUS = 8.5;
-
-/** Zoom in/out buttons in Leaflet's look, built from text. */
-function zoomControl(L) {
-  const Zoom = L.Control.extend({
-    options: { position: 'topleft' },
-    onAdd(map) {
-      const button = (cls, label, text, act) => {
-        const a = h('a', { className: cls, href: '#', title: label, attrs: { role: 'button', 'aria-label': label } }, text);
-        L.DomEvent.on(a, 'click', (e) => { L.DomEvent.preventDefault(e); act(); });
-        return a;
-      };
-      const bar = h('div', { className: 'leaflet-control-zoom leaflet-bar' },
-        button('leaflet-control-zoom-in', 'Zoom in', '+', () => map.zoomIn()),
-        button('leaflet-control-zoom-out', 'Zoom out', '\u2212', () => map.zoomOut()));
-      L.DomEvent.disableClickPropagation(bar);
-      return bar;
-    },
-  });
-  return new Zoom();
-}
-
-/** The attribution line, as text. */
-function attributionControl(L, text) {
-  const Attribution = L.Control.extend({
-    options: { position: 'bottomright' },
-    onAdd() {
-      const div = h('div', { className: 'leaflet-control-attribution' }, text);
-      L.DomEvent.disableClickPropagation(div);
-      return div;
-    },
-  });
-  return new Attribution();
-}
+/** Zoom levels: a group is fitted up to street level; a focused device is shown at least at neighbourhood level. */
+const FIT_MAX_ZOOM = 16;
+const FOCUS_MIN_ZOOM = 15;
 
 /** A label's content: an element with one text node (Leaflet would parse a string as HTML). */
 function labelContent(text) { return h('span', { className: 'pin-label-text' }, text); }
 
+/**
+ * @param config {tileURL, tileAttribution, strongTrails}: `strongTrails` draws the trail bold
+ *   and opaque (the share page's single device)
+ */
 export function createLeafletMap(L, container, hooks, config) {
   hooks = hooks || {};
   config = config || {};
   container.classList.add('leaflet-mode');
 
   const map = L.map(container, {
-    worldCopyJump: true, minZoom: 1, maxZoom: 18, zoomSnap: 0.25, zoomControl: false, attributionControl: false,
+    worldCopyJump: true, minZoom: 1, maxZoom: 19, zoomSnap: 0.25, zoomControl: false, attributionControl: false,
   });
-  zoomControl(L).addTo(map);
-  const credits = ['Countries: Natural Earth'];
-  if (config.tileURL && config.tileAttribution) credits.push(String(config.tileAttribution));
-  attributionControl(L, credits.join(' | ')).addTo(map);
   map.setView([20, 0], 2);
-  if (config.tileURL) {
-    L.tileLayer(config.tileURL, { maxZoom: 19 }).addTo(map);
-  }
+  const ground = createLeafletGround(L, map, config);
   map.createPane('fod-trails').style.zIndex = 410;
+  // Bubbles under the pins: a pin shown alone (the focused one) is never covered by one.
+  map.createPane('fod-clusters').style.zIndex = 415;
   map.createPane('fod-pins').style.zIndex = 420;
-  const trailRenderer = L.svg({ pane: 'fod-trails' });
-  const pinRenderer = L.svg({ pane: 'fod-pins' });
-  let baseLayer = null;
-  let timelineLayer = null;
-  const items = new Map(); // deviceId -> {dev, marker, trail: [polyline] | null}
+  const renderers = { trails: L.svg({ pane: 'fod-trails' }), pins: L.svg({ pane: 'fod-pins' }) };
+  const items = new Map(); // deviceId -> {dev, marker, trail: [polyline] | null, clustered}
   let focusId = null;
   let labelsAll = false;
   let programmatic = 0;
+  let frame = 0;
   const focusRing = L.circleMarker([0, 0], {
-    renderer: pinRenderer, radius: 14, fill: false, weight: 3, opacity: 0, interactive: false, className: 'focus-ring',
+    renderer: renderers.pins, radius: 14, fill: false, weight: 3, opacity: 0, interactive: false, className: 'focus-ring',
   }).addTo(map);
-
+  const clusters = createLeafletClusters(L, map, 'fod-clusters');
   const places = createLeafletPlaceLayer(L, map);
-  map.on('click', (e) => { if (hooks.onMapClick) hooks.onMapClick([e.latlng.lng, e.latlng.lat]); });
+  const colors = mapColors();
+  const trailStyle = config.strongTrails ? { weight: 4, scale: (o) => 0.55 + o * 0.45 } : { weight: 3, scale: (o) => o };
 
   function quiet(fn) { programmatic++; try { fn(); } finally { setTimeout(() => { programmatic--; }, 0); } }
+  const history = createLeafletHistory(L, map, quiet);
+
+  map.on('click', (e) => { if (hooks.onMapClick) hooks.onMapClick([e.latlng.lng, e.latlng.lat]); });
   map.on('dragstart', () => { if (hooks.onUserMove) hooks.onUserMove(); if (hooks.onPinLeave) hooks.onPinLeave(null); });
   container.addEventListener('wheel', () => { if (hooks.onUserMove) hooks.onUserMove(); }, { passive: true });
   map.on('zoomstart', () => { if (!programmatic && hooks.onUserMove) hooks.onUserMove(); });
@@ -100,7 +75,7 @@ export function createLeafletMap(L, container, hooks, config) {
   }
 
   function labelOn(it) {
-    const want = labelsAll || it.dev.deviceId === focusId;
+    const want = !it.clustered && (labelsAll || it.dev.deviceId === focusId);
     const has = !!it.marker.getTooltip();
     if (want && !has) {
       it.labelText = it.dev.label || it.dev.deviceName || '';
@@ -113,13 +88,13 @@ export function createLeafletMap(L, container, hooks, config) {
   }
 
   function drawTrail(it) {
-    const pts = it.dev.trail || [];
+    const pts = it.clustered ? [] : it.dev.trail || [];
     const chunks = trailChunks(pts.length, TRAIL_CHUNKS);
     if (!chunks.length && !it.trail) return;
     if (!it.trail) {
       it.trail = [];
       for (let c = 0; c < TRAIL_CHUNKS; c++) {
-        it.trail.push(L.polyline([], { renderer: trailRenderer, color: it.dev.color, weight: 3, opacity: 0, interactive: false, lineCap: 'round', className: 'trail' }).addTo(map));
+        it.trail.push(L.polyline([], { renderer: renderers.trails, color: it.dev.color, weight: trailStyle.weight, opacity: 0, interactive: false, lineCap: 'round', className: 'trail' }).addTo(map));
       }
     }
     // Unwrapped so a trail over the antimeridian stays short; anchored on the pin's longitude.
@@ -130,18 +105,40 @@ export function createLeafletMap(L, container, hooks, config) {
       const ll = [];
       for (let i = ch.from; i <= ch.to; i++) ll.push([pts[i][1], lons[i] + shift]);
       it.trail[ch.chunk].setLatLngs(ll);
-      it.trail[ch.chunk].setStyle({ opacity: ch.opacity, color: it.dev.color });
+      it.trail[ch.chunk].setStyle({ opacity: trailStyle.scale(ch.opacity), color: it.dev.color });
       used[ch.chunk] = true;
     }
     for (let c = 0; c < TRAIL_CHUNKS; c++) if (!used[c]) it.trail[c].setLatLngs([]);
   }
 
+  /** Regroups the pins into bubbles on the next frame (after moves, zooms and focus changes). */
+  function scheduleClusters() {
+    if (frame) return;
+    const run = () => { frame = 0; recluster(); };
+    frame = document.hidden ? setTimeout(run, 200) : requestAnimationFrame(run);
+  }
+
+  function recluster() {
+    const entries = [];
+    for (const it of items.values()) entries.push({ id: it.dev.deviceId, latLng: it.marker.getLatLng() });
+    const inside = clusters.update(entries, new Set(focusId ? [focusId] : []));
+    for (const it of items.values()) {
+      const was = !!it.clustered, now = inside.has(it.dev.deviceId);
+      if (was === now) continue;
+      it.clustered = now;
+      const e = it.marker.getElement();
+      if (e) e.classList.toggle('clustered', now);
+      labelOn(it);
+      drawTrail(it);
+    }
+  }
+
   function addItem(dev) {
     const marker = L.circleMarker([dev.lat, nearLon(dev.lon)], {
-      renderer: pinRenderer, radius: PIN_R, weight: 2, color: '#ffffff', opacity: 1,
-      fillColor: dev.color, fillOpacity: 1, className: 'pin', bubblingMouseEvents: false,
+      renderer: renderers.pins, radius: PIN_R, weight: 2, color: colors.pinRing,
+      opacity: 1, fillColor: dev.color, fillOpacity: 1, className: 'pin', bubblingMouseEvents: false,
     }).addTo(map);
-    const it = { dev: dev, marker: marker, trail: null };
+    const it = { dev: dev, marker: marker, trail: null, clustered: false };
     const id = dev.deviceId;
     marker.on('click', () => { if (hooks.onPinClick) hooks.onPinClick(id); });
     marker.on('mouseover mousemove', (e) => {
@@ -167,7 +164,7 @@ export function createLeafletMap(L, container, hooks, config) {
   }
 
   // After any pan or zoom, put each pin (and its trail) on the world copy nearest the centre,
-  // so pins on both sides of the antimeridian show up together.
+  // so pins on both sides of the antimeridian show up together; then regroup the bubbles.
   map.on('moveend', () => {
     for (const it of items.values()) {
       const want = nearLon(it.dev.lon);
@@ -177,23 +174,27 @@ export function createLeafletMap(L, container, hooks, config) {
         if (it.dev.deviceId === focusId) focusRing.setLatLng([it.dev.lat, want]);
       }
     }
+    scheduleClusters();
   });
+
+  function fitLatLngs(pts, maxZoom) {
+    const arc = lonArc(pts.map((p) => p[1]));
+    let s = 90, n = -90;
+    for (const p of pts) { s = Math.min(s, p[0]); n = Math.max(n, p[0]); }
+    quiet(() => map.fitBounds(L.latLngBounds([s, arc.west], [n, arc.west + arc.span]), {
+      paddingTopLeft: [56, 56], paddingBottomRight: [labelsAll ? 180 : 56, 48], maxZoom, animate: false,
+    }));
+  }
 
   const api = {
     kind: 'leaflet',
     map: map,
 
-    setBasemap(geojson) {
-      if (baseLayer) baseLayer.remove();
-      baseLayer = L.geoJSON(geojson, {
-        interactive: false,
-        style: { color: '#9c9583', weight: 0.7, fillColor: '#f3efe4', fillOpacity: config.tileURL ? 0.35 : 1 },
-      }).addTo(map);
-      baseLayer.bringToBack();
-    },
-
+    /** Calls `cb` once the offline basemap is wanted (no tiles, or a tile failed to load). */
+    whenOffline: ground.whenOffline,
+    setBasemap: ground.setBasemap,
     /** Street-scale land of one region over the countries (GeoJSON with a top-level bbox). */
-    setDetail(geojson) { places.setDetail(geojson, config.tileURL ? 0.35 : 1); },
+    setDetail: ground.setDetail,
     setPlaces(list) { places.setPlaces(list); },
     setDraft(draft) { places.setDraft(draft); },
 
@@ -213,6 +214,7 @@ export function createLeafletMap(L, container, hooks, config) {
       }
       for (const it of Array.from(items.values())) if (!seen.has(it.dev.deviceId)) removeItem(it);
       if (focusId && !items.has(focusId)) api.setFocus(null);
+      scheduleClusters();
     },
 
     move(dev) {
@@ -224,6 +226,7 @@ export function createLeafletMap(L, container, hooks, config) {
       setDataAttrs(it);
       drawTrail(it);
       if (dev.deviceId === focusId) focusRing.setLatLng([dev.lat, lon]);
+      scheduleClusters();
     },
 
     setFocus(id) {
@@ -236,30 +239,35 @@ export function createLeafletMap(L, container, hooks, config) {
         it.marker.bringToFront();
         const e = it.marker.getElement();
         if (e) e.classList.add('focused');
+        it.clustered = false;
+        if (e) e.classList.remove('clustered');
         labelOn(it);
+        drawTrail(it);
         focusRing.setLatLng(it.marker.getLatLng());
         focusRing.setStyle({ opacity: 0.9, color: it.dev.color });
       } else {
         focusRing.setStyle({ opacity: 0 });
       }
+      scheduleClusters();
     },
 
     centerOn(dev, zoomIn) {
       if (!dev || !dev.located) return;
-      quiet(() => map.setView([dev.lat, nearLon(dev.lon)], zoomIn ? Math.max(map.getZoom(), 7) : map.getZoom(), { animate: false }));
+      quiet(() => map.setView([dev.lat, nearLon(dev.lon)], zoomIn ? Math.max(map.getZoom(), FOCUS_MIN_ZOOM) : map.getZoom(), { animate: false }));
     },
 
     fit(devs) {
-      const pts = devs.filter((d) => d.located);
-      quiet(() => {
-        if (!pts.length) { map.setView([20, 0], 2, { animate: false }); return; }
-        const arc = lonArc(pts.map((d) => d.lon));
-        let s = 90, n = -90;
-        for (const d of pts) { s = Math.min(s, d.lat); n = Math.max(n, d.lat); }
-        map.fitBounds(L.latLngBounds([s, arc.west], [n, arc.west + arc.span]), {
-          paddingTopLeft: [56, 56], paddingBottomRight: [labelsAll ? 200 : 56, 48], maxZoom: 14, animate: false,
-        });
-      });
+      const pts = devs.filter((d) => d.located).map((d) => [d.lat, d.lon]);
+      if (!pts.length) { quiet(() => map.setView([20, 0], 2, { animate: false })); return; }
+      fitLatLngs(pts, FIT_MAX_ZOOM);
+    },
+
+    /** Fits a device's trail (the share page): at least neighbourhood scale, the whole trail in view. */
+    fitTrail(dev) {
+      if (!dev || !dev.located) return;
+      const pts = (dev.trail && dev.trail.length ? dev.trail : [[dev.lon, dev.lat]]).map((p) => [p[1], p[0]]);
+      fitLatLngs(pts, FIT_MAX_ZOOM);
+      if (map.getZoom() < 12) quiet(() => map.setView([dev.lat, nearLon(dev.lon)], 12, { animate: false }));
     },
 
     setLabels(all) {
@@ -283,41 +291,19 @@ export function createLeafletMap(L, container, hooks, config) {
     },
 
     invalidateSize() { map.invalidateSize(); },
-
-    /** Draws a timeline (stays as dots, trips as lines) and fits the view to it; null removes it. */
-    setTimeline(features) {
-      if (timelineLayer) { timelineLayer.remove(); timelineLayer = null; }
-      if (!features) return;
-      timelineLayer = L.layerGroup().addTo(map);
-      const all = [];
-      for (const seg of timelineSegments(features)) {
-        if (!seg.coords.length) continue;
-        const lons = unwrapLons(seg.coords.map((c) => c[0]));
-        const ll = seg.coords.map((c, i) => [c[1], lons[i]]);
-        all.push(...ll);
-        if (seg.type === 'trip') {
-          L.polyline(ll, { renderer: trailRenderer, color: '#d98b00', weight: 4, opacity: 0.9, interactive: false, className: 'tl-trip-line' }).addTo(timelineLayer);
-        } else {
-          L.circleMarker(ll[0], { renderer: pinRenderer, radius: 7, color: '#fff', weight: 2, fillColor: '#1f6feb', fillOpacity: 1, interactive: false, className: 'tl-stay-dot' }).addTo(timelineLayer);
-        }
-      }
-      if (all.length) quiet(() => map.fitBounds(L.latLngBounds(all), { padding: [48, 48], maxZoom: 16, animate: false }));
-    },
-
-    /** Centres the view on one timeline feature. */
-    focusTimeline(feature) {
-      const seg = feature && timelineSegments([feature])[0];
-      if (!seg || !seg.coords.length) return;
-      const lons = unwrapLons(seg.coords.map((c) => c[0]));
-      quiet(() => map.fitBounds(L.latLngBounds(seg.coords.map((c, i) => [c[1], lons[i]])), { padding: [48, 48], maxZoom: 16, animate: false }));
-    },
+    setTimeline: history.setTimeline,
+    focusTimeline: history.focusTimeline,
+    setTrack: history.setTrack,
+    setCursor: history.setCursor,
 
     clear() {
       for (const it of Array.from(items.values())) removeItem(it);
       api.setFocus(null);
+      clusters.clear();
     },
 
     getView() { const c = map.getCenter(); return { lon: c.lng, lat: c.lat, zoom: map.getZoom() }; },
   };
+  if (typeof ResizeObserver !== 'undefined') new ResizeObserver(() => map.invalidateSize()).observe(container);
   return api;
 }

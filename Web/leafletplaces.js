@@ -1,5 +1,5 @@
 /*
- * Find Our Devices web map: the Leaflet renderer's places, draft and street-scale shorelines.
+ * Find Our Devices web map: the Leaflet renderer's places and the place being drawn.
  * Polygons in their own pane under the pins; a place's name is a tooltip holding a text node
  * (Leaflet would parse a string as HTML).
  */
@@ -13,7 +13,6 @@ export function createLeafletPlaceLayer(L, map) {
   const renderer = L.svg({ pane: 'fod-places' });
   const group = L.layerGroup().addTo(map);
   const draft = L.polygon([], { renderer, className: 'place-draft', weight: 2, dashArray: '6 4', fillOpacity: 0.1, interactive: false }).addTo(map);
-  let detail = null;
   return {
     setPlaces(places) {
       group.clearLayers();
@@ -29,15 +28,5 @@ export function createLeafletPlaceLayer(L, map) {
       }
     },
     setDraft(value) { draft.setLatLngs(toLatLngs(draftRings(value))); },
-    /** The region's water over the world outlines, then its land (GeoJSON with a `bbox`). */
-    setDetail(geojson, fillOpacity) {
-      if (detail) detail.remove();
-      const b = geojson && geojson.bbox;
-      if (!Array.isArray(b) || b.length !== 4) return;
-      detail = L.layerGroup([
-        L.rectangle([[b[1], b[0]], [b[3], b[2]]], { stroke: false, fillColor: '#cfe2ee', fillOpacity, interactive: false }),
-        L.geoJSON(geojson, { interactive: false, style: { color: '#9c9583', weight: 0.7, fillColor: '#f3efe4', fillOpacity } }),
-      ]).addTo(map);
-    },
   };
 }

@@ -10,6 +10,14 @@ import { byId, h, replaceChildren } from './dom.js';
 import { draftBody } from './placegeometry.js';
 
 const MAX_ARRIVALS = 30;
+const INSIDE_NAMES = 5;       // names listed inside a place; the others are counted
+
+/** "inside: A, B and 3 more", or "nobody inside". */
+export function insideText(names) {
+  if (!names.length) return 'nobody inside';
+  const shown = names.slice(0, INSIDE_NAMES).join(', ');
+  return 'inside: ' + shown + (names.length > INSIDE_NAMES ? ' and ' + (names.length - INSIDE_NAMES) + ' more' : '');
+}
 const DEFAULT_RADIUS = 150;
 
 export class PlacesPanel {
@@ -155,9 +163,9 @@ export class PlacesPanel {
       const inside = (Array.isArray(p.inside) ? p.inside : []).map((id) => this.hooks.deviceName(id));
       const item = h('li', { className: 'place-item', dataset: { placeId: String(p.id) } },
         h('span', { className: 'place-name' }, String(p.name || '')),
-        h('span', { className: 'place-inside' }, inside.length ? 'inside: ' + inside.join(', ') : 'nobody inside'));
+        h('span', { className: 'place-inside' }, insideText(inside)));
       if (this.hooks.canChange(p)) {
-        const del = h('button', { type: 'button', className: 'ghost place-delete', title: 'Delete this place', attrs: { 'aria-label': 'Delete place' } }, '\u00d7');
+        const del = h('button', { type: 'button', className: 'plain place-delete', title: 'Delete this place', attrs: { 'aria-label': 'Delete place' } }, '\u00d7');
         del.addEventListener('click', () => this.remove(p));
         item.appendChild(del);
       }

@@ -66,8 +66,9 @@ function draw(fit) {
   if (!page.map) return;
   page.map.sync(device.located ? [device] : []);
   if (device.located) page.map.move(device);
+  // Street level, the whole trail in view (once, and on a new snapshot).
   if (fit || !page.fitted) {
-    if (device.located) { page.map.centerOn(device, true); page.fitted = true; }
+    if (device.located) { page.map.fitTrail(device); page.fitted = true; document.body.dataset.zoom = page.map.getView().zoom.toFixed(2); }
   }
   tick();
 }
@@ -99,8 +100,8 @@ async function start() {
   page.map = await createMap(byId('map'), {
     onPinClick: () => page.map.centerOn(device, true),
     onPinHover: () => {}, onPinLeave: () => {}, onUserMove: () => {},
-    onFitRequest: () => { if (device.located) page.map.centerOn(device, true); },
-  }, config);
+    onFitRequest: () => page.map.fitTrail(device),
+  }, Object.assign({}, config, { strongTrails: true }));
   page.map.setLabels(true);
   page.feed = new LiveFeed({
     url: () => path`/v1/shared/${token}/live`,

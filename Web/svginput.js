@@ -1,7 +1,8 @@
 /*
  * Find Our Devices web map: pointer, wheel, keyboard and button input of the SVG map.
  * Drag pans, wheel and double-click zoom at the pointer, +/- and arrows act on the focused
- * map; a click without a drag on a pin is a pin click, elsewhere a map click ([lon, lat]). `nav` is the map's view
+ * map; a click without a drag on a pin is a pin click, on a cluster bubble a cluster click
+ * (its index), elsewhere a map click ([lon, lat]). `nav` is the map's view
  * ({cx, cy, k} in world units, see svgmap.js) with zoomAt(factor, px?, py?), changed() after
  * moving the view, showWorld(), refit() (when the page has no onFitRequest hook) and lonLatAt(px, py).
  */
@@ -18,7 +19,9 @@ export function attachSvgInput(svg, container, controls, hooks, nav) {
   svg.addEventListener('pointerdown', (e) => {
     if (e.button !== 0) return;
     const pinEl = e.target.closest ? e.target.closest('.pin') : null;
-    drag = { x: e.clientX, y: e.clientY, cx: view.cx, cy: view.cy, moved: false, pin: pinEl && pinEl.getAttribute('data-device-id'), id: e.pointerId };
+    const clusterEl = e.target.closest ? e.target.closest('.cluster') : null;
+    drag = { x: e.clientX, y: e.clientY, cx: view.cx, cy: view.cy, moved: false, pin: pinEl && pinEl.getAttribute('data-device-id'),
+      cluster: clusterEl ? Number(clusterEl.dataset.index) : null, id: e.pointerId };
     try { svg.setPointerCapture(e.pointerId); } catch (_) { /* capture is best effort */ }
   });
   svg.addEventListener('pointermove', (e) => {
@@ -39,7 +42,8 @@ export function attachSvgInput(svg, container, controls, hooks, nav) {
     const d = drag;
     drag = null;
     svg.classList.remove('dragging');
-    if (!d.moved && d.pin && e.type === 'pointerup' && hooks.onPinClick) hooks.onPinClick(d.pin);
+    if (!d.moved && d.cluster != null && e.type === 'pointerup' && hooks.onClusterClick) hooks.onClusterClick(d.cluster);
+    else if (!d.moved && d.pin && e.type === 'pointerup' && hooks.onPinClick) hooks.onPinClick(d.pin);
     else if (!d.moved && !d.pin && e.type === 'pointerup' && hooks.onMapClick) {
       const r = svg.getBoundingClientRect();
       hooks.onMapClick(nav.lonLatAt(e.clientX - r.left, e.clientY - r.top));

@@ -1,83 +1,56 @@
 /*
  * Find Our Devices web map: the offline SVG renderer (no tiles, no libraries; interface in map.js).
  *
- * The basemap is drawn once in world units (svgprojection.js) and moved with a single
- * transform; three copies (-1, 0, +1 world widths) make panning across the antimeridian
- * seamless. Pins, trails and labels live in screen pixels: each pin is placed on the world copy
- * nearest the view centre, so a pin never drops off at ±180. Labels are SVG text nodes.
+ * The basemap (svgbase.js) is drawn once in world units (svgprojection.js) and moved with a
+ * single transform; three copies (-1, 0, +1 world widths) make panning across the antimeridian
+ * seamless. Pins, trails (svgtrails.js), cluster bubbles (svgclusters.js), the History panel's
+ * drawings (svghistory.js) and labels live in screen pixels: each pin is placed on the world
+ * copy nearest the view centre, so a pin never drops off at ±180. Labels are SVG text nodes.
  *
  * Invariants: view.k > 0 is screen pixels per world unit; view.cx in [0, WORLD) is the
  * world x at the centre of the screen; view.cy in [0, WORLD] the world y there.
  * Moving a pin touches only that pin's attributes (no DOM rebuild); redraws are batched
  * into one requestAnimationFrame.
  */
-import { clamp, lonArc, trailChunks, unwrapLons, validLonLat } from './geo.js';
-import { el, geometryPath, graticulePath, kOfZoom, latToY, lonToX, r2, TILE, WORLD, yToLat } from './svgprojection.js';
-import { h } from './dom.js';
+import { clamp, lonArc, unwrapLons } from './geo.js';
+import { el, kOfZoom, latToY, lonToX, r2, TILE, WORLD, yToLat } from './svgprojection.js';
 import { attachSvgInput } from './svginput.js';
 import { createSvgPlaceLayer } from './svgplaces.js';
+import { timelineSegments } from './timelinegeometry.js';
+import { createSvgHistory } from './svghistory.js';
+import { createSvgClusters } from './svgclusters.js';
+import { createSvgControls, createSvgGround } from './svgbase.js';
+import { drawSvgTrail } from './svgtrails.js';
 
 const MAX_ZOOM = 18;
-const FIT_MAX_ZOOM = 14;
-const FOCUS_MIN_ZOOM = 7;
-const TRAIL_CHUNKS = 4;
+const FIT_MAX_ZOOM = 16;
+const FOCUS_MIN_ZOOM = 15;
+/** From this zoom on nothing is clustered (pins that still overlap are at one spot). */
+const CLUSTER_MAX_ZOOM = 17;
 const PIN_R = 6;
 const PIN_R_FOCUS = 8.5;
 
-/** Timeline features as {type, coords, index}, keeping only valid positions. */
-export function timelineSegments(features) {
-  return features.map((f, index) => {
-    const g = f.geometry || {};
-    const raw = g.type === 'LineString' ? g.coordinates : g.type === 'Point' ? [g.coordinates] : [];
-    return { type: g.type === 'LineString' ? 'trip' : 'stay', coords: (Array.isArray(raw) ? raw : []).filter(validLonLat), index };
-  });
-}
-
-export function createSvgMap(container, hooks) {
+export function createSvgMap(container, hooks, options) {
   hooks = hooks || {};
+  const strongTrails = !!(options && options.strongTrails);
   container.classList.add('svgmap-container');
   container.tabIndex = 0;
 
   const svg = el('svg', { class: 'svgmap', role: 'application', 'aria-label': 'Map. Drag to pan, wheel or +/- to zoom.' }, container);
-  const defs = el('defs', null, svg);
-  const world = el('g', { id: 'fod-world' }, defs);
-  // Presentation attributes, not CSS: document style rules do not reach <use> clones reliably.
-  el('path', {
-    class: 'graticule', d: graticulePath(), fill: 'none', stroke: '#b3cde0', 'stroke-width': 0.6,
-    'vector-effect': 'non-scaling-stroke',
-  }, world);
-  const land = el('g', {
-    class: 'land', fill: '#f3efe4', 'fill-rule': 'evenodd', stroke: '#a39b87', 'stroke-width': 0.6,
-    'stroke-linejoin': 'round',
-  }, world);
-  // Street-scale shorelines of one region (setDetail): its water first, over the world outlines.
-  const detail = el('g', {
-    class: 'detail', fill: '#f3efe4', 'fill-rule': 'evenodd', stroke: '#a39b87', 'stroke-width': 0.6, 'stroke-linejoin': 'round',
-  }, world);
-  el('rect', { class: 'ocean', x: 0, y: 0, width: '100%', height: '100%' }, svg);
-  const base = el('g', { class: 'base' }, svg);
-  for (const dx of [-1, 0, 1]) {
-    el('use', { href: '#fod-world', x: dx * WORLD, y: 0 }, base);
-  }
+  const ground = createSvgGround(svg, container);
+  const base = ground.base;
   const trailLayer = el('g', { class: 'trails' }, svg);
-  const timelineLayer = el('g', { class: 'timeline-layer' }, svg);
   const ringLayer = el('g', { class: 'rings' }, svg);
+  // Bubbles under the pins: a pin shown alone (the focused one) is never covered by one.
+  const clusters = createSvgClusters(el('g', { class: 'clusters' }, svg), (ids) => openCluster(ids));
   const pinLayer = el('g', { class: 'pins' }, svg);
   const labelLayer = el('g', { class: 'labels' }, svg);
+  const timelineLayer = el('g', { class: 'timeline-layer' }, svg); // over the pins: what the History panel shows
   const placeLayer = createSvgPlaceLayer(svg, trailLayer);
   const focusRing = el('circle', { class: 'focus-ring', r: 14, cx: -100, cy: -100, visibility: 'hidden' }, ringLayer);
 
-  // HTML overlays: zoom buttons, scale bar, attribution.
-  const control = (act, label, text) => h('button', { type: 'button', title: label, dataset: { act }, attrs: { 'aria-label': label } }, text);
-  const controls = h('div', { className: 'map-controls' },
-    control('in', 'Zoom in', '+'), control('out', 'Zoom out', '\u2212'),
-    control('fit', 'Fit to devices', '\u2922'), control('world', 'Whole world', '\u25ef'));
-  container.appendChild(controls);
-  const scaleBar = h('span', { className: 'bar' });
-  const scaleText = h('span', { className: 'txt' });
-  container.appendChild(h('div', { className: 'map-scale' }, scaleBar, scaleText));
-  const attribution = h('div', { className: 'map-attrib' }, 'Countries: Natural Earth (public domain)');
-  container.appendChild(attribution);
+  const overlay = createSvgControls(container);
+  const controls = overlay.controls;
 
   const view = { cx: WORLD / 2, cy: WORLD / 2, k: 1, w: 0, h: 0 };
   const items = new Map(); // deviceId -> {dev, pin, label, trail: [polyline], lastKey}
@@ -87,7 +60,7 @@ export function createSvgMap(container, hooks) {
   let focusId = null;
   let labelsAll = false;
   let lastFit = null;
-  let timeline = null; // [{type, coords: [[lon, lat], ...], index}] of the timeline panel's day
+  const history = createSvgHistory(timelineLayer);
 
   function size() {
     view.w = container.clientWidth || 800;
@@ -133,12 +106,60 @@ export function createSvgMap(container, hooks) {
       for (const id of dirty) { const it = items.get(id); if (it) place(it); }
       dirty.clear();
     }
+    recluster();
+  }
+
+  /** Groups crowded pins into bubbles (never the focused one; none from CLUSTER_MAX_ZOOM on). */
+  function recluster() {
+    const points = [];
+    for (const it of items.values()) points.push({ id: it.dev.deviceId, x: it.sx, y: it.sy });
+    const zoom = Math.log2(view.k * WORLD / TILE);
+    const inside = clusters.update(points, new Set(focusId ? [focusId] : []), zoom >= CLUSTER_MAX_ZOOM);
+    for (const it of items.values()) {
+      const now = inside.has(it.dev.deviceId);
+      if (now === it.clustered) continue;
+      it.clustered = now;
+      it.pin.classList.toggle('clustered', now);
+      if (it.label) it.label.classList.toggle('clustered', now);
+      if (it.trailGroup) it.trailGroup.classList.toggle('clustered', now);
+    }
+  }
+
+  /** Fits the view to the located `devs` ({lon, lat}) up to `maxZoom`; the world when there are none. */
+  function fitPoints(devs, maxZoom) {
+    size();
+    const pts = devs.filter((d) => d.located);
+    if (!pts.length) {
+      view.k = minK(); view.cx = WORLD / 2; view.cy = WORLD / 2;
+    } else {
+      const arc = lonArc(pts.map((d) => d.lon));
+      let ymin = Infinity, ymax = -Infinity;
+      for (const d of pts) { const y = latToY(d.lat); if (y < ymin) ymin = y; if (y > ymax) ymax = y; }
+      // Room around the pins; more on the right where their labels go.
+      const padL = 48, padR = labelsAll ? 200 : 56, padT = 48, padB = 44;
+      const dx = arc.span / 360 * WORLD, dy = ymax - ymin;
+      const kx = dx > 0 ? Math.max(1, view.w - padL - padR) / dx : Infinity;
+      const ky = dy > 0 ? Math.max(1, view.h - padT - padB) / dy : Infinity;
+      view.k = clamp(Math.min(kx, ky, kOfZoom(maxZoom)), minK(), maxK());
+      view.cx = lonToX(arc.west + arc.span / 2) + (padR - padL) / 2 / view.k;
+      view.cy = (ymin + ymax) / 2 + (padB - padT) / 2 / view.k;
+    }
+    viewDirty = true;
+    schedule();
+  }
+
+  function openCluster(ids) {
+    const devs = ids.map((id) => items.get(id)).filter(Boolean).map((it) => it.dev);
+    if (devs.length) fitPoints(devs, CLUSTER_MAX_ZOOM + 1);
+    if (hooks.onUserMove) hooks.onUserMove();
   }
 
   function place(it) {
     const d = it.dev;
     const p = screenOf(d.lon, d.lat);
     const x = r2(p[0]), y = r2(p[1]);
+    it.sx = p[0];
+    it.sy = p[1];
     it.pin.setAttribute('cx', x);
     it.pin.setAttribute('cy', y);
     if (it.label) {
@@ -150,57 +171,25 @@ export function createSvgMap(container, hooks) {
   }
 
   function placeTrail(it, head) {
-    const pts = it.dev.trail || [];
-    const chunks = trailChunks(pts.length, TRAIL_CHUNKS);
-    if (!chunks.length) {
-      if (it.trail) for (const pl of it.trail) pl.setAttribute('points', '');
-      return;
-    }
-    if (!it.trail) {
-      it.trail = [];
-      const g = el('g', { class: 'trail', stroke: it.dev.color }, trailLayer);
-      for (let c = 0; c < TRAIL_CHUNKS; c++) it.trail.push(el('polyline', { points: '' }, g));
-      it.trailGroup = g;
-    }
-    // Unwrap along the trail, then anchor its newest point on the pin itself.
-    const lons = unwrapLons(pts.map((p) => p[0]));
-    const n = pts.length;
-    const x0 = lonToX(lons[n - 1]), y0 = latToY(pts[n - 1][1]);
-    const sx = new Array(n), sy = new Array(n);
-    for (let i = 0; i < n; i++) {
-      sx[i] = r2(head[0] + (lonToX(lons[i]) - x0) * view.k);
-      sy[i] = r2(head[1] + (latToY(pts[i][1]) - y0) * view.k);
-    }
-    const used = new Array(TRAIL_CHUNKS).fill(false);
-    for (const ch of chunks) {
-      let s = '';
-      for (let i = ch.from; i <= ch.to; i++) s += sx[i] + ',' + sy[i] + ' ';
-      const pl = it.trail[ch.chunk];
-      pl.setAttribute('points', s);
-      pl.setAttribute('stroke-opacity', ch.opacity.toFixed(2));
-      used[ch.chunk] = true;
-    }
-    for (let c = 0; c < TRAIL_CHUNKS; c++) if (!used[c]) it.trail[c].setAttribute('points', '');
+    drawSvgTrail(it, head, view.k, trailLayer, strongTrails);
+    if (it.trailGroup) it.trailGroup.classList.toggle('clustered', it.clustered);
   }
 
-  /** Redraws the timeline's trips (polylines) and stays (dots) in screen pixels. */
-  function placeTimeline() {
-    while (timelineLayer.firstChild) timelineLayer.removeChild(timelineLayer.firstChild);
-    if (!timeline) return;
-    for (const seg of timeline) {
-      if (!seg.coords.length) continue;
-      // Unwrapped along the line, anchored on the world copy nearest the centre.
-      const lons = unwrapLons(seg.coords.map((c) => c[0]));
-      const head = screenOf(lons[0], seg.coords[0][1]);
-      const x0 = (lonToX(lons[0]) - view.cx) * view.k + view.w / 2;
-      const shift = head[0] - x0;
-      if (seg.type === 'trip') {
-        const pts = seg.coords.map((c, i) => r2((lonToX(lons[i]) - view.cx) * view.k + view.w / 2 + shift) + ',' + r2((latToY(c[1]) - view.cy) * view.k + view.h / 2));
-        el('polyline', { class: 'tl-trip-line', points: pts.join(' '), 'data-index': String(seg.index) }, timelineLayer);
-      } else {
-        el('circle', { class: 'tl-stay-dot', r: 7, cx: r2(head[0]), cy: r2(head[1]), 'data-index': String(seg.index) }, timelineLayer);
-      }
-    }
+  /** Screen points of a line of [lon, lat]: unwrapped along it, anchored on the world copy nearest the centre. */
+  function lineScreen(coords) {
+    if (!coords.length) return [];
+    const lons = unwrapLons(coords.map((c) => c[0]));
+    const head = screenOf(lons[0], coords[0][1]);
+    const shift = head[0] - ((lonToX(lons[0]) - view.cx) * view.k + view.w / 2);
+    return coords.map((c, i) => [(lonToX(lons[i]) - view.cx) * view.k + view.w / 2 + shift, (latToY(c[1]) - view.cy) * view.k + view.h / 2]);
+  }
+
+  function placeTimeline() { history.draw(lineScreen); }
+
+  function fitLonLats(coords) {
+    if (coords.length) api.fit(coords.map((c) => ({ located: true, lon: c[0], lat: c[1] })));
+    viewDirty = true;
+    schedule();
   }
 
   function wantsLabel(id) { return labelsAll || id === focusId; }
@@ -227,7 +216,7 @@ export function createSvgMap(container, hooks) {
       class: 'pin', r: PIN_R, fill: dev.color,
       'data-device-id': dev.deviceId, 'data-lon': String(dev.lon), 'data-lat': String(dev.lat),
     }, pinLayer);
-    const it = { dev: dev, pin: pin, label: null, trail: null, trailGroup: null };
+    const it = { dev: dev, pin: pin, label: null, trail: null, trailGroup: null, clustered: false, sx: 0, sy: 0 };
     items.set(dev.deviceId, it);
     ensureLabel(it);
     return it;
@@ -240,16 +229,7 @@ export function createSvgMap(container, hooks) {
     items.delete(it.dev.deviceId);
   }
 
-  function updateScale() {
-    const lat = yToLat(view.cy);
-    const mpp = 40075016.686 * Math.cos(lat * Math.PI / 180) / (WORLD * view.k);
-    const target = mpp * 110;
-    const p = Math.pow(10, Math.floor(Math.log10(target)));
-    let nice = p;
-    for (const m of [1, 2, 5]) if (m * p <= target) nice = m * p;
-    scaleBar.style.width = Math.round(nice / mpp) + 'px';
-    scaleText.textContent = nice >= 1000 ? (nice / 1000) + ' km' : nice + ' m';
-  }
+  function updateScale() { overlay.scale(view); }
 
   function zoomAt(f, px, py) {
     size();
@@ -265,7 +245,7 @@ export function createSvgMap(container, hooks) {
 
   function viewChanged() { viewDirty = true; schedule(); }
 
-  attachSvgInput(svg, container, controls, hooks, {
+  attachSvgInput(svg, container, controls, Object.assign({}, hooks, { onClusterClick: (i) => openCluster(clusters.idsAt(i) || []) }), {
     view,
     zoomAt,
     changed: viewChanged,
@@ -289,37 +269,9 @@ export function createSvgMap(container, hooks) {
     element: svg,
 
     /** Draws the countries (GeoJSON FeatureCollection, Polygon/MultiPolygon) as the basemap. */
-    setBasemap(geojson) {
-      while (land.firstChild) land.removeChild(land.firstChild);
-      const feats = (geojson && geojson.features) || [];
-      const frag = document.createDocumentFragment();
-      for (const f of feats) {
-        const d = geometryPath(f && f.geometry);
-        if (!d) continue;
-        const p = el('path', { d: d, class: 'country', 'vector-effect': 'non-scaling-stroke' });
-        if (f.properties && f.properties.iso_a3) p.setAttribute('data-iso', f.properties.iso_a3);
-        frag.appendChild(p);
-      }
-      land.appendChild(frag);
-    },
-
-    /**
-     * Draws one region's street-scale land (GeoJSON with a top-level `bbox` [w, s, e, n]): the
-     * region's water over the world outlines, then its land, then its attribution as text.
-     */
-    setDetail(geojson) {
-      while (detail.firstChild) detail.removeChild(detail.firstChild);
-      const b = geojson && geojson.bbox;
-      if (!Array.isArray(b) || b.length !== 4) return;
-      const x0 = lonToX(b[0]), x1 = lonToX(b[2]), y0 = latToY(b[3]), y1 = latToY(b[1]);
-      el('rect', { x: x0, y: y0, width: x1 - x0, height: y1 - y0, fill: '#cfe2ee', stroke: 'none' }, detail);
-      for (const f of geojson.features || []) {
-        const d = geometryPath(f && f.geometry);
-        if (d) el('path', { d, class: 'shore', 'vector-effect': 'non-scaling-stroke' }, detail);
-      }
-      const source = geojson.properties && geojson.properties.source;
-      if (source) attribution.textContent = 'Countries: Natural Earth (public domain); shorelines: GSHHG (LGPL)';
-    },
+    setBasemap: ground.setBasemap,
+    /** Draws one region's street-scale land (GeoJSON with a top-level `bbox`) over the countries. */
+    setDetail: ground.setDetail,
 
     /** Draws the group's places (documents of GET /v1/groups/{id}/places). */
     setPlaces(places) { placeLayer.setPlaces(places); },
@@ -388,25 +340,7 @@ export function createSvgMap(container, hooks) {
     /** Fits the view to the located devices (the world when there are none). */
     fit(devs) {
       lastFit = devs;
-      size();
-      const pts = devs.filter((d) => d.located);
-      if (!pts.length) {
-        view.k = minK(); view.cx = WORLD / 2; view.cy = WORLD / 2;
-      } else {
-        const arc = lonArc(pts.map((d) => d.lon));
-        let ymin = Infinity, ymax = -Infinity;
-        for (const d of pts) { const y = latToY(d.lat); if (y < ymin) ymin = y; if (y > ymax) ymax = y; }
-        // Room around the pins; more on the right where their labels go.
-        const padL = 48, padR = labelsAll ? 200 : 56, padT = 48, padB = 44;
-        const dx = arc.span / 360 * WORLD, dy = ymax - ymin;
-        const kx = dx > 0 ? Math.max(1, view.w - padL - padR) / dx : Infinity;
-        const ky = dy > 0 ? Math.max(1, view.h - padT - padB) / dy : Infinity;
-        view.k = clamp(Math.min(kx, ky, kOfZoom(FIT_MAX_ZOOM)), minK(), maxK());
-        view.cx = lonToX(arc.west + arc.span / 2) + (padR - padL) / 2 / view.k;
-        view.cy = (ymin + ymax) / 2 + (padB - padT) / 2 / view.k;
-      }
-      viewDirty = true;
-      schedule();
+      fitPoints(devs, FIT_MAX_ZOOM);
     },
 
     /** Permanent labels for every pin (small groups) or only for the focused one. */
@@ -434,17 +368,32 @@ export function createSvgMap(container, hooks) {
      * view to it; null removes it.
      */
     setTimeline(features) {
-      timeline = features ? timelineSegments(features) : null;
-      const pts = (timeline || []).flatMap((seg) => seg.coords.map((c) => ({ located: true, lon: c[0], lat: c[1] })));
-      if (pts.length) api.fit(pts);
-      viewDirty = true;
-      schedule();
+      history.setTimeline(features);
+      fitLonLats(history.timelinePoints());
     },
 
     /** Centres the view on one timeline feature. */
     focusTimeline(feature) {
       const seg = feature && timelineSegments([feature])[0];
-      if (seg && seg.coords.length) api.fit(seg.coords.map((c) => ({ located: true, lon: c[0], lat: c[1] })));
+      if (seg) fitLonLats(seg.coords);
+    },
+
+    /** A history track (lines of [lon, lat]), fitted; null removes it. */
+    setTrack(lines) {
+      history.setTrack(lines);
+      fitLonLats(history.trackPoints());
+    },
+
+    /** The playback cursor at [lon, lat] and the part of the day played; null hides them. */
+    setCursor(lonLat, path) {
+      history.setCursor(lonLat, path);
+      viewDirty = true;
+      schedule();
+    },
+
+    /** The view on a device's trail (the share page). */
+    fitTrail(dev) {
+      if (dev && dev.located) fitLonLats(dev.trail && dev.trail.length ? dev.trail : [[dev.lon, dev.lat]]);
     },
 
     clear() {

@@ -1,9 +1,10 @@
 /*
- * Find Our Devices web map: the timeline panel of one device (#timeline). A day at a time (the
- * browser's local day): GET /v1/devices/{id}/export.geojson?timeline=true for that day, stays
- * and trips listed in order and drawn on the map (map.setTimeline), previous/next day. Place
- * and device names are text nodes only (dom.js). Every load checks `gen`, bumped on each change,
- * so a late answer for another day or device is dropped.
+ * Find Our Devices web map: the timeline of one device (#timeline, in the History panel). A day
+ * at a time (the browser's local day): GET /v1/devices/{id}/export.geojson?timeline=true for
+ * that day, stays and trips listed in order and drawn on the map (map.setTimeline),
+ * previous/next day; the day is handed on (`hooks.onDay`) for its playback. Place and device
+ * names are text nodes only (dom.js). Every load checks `gen`, bumped on each change, so a late
+ * answer for another day or device is dropped.
  */
 import { path, withQuery } from './api.js';
 import { byId, h, replaceChildren } from './dom.js';
@@ -51,7 +52,8 @@ export function placeText(place) {
 export class TimelinePanel {
   /**
    * @param api the ApiClient
-   * @param hooks {draw(features | null), focus(feature)}: the map's side
+   * @param hooks {draw(features | null), focus(feature)}: the map's side; onDay(deviceId, from,
+   *   to) after a day loaded (ms, local midnight to the next), onDay(null) once closed
    */
   constructor(api, hooks) {
     this.api = api;
@@ -73,23 +75,30 @@ export class TimelinePanel {
     });
   }
 
-  get isOpen() { return !this.root.hidden; }
+  get isOpen() { return this.deviceId != null; }
 
-  /** Opens the panel for `device` ({deviceId, deviceName}) on today. */
+  /** Shows the timeline of `device` ({deviceId, deviceName}) on today. */
   open(device) {
     this.deviceId = device.deviceId;
     this.start = dayStart(Date.now());
-    this.root.hidden = false;
+    this.root.dataset.open = '1';
     replaceChildren(this.title, 'Timeline \u2013 ', device.deviceName || 'device');
     this.load();
   }
 
+  /** Stops showing a timeline (and its drawing). */
   close() {
     this.gen++;
     this.deviceId = null;
     this.features = null;
-    this.root.hidden = true;
+    delete this.root.dataset.open;
+    delete this.root.dataset.state;
+    replaceChildren(this.title, 'Timeline');
+    replaceChildren(this.list);
+    replaceChildren(this.day);
+    replaceChildren(this.status, 'Pick a device to see its days.');
     this.hooks.draw(null);
+    this.hooks.onDay(null);
   }
 
   move(days) {
@@ -120,6 +129,7 @@ export class TimelinePanel {
       replaceChildren(this.status, e.message || 'The timeline could not be loaded.');
       this.root.dataset.state = 'error';
       this.hooks.draw(null);
+      this.hooks.onDay(null);
       return;
     }
     if (gen !== this.gen) return;
@@ -128,6 +138,7 @@ export class TimelinePanel {
     this.render(features);
     this.hooks.draw(features);
     this.root.dataset.state = 'ready';
+    this.hooks.onDay(this.deviceId, from, shiftDay(this.start, 1));
   }
 
   render(features) {

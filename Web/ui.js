@@ -1,9 +1,8 @@
 /*
  * Find Our Devices web map: the group page's small views — which view shows, the banner, the
- * live status, the sign-in form and the hover tooltip. All text goes in as text (dom.js).
+ * live status and the hover tooltip. All text goes in as text (dom.js).
  */
 import { byId, h, replaceChildren } from './dom.js';
-import { retryAfterSeconds } from './api.js';
 import { statusText } from './state.js';
 
 /** Shows the app (signed in) or the sign-in view. */
@@ -45,74 +44,6 @@ export function setStatus(state) {
   s.textContent = state;
   s.dataset.state = state;
   s.title = STATUS_TITLES[state] || '';
-}
-
-/**
- * The sign-in form. Its submit button stays disabled in the HTML until this is created, so the
- * form can never be submitted natively (the CSP's form-action 'none' would refuse it anyway).
- * `signIn(email, password)` rejects with an ApiError to show.
- */
-export class SignInForm {
-  constructor(signIn) {
-    this.signIn = signIn;
-    this.form = byId('signin');
-    this.email = byId('email');
-    this.password = byId('password');
-    this.button = this.form.querySelector('button[type=submit]');
-    this.errorEl = byId('signin-error');
-    this.retryTimer = 0;
-    this.form.addEventListener('submit', (e) => { e.preventDefault(); this.submit(); });
-    this.button.disabled = false;
-  }
-
-  /** Shows the form, prefilled with `email`, with an optional message. */
-  show(message, email) {
-    showSigninView();
-    this.error(message || '');
-    if (email && !this.email.value) this.email.value = email;
-    (this.email.value ? this.password : this.email).focus();
-  }
-
-  error(message) {
-    this.errorEl.textContent = message;
-    this.errorEl.hidden = !message;
-  }
-
-  async submit() {
-    if (this.button.disabled) return;
-    const email = this.email.value.trim();
-    const password = this.password.value;
-    if (!email || !password) { this.error('Enter your email and password.'); return; }
-    this.button.disabled = true;
-    this.error('');
-    try {
-      await this.signIn(email, password);
-      this.password.value = '';
-      this.button.disabled = false;
-    } catch (e) {
-      if (e.status === 429) { this.countdown(e.message, retryAfterSeconds(e.retryAfter)); return; }
-      this.button.disabled = false;
-      this.error(e.status === 401 ? (e.message || 'Wrong email or password.') : e.message);
-    }
-  }
-
-  /** 429: keeps the button disabled and counts Retry-After down. */
-  countdown(message, secs) {
-    clearInterval(this.retryTimer);
-    const base = message || 'Too many attempts.';
-    if (!secs) { this.button.disabled = false; this.error(base + ' Please wait a moment and try again.'); return; }
-    const until = Date.now() + secs * 1000;
-    const tick = () => {
-      const left = Math.ceil((until - Date.now()) / 1000);
-      if (left > 0) { this.error(base + ' Try again in ' + left + ' s.'); return; }
-      clearInterval(this.retryTimer);
-      this.button.disabled = false;
-      this.error(base + ' You can try again now.');
-    };
-    this.button.disabled = true;
-    tick();
-    this.retryTimer = setInterval(tick, 1000);
-  }
 }
 
 /** The card shown while the pointer is over a pin: device, member, age, coordinates. */

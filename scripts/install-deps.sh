@@ -4,7 +4,8 @@
 # One package a line, so that lists merge cleanly.
 set -euo pipefail
 
-# To build and run: the C libraries fod links, and Leaflet for the web map.
+# To build and run: the C libraries fod links, and what the web app serves beside its own code:
+# Leaflet, and the QR code encoder of the phone set-up (served from /vendor/qrcode like Leaflet).
 packages=(
   pkg-config
   libsqlite3-dev
@@ -14,6 +15,7 @@ packages=(
   libpq-dev
   libcurl4-openssl-dev
   libjs-leaflet
+  node-qrcode-generator
 )
 # For `make test`: what the tests, checks and benchmark smokes run.
 if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
@@ -25,14 +27,16 @@ if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
     procps
     curl
     git
-    # load generator of the benchmark smokes
+    # load generator of the benchmark smokes, and the compiler of the live benchmark's C client
     wrk
+    gcc
     # export checks: ogrinfo, xmllint
     gdal-bin
     libxml2-utils
-    # browser test of the web map
+    # browser test of the web map; zbarimg reads the set-up QR codes back off the screen
     chromium
     python3-websocket
+    zbar-tools
     # the comparison report's peers
     redis-server
     postgresql-15-postgis-3

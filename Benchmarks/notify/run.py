@@ -65,7 +65,7 @@ class Node:
     def __init__(self, fod, data, database=None):
         args = [fod, "serve", "--port", "0", "--bind", "127.0.0.1", "--data", data, "--password-cost", "minimal",
                 "--log-level", "error", "--device-request-rate", "0", "--sign-up-limit", "1000000", "--sign-in-limit", "1000000",
-                "--invitation-limit", "1000000", "--notify-allow-private", "--notify-senders", "16"]
+                "--invitation-limit", "1000000", "--notify-allow-private", "--notify-senders", "16", "--signup", "open"]
         if database:
             args += ["--database", database]
         self.process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

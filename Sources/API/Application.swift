@@ -84,15 +84,15 @@ public struct Services: Sendable {
     public let rejectionMetrics = RejectionMetrics()
     public let logger: Logger
 
-    /// Everything wired to one store; every service publishes its group events to `live` and
-    /// its stored fixes to `shareFeed` — unless `publishesCommits` is false: then something else
-    /// feeds both from the store (with several nodes on one database, relays of every node's
-    /// commits).
+    /// Everything wired to one store. The consumers of its commits — the live hub, the alert
+    /// matcher, the share links' streams — are registered here, once, on the store's
+    /// `CommitDoor`; the store announces its commits there, on one node or many (call
+    /// `store.startPublishing` once this is made).
     /// - Parameters:
     ///   - towns: the nearest-town index that names timeline stays (`Data/places-cities1000.bin`); nil names none.
     ///   - stayPlaces: group places that name stays first (default: the store's group places).
     public init(store backend: any TrackingStore, configuration: Configuration = Configuration(), logger: Logger,
-                towns: NearestPlace? = nil, stayPlaces: (any StayPlaceLookup)? = nil, publishesCommits: Bool = true) throws {
+                towns: NearestPlace? = nil, stayPlaces: (any StayPlaceLookup)? = nil) throws {
         self.store = backend
         self.configuration = configuration
         let live = LiveHub(log: backend, configuration: configuration.live)
@@ -105,32 +105,31 @@ public struct Services: Sendable {
         self.alertConsumer = AlertConsumer(store: backend, configuration: notify.matcher, logger: logger) { worker.wake() }
         self.notifications = NotificationService(store: backend, transport: transport, facts: backend, limits: notify.limits,
                                                  webMapURL: notify.webMapURL)
-        let door = CommitDoor()
-        door.register(live)
-        door.register(alertConsumer)
-        self.door = door
-        let hub: CommitDoor? = publishesCommits ? door : nil
         let shareFeed = ShareFeed(configuration: configuration.shareStreams)
         self.shareFeed = shareFeed
+        let door = backend.commits
+        door.register(events: live)
+        door.register(events: alertConsumer)
+        door.register(shares: shareFeed)
+        self.door = door
         let limits = backend.limitCounters
-        self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, sink: shareFeed, limits: limits)
+        self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, limits: limits)
         self.friends = FriendsService(store: backend, directory: backend)
-        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, sink: hub, limits: limits)
-        self.devices = DeviceService(store: backend, sink: hub)
+        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, limits: limits)
+        self.devices = DeviceService(store: backend)
         var groupPolicy = configuration.groups
         // Whenever sign-up is not open to anyone (the default once the server has an account),
         // an invitation to an email without an account waits for it: it is how people get in.
         groupPolicy.invitesEmailsWithoutAccount = (configuration.accounts.signUp ?? .invite).keepsInvitationsByEmail
-        self.groups = GroupService(store: backend, sink: hub, policy: groupPolicy, limits: limits)
-        self.locations = LocationService(store: backend, directory: backend, sink: hub, rules: configuration.fixRules,
-                                         events: configuration.locationEvents, requestLimit: configuration.deviceRequests,
-                                         fixSink: publishesCommits ? shareFeed : nil, limits: limits)
+        self.groups = GroupService(store: backend, policy: groupPolicy, limits: limits)
+        self.locations = LocationService(store: backend, directory: backend, rules: configuration.fixRules,
+                                         events: configuration.locationEvents, requestLimit: configuration.deviceRequests, limits: limits)
         self.queries = GeoQueryService(index: backend, directory: backend, tuning: configuration.queryTuning, limits: configuration.queryLimits)
         self.queryGate = AdmissionGate(limit: configuration.concurrentQueries, what: "geo queries")
         self.importSlots = ImportSlots(perDevice: configuration.importsPerDevice, total: configuration.concurrentImports)
         self.exports = ExportService(store: backend, directory: backend, visibility: backend)
         self.feed = FeedService(log: backend)
-        self.imports = HistoryImportService(locations: locations, store: backend, sink: hub)
+        self.imports = HistoryImportService(locations: locations, store: backend)
         self.importTokens = ImportTokenService(store: backend)
         self.timeline = TimelineService(store: backend, directory: backend, towns: towns, places: stayPlaces ?? GroupPlaceNames(store: backend))
         self.places = PlaceService(store: backend, limits: configuration.places)

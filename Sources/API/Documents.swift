@@ -62,7 +62,8 @@ struct Documents: Sendable {
     /// A device in its owner's lists (`GET /v1/devices`, `GET /v1/me`).
     static func deviceSummary(_ device: Device) -> JSONValue {
         var object: JSONObject = ["id": .id(device.id), "name": .string(device.name), "lastLocation": lastLocation(device.lastLocation),
-                                  "owntracksEncryption": .bool(device.ownTracksEncryption)]
+                                  "owntracksEncryption": .bool(device.ownTracksEncryption),
+                                  "receiveGroupLocations": .bool(device.receiveGroupLocations)]
         addStatus(device.status, to: &object)
         return .object(object)
     }

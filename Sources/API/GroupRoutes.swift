@@ -18,6 +18,9 @@ struct GroupRoutes {
             group.inline("GET", "/v1/groups/{id}", member) { request, context in
                 .json(Documents.group(try groups.group(id: request.id(), for: context.credential)))
             },
+            group.deferred("PATCH", "/v1/groups/{id}", .user, body: GroupChangeBody.self) { request, context, body in
+                .json(Documents.group(try await groups.rename(groupID: request.id(), by: try context.userID, name: body.name)))
+            },
             group.deferred("DELETE", "/v1/groups/{id}", .user) { request, context in
                 try await groups.delete(groupID: request.id(), by: try context.userID)
                 return .noContent

@@ -20,7 +20,7 @@ import Tracking
 /// - Bounded: each stream buffers at most `streamCapacity` bytes; a subscriber that falls
 ///   behind gets a `resync` event and is closed, and reconnects with its last id. A user holds
 ///   at most `streamsPerUser` streams at once.
-public final class LiveHub: GroupEventSink, Sendable {
+public final class LiveHub: ReplayingEventConsumer, Sendable {
     public struct Configuration: Sendable {
         public var streamCapacity = 256 * 1024
         public var heartbeatSeconds = 15.0

@@ -73,6 +73,12 @@ struct NewGroupBody: RequestBody {
     }
 }
 
+/// `PATCH /v1/groups/{id}`: the new name.
+struct GroupChangeBody: RequestBody {
+    let name: String
+    init(_ body: JSONBody) throws { name = try body.string("name") }
+}
+
 struct NewOwnerBody: RequestBody {
     let userID: UserID
     init(_ body: JSONBody) throws { userID = UserID(try body.string("userId")) }

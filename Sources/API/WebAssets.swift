@@ -3,8 +3,10 @@ import HTTPServer
 import JSONCore
 
 /// The web map's files, read once at start-up and served from memory: `Web/` (page, ES modules,
-/// styles), the countries basemap and the demo region's shorelines from `Data/`, Leaflet from Debian's `libjs-leaflet` when it
-/// is installed, and a `config.json` saying which map to use. Only names found at start-up are
+/// styles), the countries basemap and the demo region's shorelines from `Data/`, Leaflet from
+/// Debian's `libjs-leaflet` and the QR code encoder from Debian's `node-qrcode-generator`
+/// (`libjs-qrcode-generator`) when they are installed, and a `config.json` saying which map
+/// to use and whether QR codes can be drawn. Only names found at start-up are
 /// served, so a request path can never reach another file. Every answer carries the headers of
 /// `WebSecurityPolicy` (CSP, no referrer, no framing, no sniffing).
 public struct WebAssets: Sendable {
@@ -15,6 +17,8 @@ public struct WebAssets: Sendable {
         public var dataDirectory: String
         /// Where Debian installs Leaflet (`libjs-leaflet`).
         public var leafletDirectory = "/usr/share/javascript/leaflet"
+        /// Where Debian installs the QR code encoder (`node-qrcode-generator`).
+        public var qrcodeDirectory = "/usr/share/javascript/qrcode-generator"
         /// A tile URL template (`https://tile.example/{z}/{x}/{y}.png`), nil for no tiles.
         public var tileURL: String?
         /// Plain text shown with the tiles (never parsed as HTML).
@@ -33,6 +37,8 @@ public struct WebAssets: Sendable {
     let sharePage: Asset?
     let files: [String: Asset]
     let vendor: [String: Asset]
+    /// `qrcode.js` of `node-qrcode-generator`, nil when it is not installed.
+    let qrcode: Asset?
     /// The headers sent with every file; its `tileSource` decides whether tiles are used.
     public let security: WebSecurityPolicy
 
@@ -58,21 +64,25 @@ public struct WebAssets: Sendable {
             vendor["images/" + name] = load(configuration.leafletDirectory + "/images/" + name)
         }
         let leaflet = vendor["leaflet.js"] != nil && vendor["leaflet.css"] != nil
+        let qrcode = load(configuration.qrcodeDirectory + "/qrcode.js")
         let security = WebSecurityPolicy(tileURL: configuration.tileURL)
         // A template the CSP cannot allow is not handed to the page: no tiles rather than every
         // tile blocked.
         let tileURL = security.tilesRefused ? nil : configuration.tileURL.flatMap { $0.isEmpty ? nil : $0 }
-        let config: JSONValue = ["leaflet": .bool(leaflet), "tileURL": tileURL.map { .string($0) } ?? .null,
+        let config: JSONValue = ["leaflet": .bool(leaflet), "qrcode": .bool(qrcode != nil),
+                                 "tileURL": tileURL.map { .string($0) } ?? .null,
                                  "tileAttribution": .string(configuration.tileAttribution)]
         files["config.json"] = Asset(contentType: "application/json; charset=utf-8", bytes: config.serialized())
         self.files = files
         self.vendor = leaflet ? vendor : [:]
+        self.qrcode = qrcode
         self.security = security
     }
 
     /// Whether the page itself was found (the server still runs without it).
     public var hasPage: Bool { index != nil }
     public var hasLeaflet: Bool { !vendor.isEmpty }
+    public var hasQRCode: Bool { qrcode != nil }
 
     var routes: [Route] {
         let assets = self
@@ -87,6 +97,10 @@ public struct WebAssets: Sendable {
             }),
             Route("GET", "/vendor/leaflet/{file}", .inline { request in
                 guard let asset = assets.vendor[request.parameter("file")] else { throw HTTPError.notFound(request.path) }
+                return assets.response(asset)
+            }),
+            Route("GET", "/vendor/qrcode/qrcode.js", .inline { request in
+                guard let asset = assets.qrcode else { throw HTTPError.notFound(request.path) }
                 return assets.response(asset)
             }),
             Route("GET", "/vendor/leaflet/images/{file}", .inline { request in

@@ -4,8 +4,8 @@ import HTTPServer
 ///
 /// The page runs only its own files: scripts, styles, fetches and the live feed from the same
 /// origin, no inline script or handler, no `eval`, and Trusted Types required, so a string can
-/// never reach `innerHTML` or a script URL (the one script loaded at run time, Leaflet, goes
-/// through the page's `fod-leaflet` policy). Images come from the same origin, plus the tile
+/// never reach `innerHTML` or a script URL (the scripts loaded at run time, Leaflet and the QR
+/// code encoder, go through the page's `fod-vendor` policy, which creates those URLs only). Images come from the same origin, plus the tile
 /// server when `--tile-url` is set. The page cannot be framed and sends no referrer.
 ///
 /// Invariant: `contentSecurityPolicy` contains only characters of the directives written here
@@ -48,7 +48,7 @@ public struct WebSecurityPolicy: Sendable {
             "form-action 'none'",
             "frame-ancestors 'none'",
             "require-trusted-types-for 'script'",
-            "trusted-types fod-leaflet",
+            "trusted-types fod-vendor",
         ].joined(separator: "; ")
     }
 

@@ -31,6 +31,13 @@ public final class Connection {
 
     deinit { PQfinish(handle) }
 
+    /// Which database the session is on (`host:port/dbname`, no credentials): for caches of
+    /// what one database holds, when a process talks to several.
+    public var databaseIdentity: String {
+        func text(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        return "\(text(PQhost(handle))):\(text(PQport(handle)))/\(text(PQdb(handle)))"
+    }
+
     /// The state of the connection as libpq last saw it: `.bad` once the server closed it or
     /// the network failed (found by the last call that touched the socket).
     public enum Status: Sendable { case ok, bad }

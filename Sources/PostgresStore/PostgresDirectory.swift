@@ -96,19 +96,20 @@ struct PostgresDirectory: DirectoryTransaction {
     func members(groupID: GroupID) throws -> [GroupMember] {
         let windows = try PostgresStore.sharingWindows(groupID: groupID, on: c)
         let rows = try c.rows("""
-            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key
+            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key,
+                   d.history_version
             FROM memberships m JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = $1 ORDER BY m.joined_at, m.user_id
             """, [.id(groupID)]) { row in
             let sharing = try row.bool(4)
             return (member: GroupMember(userID: try row.id(0), displayName: try row.text(1), deviceID: try row.id(2),
                                         deviceName: try row.text(3), shareLocation: sharing, location: sharing ? try row.lastLocation(at: 5) : nil),
-                    key: try row.int64(8))
+                    key: try row.int64(8), version: try row.int64(9))
         }
         return try rows.map { row in
             var member = row.member
             member.location = try PostgresStore.sharedLatest(deviceKey: row.key, last: member.location,
-                                                             windows: windows[member.userID] ?? .none, on: c)
+                                                             windows: windows[member.userID] ?? .none, version: row.version, on: c)
             return member
         }
     }
@@ -125,6 +126,10 @@ struct PostgresDirectory: DirectoryTransaction {
 
     func setGroupOwner(groupID: GroupID, ownerID: UserID) throws {
         try c.run("UPDATE groups SET owner_id = $1 WHERE id = $2", [.id(ownerID), .id(groupID)])
+    }
+
+    func setGroupName(groupID: GroupID, name: String) throws {
+        try c.run("UPDATE groups SET name = $1 WHERE id = $2", [.text(name), .id(groupID)])
     }
 
     func deleteGroup(id: GroupID) throws {

@@ -107,17 +107,18 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
         let rows = try c.rows("""
             SELECT d.key, d.last_lon, d.last_lat, d.last_ts,
                    (SELECT accuracy FROM fixes f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY seq DESC LIMIT 1),
-                   m.user_id
+                   m.user_id, d.history_version
             FROM memberships m JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = $1 AND m.share_location AND d.last_ts IS NOT NULL
               AND EXISTS (SELECT 1 FROM place_baselines b WHERE b.group_id = m.group_id AND b.device_key = d.key) = $2
             """, [.id(groupID), .bool(baseline)]) { row in
-            (key: try row.int64(0), user: try row.id(5, as: UserID.self),
+            (key: try row.int64(0), user: try row.id(5, as: UserID.self), version: try row.int64(6),
              last: PostgresStore.ShownFix(location: LastLocation(position: try row.position(1), timestamp: try row.time(3)),
                                           accuracy: try row.optionalDouble(4)))
         }
         return try rows.compactMap { row in
-            guard let fix = try PostgresStore.sharedLatest(deviceKey: row.key, last: row.last, windows: windows[row.user] ?? .none, on: c)
+            guard let fix = try PostgresStore.sharedLatest(deviceKey: row.key, last: row.last, windows: windows[row.user] ?? .none,
+                                                                version: row.version, on: c)
             else { return nil }
             return (device: DeviceKey(storeValue: row.key),
                     point: LatLng(degreesLatitude: fix.location.position.latitude, longitude: fix.location.position.longitude).normalized.toPoint(),

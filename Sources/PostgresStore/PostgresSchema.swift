@@ -435,6 +435,11 @@ enum PostgresSchema {
                   sql: NotificationTables.schema(.postgres)),
         Migration(version: 12, name: "administrators, disabled accounts, invite codes, invitations by email, import tokens",
                   sql: AccountTables.schema),
+        Migration(version: 13, name: "a history version per device (what groups see of hidden latest positions is cached by it)", sql: """
+            -- Moved by every append and deletion of the device's fixes, in their transaction:
+            -- SharedLatestCache keys by it, so a cached answer is always one of this snapshot.
+            ALTER TABLE devices ADD COLUMN history_version bigint NOT NULL DEFAULT 0;
+            """),
     ]
 
     /// Applies the pending migrations in one transaction, under the migration lock;

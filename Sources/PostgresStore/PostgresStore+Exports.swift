@@ -2,7 +2,7 @@ import PostgresClient
 import Tracking
 
 extension PostgresStore: ExportStore {
-    static let subjectColumns = "d.key, d.id, d.name, u.id, u.display_name, d.last_lon, d.last_lat, d.last_ts"
+    static let subjectColumns = "d.key, d.id, d.name, u.id, u.display_name, d.last_lon, d.last_lat, d.last_ts, d.history_version"
 
     static func subject(_ row: Row, windows: HistoryWindows) throws -> ExportSubject {
         ExportSubject(deviceKey: DeviceKey(storeValue: try row.int64(0)), deviceID: try row.id(1), deviceName: try row.text(2), userID: try row.id(3),
@@ -15,11 +15,13 @@ extension PostgresStore: ExportStore {
             return try c.rows("""
                 SELECT \(Self.subjectColumns) FROM memberships m JOIN devices d ON d.id = m.device_id JOIN users u ON u.id = m.user_id
                 WHERE m.group_id = $1 AND m.share_location ORDER BY d.id COLLATE "C"
-                """, [.id(groupID)]) { try Self.subject($0, windows: windows[try $0.id(3)] ?? .none) }.map { subject in
-                var shown = subject
-                shown.last = try Self.sharedLatest(deviceKey: subject.deviceKey.storeValue, last: subject.last, windows: subject.windows, on: c)
-                return shown
-            }
+                """, [.id(groupID)]) { (subject: try Self.subject($0, windows: windows[try $0.id(3)] ?? .none), version: try $0.int64(8)) }
+                .map { row in
+                    var shown = row.subject
+                    shown.last = try Self.sharedLatest(deviceKey: row.subject.deviceKey.storeValue, last: row.subject.last,
+                                                       windows: row.subject.windows, version: row.version, on: c)
+                    return shown
+                }
         }
     }
 

@@ -206,6 +206,7 @@ extension PostgresStore: LocationStore {
                 try p.append(insertSQL(onConflict: ""), values)
                 try p.append("RELEASE SAVEPOINT fod_insert")
                 try p.append(moveLatestSQL, moveLatestValues(newestPlanned))
+                try p.append(Self.historyChangedSQL, [.int64(deviceKey)])
             }
             return (planned, results[3].affectedRows > 0 ? newestPlanned.sequence : nil)
         } catch let error as PostgresError where error.isUniqueViolation {
@@ -214,6 +215,7 @@ extension PostgresStore: LocationStore {
             let kept = planned.filter { inserted.contains($0.sequence) }
             guard let newestKept = newest(kept) else { return ([], nil) }
             let moved = try c.run(moveLatestSQL, moveLatestValues(newestKept)) > 0
+            try c.run(Self.historyChangedSQL, [.int64(deviceKey)])
             return (kept, moved ? newestKept.sequence : nil)
         }
     }
@@ -302,6 +304,10 @@ extension PostgresStore: LocationStore {
         return total
     }
 
+    /// Moves the device's history version: every append and deletion of its fixes, in their
+    /// transaction (`SharedLatestCache` keys by it).
+    static let historyChangedSQL = "UPDATE devices SET history_version = history_version + 1 WHERE key = $1"
+
     /// Deletes up to `limit` of the device's oldest fixes before `before`, redacts their
     /// events, and recomputes its latest location if that was among them.
     static func deleteBatch(deviceKey: Int64, before: Int64, limit: Int, on c: Connection) throws -> Int {
@@ -315,6 +321,7 @@ extension PostgresStore: LocationStore {
               (SELECT lon, lat, ts, seq, cell FROM fixes WHERE device_key = devices.key ORDER BY ts DESC, seq DESC LIMIT 1)
             WHERE key = $1 AND last_ts < $2
             """, [.int64(deviceKey), .int64(before)])
+        try c.run(historyChangedSQL, [.int64(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: newestDeleted + 1, on: c)
         return deleted.count
     }

@@ -95,22 +95,22 @@ extension PostgresStore: FriendStore {
             let candidates = try c.rows("""
                 SELECT m.group_id, m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts,
                        (SELECT f.accuracy FROM fixes f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY f.seq DESC LIMIT 1),
-                       d.battery, d.key
+                       d.battery, d.key, d.history_version
                 FROM memberships mine JOIN memberships m ON m.group_id = mine.group_id
                 JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
                 WHERE mine.device_id = $1
-                """, [.id(deviceID)]) { row -> (candidate: FriendCandidate, key: Int64, last: ShownFix?) in
+                """, [.id(deviceID)]) { row -> (candidate: FriendCandidate, key: Int64, last: ShownFix?, version: Int64) in
                 let key = try row.text(0) + " " + row.text(1)
                 let last = try row.lastLocation(at: 6).map { ShownFix(location: $0, accuracy: try row.optionalDouble(9)) }
                 return (candidate: FriendCandidate(groupID: try row.id(0), userID: try row.id(1), displayName: try row.text(2),
                                                    deviceID: try row.id(3), deviceName: try row.text(4), sharing: try row.bool(5),
                                                    latest: last?.location, accuracy: last?.accuracy,
                                                    windows: HistoryWindows(periods: periods[key] ?? []), battery: try row.optionalDouble(10)),
-                        key: try row.int64(11), last: last)
+                        key: try row.int64(11), last: last, version: try row.int64(12))
             }.map { row -> FriendCandidate in
                 let c0 = row.candidate
                 guard c0.sharing else { return c0 }
-                let shown = try Self.sharedLatest(deviceKey: row.key, last: row.last, windows: c0.windows, on: c)
+                let shown = try Self.sharedLatest(deviceKey: row.key, last: row.last, windows: c0.windows, version: row.version, on: c)
                 return FriendCandidate(groupID: c0.groupID, userID: c0.userID, displayName: c0.displayName, deviceID: c0.deviceID,
                                        deviceName: c0.deviceName, sharing: c0.sharing, latest: shown?.location, accuracy: shown?.accuracy,
                                        windows: c0.windows, battery: c0.battery)

@@ -1,3 +1,4 @@
+import Synchronization
 import PostgresClient
 import Tracking
 
@@ -26,6 +27,10 @@ public final class PostgresStore: Sendable {
     let visibility = SharingDevicesCache()
     /// The abuse limits count in the database, for every node alike.
     public let limitCounters: any LimitCounters
+    /// Where this node's consumers get every node's commits (fed by `relays`).
+    public let commits = CommitDoor()
+    /// The node's relays while it publishes (`startPublishing`).
+    let relays = Mutex<NodeRelays?>(nil)
 
     /// Connects to `connectionString` (libpq's: a `postgresql://` URI, multi-host allowed) and
     /// applies pending migrations. Throws `StoreFailure(.unavailable)` when the database

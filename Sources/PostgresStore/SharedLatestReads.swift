@@ -1,7 +1,8 @@
 import PostgresClient
 import Tracking
 
-/// The reads behind `SharedLatest`: a device's newest fix inside a range of times.
+/// The reads behind `SharedLatest`: a device's newest fix inside a range of times, through
+/// `SharedLatestCache` (keyed by the device's `history_version`, read in the same snapshot).
 extension PostgresStore {
     typealias ShownFix = SharedLatest.Shown
 
@@ -17,17 +18,23 @@ extension PostgresStore {
     }
 
     /// The latest position of device `deviceKey` a group with `windows` may see (`last`: the
-    /// device's newest fix).
-    static func sharedLatest(deviceKey: Int64, last: LastLocation?, windows: HistoryWindows, on c: Connection) throws -> LastLocation? {
-        try SharedLatest.resolve(last, time: \.timestamp.millisecondsSince1970, windows: windows) {
-            try newestFix(deviceKey: deviceKey, in: $0, on: c)?.location
+    /// device's newest fix; `version`: its `history_version` in this snapshot).
+    static func sharedLatest(deviceKey: Int64, last: ShownFix?, windows: HistoryWindows, version: Int64, on c: Connection) throws -> ShownFix? {
+        guard let last else { return nil }
+        let time = last.location.timestamp.millisecondsSince1970
+        if windows.contains(time) { return last }
+        let key = SharedLatestCache.Key(store: c.databaseIdentity, device: deviceKey, historyVersion: version, lastTimestamp: time,
+                                        windows: windows)
+        return try SharedLatestCache.shared.shown(for: key) {
+            try SharedLatest.resolve(last, time: \.location.timestamp.millisecondsSince1970, windows: windows) {
+                try newestFix(deviceKey: deviceKey, in: $0, on: c)
+            }
         }
     }
 
-    /// `sharedLatest` with the fix's accuracy.
-    static func sharedLatest(deviceKey: Int64, last: ShownFix?, windows: HistoryWindows, on c: Connection) throws -> ShownFix? {
-        try SharedLatest.resolve(last, time: \.location.timestamp.millisecondsSince1970, windows: windows) {
-            try newestFix(deviceKey: deviceKey, in: $0, on: c)
-        }
+    /// `sharedLatest` of a position without its accuracy.
+    static func sharedLatest(deviceKey: Int64, last: LastLocation?, windows: HistoryWindows, version: Int64, on c: Connection) throws -> LastLocation? {
+        try sharedLatest(deviceKey: deviceKey, last: last.map { ShownFix(location: $0, accuracy: nil) }, windows: windows,
+                         version: version, on: c)?.location
     }
 }

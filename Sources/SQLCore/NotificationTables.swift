@@ -199,11 +199,11 @@ public enum NotificationTables {
     public static func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int, on db: some SQLExecutor) throws -> [DeliveryJob] {
         let d = db.dialect
         let due = try db.rows("""
-            SELECT \(deliveryColumns) FROM deliveries d
-            WHERE d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
-              AND d.seq = (SELECT min(e.seq) FROM deliveries e WHERE e.channel_id = d.channel_id AND e.status = 'pending')
+            SELECT \(deliveryColumns.split(separator: ",").map { "d." + $0.trimmingSpaces }.joined(separator: ", ")) FROM deliveries d
+            JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head
+            WHERE d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
             ORDER BY d.seq LIMIT ?
-            """ + d.lockSkippingLocked, [.integer(now), .integer(now), .integer(Int64(limit))], delivery)
+            """ + d.lockSkippingLocked(table: "d"), [.integer(now), .integer(now), .integer(Int64(limit))], delivery)
         var jobs: [DeliveryJob] = []
         for delivery in due {
             try db.run("UPDATE deliveries SET lease_until = ? WHERE seq = ?", [.integer(now + leaseMilliseconds), .integer(delivery.sequence)])
@@ -243,8 +243,7 @@ public enum NotificationTables {
         try db.firstRow("""
             SELECT min(CASE WHEN d.lease_until IS NOT NULL AND d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END)
             FROM deliveries d
-            WHERE d.status = 'pending'
-              AND d.seq = (SELECT min(e.seq) FROM deliveries e WHERE e.channel_id = d.channel_id AND e.status = 'pending')
+            JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head
             """, []) { try $0.optionalInt64(0) } ?? nil
     }
 

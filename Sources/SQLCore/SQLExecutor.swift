@@ -72,9 +72,10 @@ public enum SQLDialect: Sendable {
         return out
     }
 
-    /// Appended to a `SELECT` that picks rows to change in a transaction on a database many
-    /// nodes share, so that each row goes to one node (nothing on SQLite: one writer).
-    public var lockSkippingLocked: String { self == .postgres ? " FOR UPDATE SKIP LOCKED" : "" }
+    /// Appended to a `SELECT` that picks rows of `table` (an alias) to change in a transaction
+    /// on a database many nodes share, so that each row goes to one node (nothing on SQLite:
+    /// one writer).
+    public func lockSkippingLocked(table: String) -> String { self == .postgres ? " FOR UPDATE OF \(table) SKIP LOCKED" : "" }
 
     /// Appended to a `SELECT` of a row the transaction will update, so that concurrent
     /// transactions on other nodes wait for it.

@@ -74,6 +74,18 @@ extension SQLTransactions {
         }
     }
 
+    public func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int,
+                            _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Set<GroupID> {
+        try writeSQLWaiting { db in
+            let now = Timestamp.nowMilliseconds()
+            var behind: Set<GroupID> = []
+            for group in groupIDs where try NotificationTables.matchAlerts(groupID: group, consumer: consumer, limit: limit, on: db, match, now: now) {
+                behind.insert(group)
+            }
+            return behind
+        }
+    }
+
     public func groupsBehind(consumer: String) throws -> [GroupID] {
         try readSQL { try NotificationTables.groupsBehind(consumer: consumer, on: $0) }
     }
@@ -83,7 +95,12 @@ extension SQLTransactions {
     }
 
     public func recordAttempt(_ attempt: DeliveryAttempt) throws {
-        try writeSQLWaiting { try NotificationTables.recordAttempt(attempt, on: $0) }
+        try recordAttempts([attempt])
+    }
+
+    public func recordAttempts(_ attempts: [DeliveryAttempt]) throws {
+        guard !attempts.isEmpty else { return }
+        try writeSQLWaiting { db in for attempt in attempts { try NotificationTables.recordAttempt(attempt, on: db) } }
     }
 
     public func nextDueTime() throws -> Int64? {

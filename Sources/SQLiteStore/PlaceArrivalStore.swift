@@ -94,14 +94,15 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
         return try db.rows("""
             SELECT d.key, d.last_lon, d.last_lat, d.last_ts,
                    (SELECT accuracy FROM locations l WHERE l.device_key = d.key AND l.ts = d.last_ts ORDER BY seq DESC LIMIT 1),
-                   m.user_id
+                   m.user_id, d.history_version
             FROM memberships m JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = ? AND m.share_location = 1 AND d.last_ts IS NOT NULL
               AND EXISTS (SELECT 1 FROM place_baselines b WHERE b.group_id = m.group_id AND b.device_key = d.key) = ?
             """, [.id(groupID), .bool(baseline)]) { row in
             let last = SQLiteBackend.ShownFix(location: LastLocation(position: row.position(1), timestamp: row.time(3)),
                                               accuracy: row.optionalDouble(4))
-            let shown = try SQLiteBackend.sharedLatest(deviceKey: row.int64(0), last: last, windows: windows[row.id(5)] ?? .none, in: db)
+            let shown = try SQLiteBackend.sharedLatest(deviceKey: row.int64(0), last: last, windows: windows[row.id(5)] ?? .none,
+                                                       version: row.int64(6), in: db)
             return shown.map { fix in
                 (device: DeviceKey(storeValue: row.int64(0)),
                  point: LatLng(degreesLatitude: fix.location.position.latitude, longitude: fix.location.position.longitude).normalized.toPoint(),

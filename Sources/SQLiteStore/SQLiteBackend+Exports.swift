@@ -3,7 +3,7 @@ import Storage
 
 extension SQLiteBackend: ExportStore {
     static let subjectColumns = """
-        d.key, d.id, d.name, u.id, u.display_name, d.last_lon, d.last_lat, d.last_ts
+        d.key, d.id, d.name, u.id, u.display_name, d.last_lon, d.last_lat, d.last_ts, d.history_version
         """
 
     static func subject(_ row: Statement, windows: HistoryWindows) -> ExportSubject {
@@ -21,7 +21,8 @@ extension SQLiteBackend: ExportStore {
                 WHERE m.group_id = ? AND m.share_location = 1 ORDER BY d.id
                 """, [.id(groupID)]) { row in
                 var subject = Self.subject(row, windows: windows[row.id(3)] ?? .none)
-                subject.last = try Self.sharedLatest(deviceKey: row.int64(0), last: subject.last, windows: subject.windows, in: db)
+                subject.last = try Self.sharedLatest(deviceKey: row.int64(0), last: subject.last, windows: subject.windows,
+                                                     version: row.int64(8), in: db)
                 return subject
             }
         }

@@ -11,7 +11,8 @@ extension SQLiteBackend: HistoryImportStore {
     }
 
     public func logImportEvents(_ tally: ImportEventTally) async throws -> [GroupEvent] {
-        try await write { db -> [GroupEvent] in
+        let door = commits
+        return try await write({ db -> [GroupEvent] in
             guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.id(tally.deviceID)], {
                 (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
             }) else { return [] }
@@ -21,7 +22,7 @@ extension SQLiteBackend: HistoryImportStore {
                 events += try Self.appendEvents(groupID: groupID, entries, in: db)
             }
             return events
-        }
+        }, onCommit: { door.publish($0) })
     }
 
     /// The device's memberships whose member shares, with their sharing periods, by group id.

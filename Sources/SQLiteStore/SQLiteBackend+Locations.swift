@@ -16,6 +16,7 @@ extension SQLiteBackend: LocationStore {
         let placeShapes = self.placeShapes
         let placeIndex = self.placeIndex
         let filter = self.clientIDFilter
+        let door = self.commits
         // Cells are computed here, on the caller's thread, to keep the single writer short.
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let idHashes = fixes.map { $0.clientID.map(UnmergedFixes.ClientKey.idHash) ?? 0 }
@@ -84,10 +85,15 @@ extension SQLiteBackend: LocationStore {
             let newest = outcome.stored.max { ($0.fix.timestamp, $0.sequence) < ($1.fix.timestamp, $1.sequence) }
             if let newest, device.lastTimestamp.map({ newest.fix.timestamp >= $0 }) ?? true {
                 let cell = CellID(LatLng(degreesLatitude: newest.fix.latitude, longitude: newest.fix.longitude)).int64Key
-                try db.run("UPDATE devices SET last_lon = ?, last_lat = ?, last_ts = ?, last_cell = ? WHERE key = ?",
-                           [.real(newest.fix.longitude), .real(newest.fix.latitude), .integer(newest.fix.timestamp),
-                            .integer(cell), .integer(device.key)])
+                try db.run("""
+                    UPDATE devices SET last_lon = ?, last_lat = ?, last_ts = ?, last_cell = ?, history_version = history_version + 1
+                    WHERE key = ?
+                    """, [.real(newest.fix.longitude), .real(newest.fix.latitude), .integer(newest.fix.timestamp),
+                          .integer(cell), .integer(device.key)])
                 outcome.newLatestSequence = newest.sequence
+            } else {
+                // A backfill: the newest fix stays, the history changed (`SharedLatestCache`).
+                try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(device.key)])
             }
             let sharing = try Self.sharingPeriods(deviceID: deviceID, in: db)
             outcome.events = try Self.locationEvents(deviceID: deviceID, deviceKey: device.key, outcome: outcome, rule: rule,
@@ -112,6 +118,8 @@ extension SQLiteBackend: LocationStore {
             case .success(let appended):
                 placeIndex.keep(appended.places)
                 merger.noteAppended()
+                door.publish(appended.outcome.events)
+                door.fixesStored(appended.outcome)
                 onCommit(appended.outcome)
                 completion(.success(appended.outcome))
             case .failure(let error):
@@ -274,6 +282,7 @@ extension SQLiteBackend: LocationStore {
             WHERE key = ? AND last_ts < ?
             """, [.integer(deviceKey), .integer(before)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
+        try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: last.ts + 1, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: Set(victims.map(\.seq)),
                         clientIDs: victims.compactMap { v in v.clientID.map { .init(deviceKey: deviceKey, clientID: $0) } })
@@ -291,6 +300,7 @@ extension SQLiteBackend: LocationStore {
         try db.run("DELETE FROM index_queue WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("DELETE FROM locations WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
+        try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: nil, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: nil, clientIDs: [])
     }

@@ -4,6 +4,8 @@ import Storage
 /// `ShareTransaction` over one SQLite connection inside a transaction.
 struct SQLiteShares: ShareTransaction {
     let db: Database
+    /// What a write transaction changes, announced once it commits (nil in a read).
+    var changes: CommittedChanges? = nil
 
     static let columns = "id, device_id, name, created_at, since, expires_at, views"
 
@@ -32,7 +34,9 @@ struct SQLiteShares: ShareTransaction {
     }
 
     func deleteShare(id: ShareID, deviceID: DeviceID) throws -> Bool {
-        try db.run("DELETE FROM shares WHERE id = ? AND device_id = ?", [.id(id), .id(deviceID)]) > 0
+        let deleted = try db.run("DELETE FROM shares WHERE id = ? AND device_id = ?", [.id(id), .id(deviceID)]) > 0
+        if deleted { changes?.revoked(id) }
+        return deleted
     }
 
     func deleteExpiredShares(deviceID: DeviceID, before: Int64) throws -> Int {
@@ -41,6 +45,7 @@ struct SQLiteShares: ShareTransaction {
 
     func updateShare(_ share: ShareLink) throws {
         try db.run("UPDATE shares SET since = ?, expires_at = ? WHERE id = ?", [.time(share.since), .time(share.expiresAt), .id(share.id)])
+        changes?.renewed(share.id, expiresAt: share.expiresAt.millisecondsSince1970)
     }
 
     func addShareView(id: ShareID) throws {
@@ -73,8 +78,14 @@ extension SQLiteBackend: ShareStore {
         try read { try body(SQLiteShares(db: $0)) }
     }
 
+    /// Runs `body` in a write; the links it revokes or renews are announced through `commits`
+    /// right after the commit.
     public func writeShares<T: Sendable>(_ body: @escaping @Sendable (any ShareTransaction) throws -> T) async throws -> T {
-        try await write { try body(SQLiteShares(db: $0)) }
+        let door = commits
+        return try await write({ db -> Announced<T> in
+            let changes = CommittedChanges()
+            return Announced(value: try body(SQLiteShares(db: db, changes: changes)), changes: changes)
+        }, onCommit: { $0.changes.announce(through: door) }).value
     }
 }
 
@@ -94,7 +105,7 @@ extension SQLiteBackend: FriendStore {
             let candidates = try db.rows("""
                 SELECT m.group_id, m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts,
                        (SELECT l.accuracy FROM locations l WHERE l.device_key = d.key AND l.ts = d.last_ts ORDER BY l.seq DESC LIMIT 1),
-                       d.battery, d.key
+                       d.battery, d.key, d.history_version
                 FROM memberships mine JOIN memberships m ON m.group_id = mine.group_id
                 JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
                 WHERE mine.device_id = ?
@@ -102,7 +113,8 @@ extension SQLiteBackend: FriendStore {
                 let windows = HistoryWindows(periods: periods[row.string(0) + " " + row.string(1)] ?? [])
                 let last = row.isNull(8) ? nil : ShownFix(location: LastLocation(position: row.position(6), timestamp: row.time(8)),
                                                          accuracy: row.optionalDouble(9))
-                let shown = row.bool(5) ? try Self.sharedLatest(deviceKey: row.int64(11), last: last, windows: windows, in: db) : last
+                let shown = row.bool(5) ? try Self.sharedLatest(deviceKey: row.int64(11), last: last, windows: windows,
+                                                                     version: row.int64(12), in: db) : last
                 return FriendCandidate(groupID: row.id(0), userID: row.id(1), displayName: row.string(2), deviceID: row.id(3),
                                        deviceName: row.string(4), sharing: row.bool(5), latest: shown?.location, accuracy: shown?.accuracy,
                                        windows: windows, battery: row.optionalDouble(10))

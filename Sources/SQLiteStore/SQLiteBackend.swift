@@ -38,6 +38,9 @@ public final class SQLiteBackend: Sendable {
     let visibility = VisibilityCache()
     /// The abuse limits count in this process: an embedded database is one node's alone.
     public let limitCounters: any LimitCounters = LocalLimitCounters()
+    /// Where the store announces what it committed, right after each commit (the writer runs
+    /// commit callbacks in commit order).
+    public let commits = CommitDoor()
 
     /// Page cache of the writer connection, KiB.
     public static let writerCacheKiB = 65_536

@@ -8,6 +8,8 @@ struct SQLiteDirectory: DirectoryTransaction {
     let db: Database
     /// The backend's mirror of unmerged fixes (deleting a device deletes its entries there too).
     let unmerged: UnmergedFixes
+    /// What a write transaction logs, announced once it commits (nil in a read).
+    var changes: CommittedChanges? = nil
 
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations, "
         + "owntracks_secret IS NOT NULL, \(SQLiteDeviceReport.statusColumns)"
@@ -93,13 +95,15 @@ struct SQLiteDirectory: DirectoryTransaction {
     func members(groupID: GroupID) throws -> [GroupMember] {
         let windows = try SQLiteBackend.sharingWindows(groupID: groupID, in: db)
         return try db.rows("""
-            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key
+            SELECT m.user_id, u.display_name, m.device_id, d.name, m.share_location, d.last_lon, d.last_lat, d.last_ts, d.key,
+                   d.history_version
             FROM memberships m JOIN users u ON u.id = m.user_id JOIN devices d ON d.id = m.device_id
             WHERE m.group_id = ? ORDER BY m.joined_at, m.user_id
             """, [.id(groupID)]) { row in
             let sharing = row.bool(4)
             let last = sharing && !row.isNull(7) ? LastLocation(position: row.position(5), timestamp: row.time(7)) : nil
-            let location = try SQLiteBackend.sharedLatest(deviceKey: row.int64(8), last: last, windows: windows[row.id(0)] ?? .none, in: db)
+            let location = try SQLiteBackend.sharedLatest(deviceKey: row.int64(8), last: last, windows: windows[row.id(0)] ?? .none,
+                                                          version: row.int64(9), in: db)
             return GroupMember(userID: row.id(0), displayName: row.string(1), deviceID: row.id(2),
                                deviceName: row.string(3), shareLocation: sharing, location: location)
         }
@@ -117,6 +121,10 @@ struct SQLiteDirectory: DirectoryTransaction {
 
     func setGroupOwner(groupID: GroupID, ownerID: UserID) throws {
         try db.run("UPDATE groups SET owner_id = ? WHERE id = ?", [.id(ownerID), .id(groupID)])
+    }
+
+    func setGroupName(groupID: GroupID, name: String) throws {
+        try db.run("UPDATE groups SET name = ? WHERE id = ?", [.text(name), .id(groupID)])
     }
 
     func deleteGroup(id: GroupID) throws {
@@ -215,14 +223,24 @@ extension SQLiteDirectory {
     func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent {
         let events = try SQLiteBackend.appendEvents(groupID: groupID, [event.entry(groupID: groupID)], in: db)
         guard let event = events.first else { throw StorageError(code: 1, message: "event not appended") }
+        changes?.logged([event])
         return event
     }
 }
 
 extension SQLiteBackend: DirectoryStore {
+    /// Runs `body` in a write; the events it logs are announced through `commits` right after
+    /// the commit, before `onCommit`.
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
                                             onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
-        try await write({ try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }, onCommit: onCommit)
+        let door = commits, unmerged = self.unmerged
+        return try await write({ db -> Announced<T> in
+            let changes = CommittedChanges()
+            return Announced(value: try body(SQLiteDirectory(db: db, unmerged: unmerged, changes: changes)), changes: changes)
+        }, onCommit: { committed in
+            committed.changes.announce(through: door)
+            onCommit(committed.value)
+        }).value
     }
 
     public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
@@ -230,7 +248,7 @@ extension SQLiteBackend: DirectoryStore {
     }
 
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
-        try await write { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
+        try await writeDirectory(body, onCommit: { _ in })
     }
 
     public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {

@@ -403,5 +403,10 @@ public enum Schema {
               sql: NotificationTables.schema(.sqlite)),
         .init(version: 16, name: "administrators, disabled accounts, invite codes, invitations by email, import tokens",
               sql: AccountTables.schema),
+        .init(version: 17, name: "a history version per device (what groups see of hidden latest positions is cached by it)", sql: """
+            -- Moved by every append and deletion of the device's fixes, in their transaction:
+            -- SharedLatestCache keys by it, so a cached answer is always one of this snapshot.
+            ALTER TABLE devices ADD COLUMN history_version INTEGER NOT NULL DEFAULT 0;
+            """),
     ])
 }

@@ -60,7 +60,6 @@ public final class AccountService: Sendable {
     let signInsByAddress: WindowLimit
     let hashing: BlockingWorkPool
     let dummyHash: String
-    let sink: (any GroupEventSink)?
     /// When each session's last use was last written (ms), so a busy session writes once a minute.
     let touched = Mutex<[SessionID: Int64]>([:])
     /// Writes of last use still running (awaited by `waitForRecordedUses`).
@@ -69,11 +68,10 @@ public final class AccountService: Sendable {
     /// - Parameter limits: where sign-ups and sign-ins are counted (the store's counters, so that
     ///   every node on a shared database counts alike).
     public init(store: any AccountStore & SignInRecordStore & AccountAdministrationStore, directory: any DirectoryStore, policy: Policy = Policy(),
-                sink: (any GroupEventSink)? = nil, limits: any LimitCounters = LocalLimitCounters()) throws {
+                limits: any LimitCounters = LocalLimitCounters()) throws {
         self.store = store
         self.directory = directory
         self.policy = policy
-        self.sink = sink
         self.hasher = PasswordHasher(cost: policy.passwordCost)
         self.limits = limits
         self.signUps = WindowLimit(scope: "sign-ups", limit: policy.signUpsPerAddressPerHour, windowMilliseconds: 3_600_000)
@@ -234,12 +232,12 @@ public final class AccountService: Sendable {
     /// Deletes the account and everything it owns, in one transaction that first logs each of
     /// its memberships' departures: `deleted` for groups it owns, `left` elsewhere.
     public func deleteAccount(userID: UserID) async throws {
-        let sink = self.sink
+        // The store announces the events it logs (`CommitDoor`).
         try await directory.writeDirectory({ tx -> [GroupEvent] in
             let events = try GroupService.departureEvents(try tx.memberships(userID: userID), ownedBy: userID,
                                                           reason: .accountDeleted, in: tx)
             try tx.deleteUser(id: userID)
             return events
-        }, onCommit: { events in if let sink, !events.isEmpty { sink.publish(events) } })
+        }, onCommit: { _ in })
     }
 }

@@ -10,11 +10,9 @@ public final class DeviceService: Sendable {
     public static let maxDevicesPerUser = 100
 
     let store: any DirectoryStore
-    let sink: (any GroupEventSink)?
 
-    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil) {
+    public init(store: any DirectoryStore) {
         self.store = store
-        self.sink = sink
     }
 
     /// Adds a device; returns it with its token, shown this once.
@@ -100,7 +98,6 @@ public final class DeviceService: Sendable {
     /// the owner's own membership in a group they own cannot go (409): hand the group over or
     /// delete it first, so a group never loses its owner's membership.
     public func remove(id: DeviceID, ownerID: UserID) async throws {
-        let sink = self.sink
         try await store.writeDirectory({ tx -> [GroupEvent] in
             _ = try Self.owned(id, by: ownerID, in: tx)
             let owned = Set(try tx.ownedGroupIDs(userID: ownerID))
@@ -112,7 +109,7 @@ public final class DeviceService: Sendable {
             let events = try GroupService.departureEvents(memberships, ownedBy: nil, reason: .deviceRemoved, in: tx)
             try tx.deleteDevice(id: id)
             return events
-        }, onCommit: { events in if let sink, !events.isEmpty { sink.publish(events) } })
+        }, onCommit: { _ in })
     }
 
     /// A new token for the device; the old one stops working at once.

@@ -32,6 +32,8 @@ public protocol DirectoryTransaction {
     func newestFix(deviceID: DeviceID, in range: ClosedRange<Int64>) throws -> LastLocation?
     func insertGroup(_ group: GroupRecord) throws
     func setGroupOwner(groupID: GroupID, ownerID: UserID) throws
+    /// Renames the group (`name` already validated).
+    func setGroupName(groupID: GroupID, name: String) throws
     /// Deletes the group, its memberships and invitations.
     func deleteGroup(id: GroupID) throws
     /// Ids of the groups `userID` owns.

@@ -27,16 +27,14 @@ public final class GroupService: Sendable {
     }
 
     let store: any DirectoryStore
-    let sink: (any GroupEventSink)?
     let limits: any LimitCounters
     let invitations: WindowLimit
     let policy: Policy
 
     /// - Parameter limits: where invitations are counted (the store's counters).
-    public init(store: any DirectoryStore, sink: (any GroupEventSink)? = nil, policy: Policy = Policy(),
+    public init(store: any DirectoryStore, policy: Policy = Policy(),
                 limits: any LimitCounters = LocalLimitCounters()) {
         self.store = store
-        self.sink = sink
         self.limits = limits
         self.policy = policy
         self.invitations = WindowLimit(scope: "invitations", limit: policy.invitationsPerUserPerHour, windowMilliseconds: 3_600_000)
@@ -44,13 +42,10 @@ public final class GroupService: Sendable {
 
     var rules: PartitionRules { PartitionRules(facts: store) }
 
-    /// Runs a directory change and publishes the events it logged right after its commit.
+    /// Runs a directory change (the store announces the events it logs, `CommitDoor`).
     @discardableResult
     func change<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> (T, [GroupEvent])) async throws -> T {
-        let sink = self.sink
-        return try await store.writeDirectory(body) { committed in
-            if let sink, !committed.1.isEmpty { sink.publish(committed.1) }
-        }.0
+        try await store.writeDirectory(body).0
     }
 
     /// Creates a group owned by `userID`, who joins with one of their devices.
@@ -97,6 +92,20 @@ public final class GroupService: Sendable {
             }
             try tx.setGroupOwner(groupID: groupID, ownerID: newOwnerID)
             let event = try tx.appendMembershipEvent(groupID: groupID, MembershipEvent(.owner, userID: newOwnerID, formerOwnerID: userID))
+            return (try Self.document(groupID, in: tx), [event])
+        }
+    }
+
+    /// Renames the group (owner only); members see a `renamed` membership event.
+    public func rename(groupID: GroupID, by userID: UserID, name rawName: String) async throws -> Group {
+        let name = try Validate.name(rawName, field: "name")
+        return try await change { tx in
+            let group = try Self.visibleGroup(groupID, to: userID, in: tx)
+            guard group.ownerID == userID else { throw TrackingError.forbidden("only the owner can rename group \(groupID); cannot write partition group=\(groupID)") }
+            try tx.setGroupName(groupID: groupID, name: name)
+            var renamed = MembershipEvent(.renamed, userID: userID)
+            renamed.groupName = name
+            let event = try tx.appendMembershipEvent(groupID: groupID, renamed)
             return (try Self.document(groupID, in: tx), [event])
         }
     }

@@ -23,7 +23,7 @@ enum ImportCommand {
         let backend = offline.store, place = offline.place
         guard let ownerID = try backend.deviceOwner(deviceID: deviceID) else { throw UsageError("no device \(deviceID) in \(place)") }
         let locations = LocationService(store: backend, directory: backend)
-        let imports = HistoryImportService(locations: locations, store: backend, sink: nil)
+        let imports = HistoryImportService(locations: locations, store: backend)
         let credential = Credential.device(deviceID: deviceID, ownerID: ownerID)
         try imports.admit(deviceID: deviceID, credential: credential, countsAsRequest: false)
         let source = try ImportSource.open(path)

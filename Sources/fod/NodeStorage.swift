@@ -26,15 +26,6 @@ struct NodeStorage {
         return NodeStorage(store: backend, postgres: nil)
     }
 
-    /// On PostgreSQL: starts the relays that feed the live hub and the share-link streams from
-    /// every node's commits (nil on SQLite, where the services publish their commits themselves).
-    func startRelays(to services: Services, logger: Logger) throws -> NodeRelays? {
-        guard let postgres else { return nil }
-        let hub = services.live
-        return try NodeRelays.start(store: postgres, hub: services.door, openGroups: { hub.openGroups }, shares: services.shareFeed,
-                                    log: { logger.warning($0) })
-    }
-
     /// Background jobs run on one node at a time: on PostgreSQL under an advisory lock; on
     /// SQLite (one node) always.
     var exclusive: Exclusive {

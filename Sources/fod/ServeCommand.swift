@@ -65,8 +65,7 @@ enum ServeCommand {
             settings.credentialChecksInline = false
         }
         let services = try Services(store: backend, configuration: settings, logger: logger,
-                                    towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger),
-                                    publishesCommits: storage.postgres == nil)
+                                    towns: TownsFile.load(from: configuration.shippedDataDirectory, logger: logger))
         lifecycle.add(BackgroundJob(name: "event and session pruning",
                                     task: startEventPruning(backend, accounts: services.accounts, windowHours: configuration.eventWindowHours,
                                                             exclusive: storage.exclusive, logger: logger)))
@@ -74,9 +73,10 @@ enum ServeCommand {
             lifecycle.add(BackgroundJob(name: "retention", task: startRetention(RetentionJob(store: backend, retainDays: days),
                                                                                 exclusive: storage.exclusive, logger: logger)))
         }
-        if let relays = try storage.startRelays(to: services, logger: logger) {
-            lifecycle.add(StopAction(name: "live and share relays") { relays.stop() })
-        }
+        // The store announces its commits to the consumers `Services` registered (on PostgreSQL
+        // through relays of every node's commits).
+        try backend.startPublishing { logger.warning($0) }
+        lifecycle.add(StopAction(name: "commit publishing") { backend.stopPublishing() })
         services.startNotifications()
         lifecycle.add(StopAction(name: "notifications") { services.stopNotifications() })
         let errors = ErrorMapper(logger: logger)

@@ -31,9 +31,12 @@ struct ServerConfiguration {
     var webDirectory = "./Web"
     var shippedDataDirectory = "./Data"
     var docsDirectory = "./docs"
-    /// Optional map tiles for the web map (`https://…/{z}/{x}/{y}.png`) and their attribution.
-    var tileURL: String?
-    var tileAttribution = ""
+    /// The web map's street basemap (`--tile-url`): a raster tile template
+    /// (`https://…/{z}/{x}/{y}.png`) the user's browser loads, OpenStreetMap's standard tiles by
+    /// default; nil (`--tile-url none`) for the offline country outlines and shorelines only.
+    var tileURL: String? = TileDefaults.url
+    /// Plain text shown with the tiles (OpenStreetMap's attribution with the default tiles).
+    var tileAttribution = TileDefaults.attribution
     /// When to merge stored fixes into the cell index (`--index-buffer` sets its high water).
     var merging = MergePolicy.standard
     /// How large the write-ahead log may grow (`--wal-limit-mib`).
@@ -86,8 +89,11 @@ struct ServerConfiguration {
                                      (default \(WALLimits.defaultMaxBytes >> 20))
           --event-window-hours <n>   how long live-feed events stay resumable with Last-Event-ID (default 24)
           --heartbeat-seconds <s>    heartbeat comment interval on live streams (default 15)
-          --tile-url <template>      map tiles for the web map, e.g. https://tiles.example/{z}/{x}/{y}.png [FOD_TILE_URL]
-          --tile-attribution <text>  attribution shown with those tiles
+          --tile-url <template>      the web map's street tiles, loaded by the user's browser: a template such as
+                                     https://tiles.example/{z}/{x}/{y}.png, or none for the offline outlines only
+                                     (default \(TileDefaults.url)) [FOD_TILE_URL]
+          --tile-attribution <text>  attribution shown with those tiles (default with OpenStreetMap's:
+                                     "\(TileDefaults.attribution)") [FOD_TILE_ATTRIBUTION]
           --share-dir <dir>          where the web app, Data/ and docs/ are (default: found from the binary's
                                      location, e.g. /usr/local/share/fod beside /usr/local/bin/fod) [FOD_SHARE_DIR]
 
@@ -153,8 +159,8 @@ struct ServerConfiguration {
         webDirectory = shipped.web
         shippedDataDirectory = shipped.data
         docsDirectory = shipped.docs
-        tileURL = arguments.options["tile-url"] ?? environment["FOD_TILE_URL"]
-        tileAttribution = arguments.options["tile-attribution"] ?? environment["FOD_TILE_ATTRIBUTION"] ?? ""
+        (tileURL, tileAttribution) = TileDefaults.resolve(url: arguments.options["tile-url"] ?? environment["FOD_TILE_URL"],
+                                                          attribution: arguments.options["tile-attribution"] ?? environment["FOD_TILE_ATTRIBUTION"])
         if let n = try arguments.int("event-window-hours") {
             guard n >= 1 else { throw UsageError("--event-window-hours must be at least 1") }
             eventWindowHours = n

@@ -11,7 +11,9 @@ import HTTPTestSupport
             // Membership writes do not exist as endpoints…
             #expect(try client.request("POST", "/v1/groups/\(w.groupID)/members", token: fay, json: #"{"userId":"\#(w.users["fay"]!.id)"}"#).status == 404)
             #expect(try client.request("PUT", "/v1/groups/\(w.groupID)/members/\(w.users["fay"]!.id)", token: fay, json: #"{"deviceId":"\#(w.devices["F1"]!.id)"}"#).status == 405)
-            #expect(try client.request("PATCH", "/v1/groups/\(w.groupID)", token: fay, json: #"{"members":[]}"#).status == 405)
+            // (PATCH on a group renames it, for its owner only: a member list there is no field.)
+            #expect(try client.request("PATCH", "/v1/groups/\(w.groupID)", token: fay, json: #"{"members":[]}"#).status == 400)
+            #expect(try client.request("PATCH", "/v1/groups/\(w.groupID)", token: fay, json: #"{"name":"mine","members":[]}"#).status == 404)
             // …and group ids posted elsewhere are ignored.
             #expect(try client.request("PATCH", "/v1/me", token: fay, json: #"{"displayName":"Fay","groups":[{"groupId":"\#(w.groupID)","deviceId":"\#(w.devices["F1"]!.id)"}]}"#).status == 200)
             #expect(try client.request("POST", "/v1/devices", token: fay, json: #"{"name":"x","groupId":"\#(w.groupID)"}"#).status == 201)
@@ -21,6 +23,28 @@ import HTTPTestSupport
             #expect(try client.get("/v1/me", token: fay).json["groups"].array.allSatisfy { $0["groupId"].string != w.groupID })
             let members = try client.get("/v1/groups/\(w.groupID)", token: w.users["ann"]!.token).json["members"].array
             #expect(!members.contains { $0["userId"].string == w.users["fay"]!.id })
+        }
+    }
+
+    /// Only the owner renames a group; members see the new name in their lists and a `renamed`
+    /// event in the feed; everyone else gets what they get for any other change of it.
+    @Test func onlyTheOwnerRenamesAGroup() throws {
+        try TestApp.with { app in
+            let w = try PermissionWorld(app: app)
+            let client = try app.client()
+            let path = "/v1/groups/\(w.groupID)"
+            #expect(try client.request("PATCH", path, token: w.users["bob"]!.token, json: #"{"name":"Bob's"}"#).status == 403)
+            #expect(try client.request("PATCH", path, token: w.users["fay"]!.token, json: #"{"name":"Fay's"}"#).status == 404)
+            #expect(try client.request("PATCH", path, token: w.devices["A1"]!.token, json: #"{"name":"A1's"}"#).status == 403)
+            #expect(try client.request("PATCH", path, token: w.users["ann"]!.token, json: #"{"name":"  "}"#).errorCode == "invalid_name")
+            let renamed = try client.request("PATCH", path, token: w.users["ann"]!.token, json: #"{"name":"  The Family  "}"#)
+            #expect(renamed.status == 200 && renamed.json["name"].string == "The Family", "\(renamed.text)")
+            #expect(try client.get(path, token: w.users["bob"]!.token).json["name"].string == "The Family")
+            let bobsGroups = try client.get("/v1/me", token: w.users["bob"]!.token).json["groups"].array
+            #expect(bobsGroups.contains { $0["groupId"].string == w.groupID && $0["groupName"].string == "The Family" })
+            let events = try client.get("\(path)/changes?since=0", token: w.users["bob"]!.token).json["events"].array
+            let last = events.last { $0["type"].string == "membership" }
+            #expect(last?["data"]["type"].string == "renamed" && last?["data"]["name"].string == "The Family" && last?["data"]["userId"].string == w.users["ann"]!.id)
         }
     }
 

@@ -13,6 +13,8 @@ import HTTPTestSupport
         let world: PermissionWorld
         let gus: (id: String, token: String)
         let g1: (id: String, token: String)
+        /// When the shown fix was taken (ms).
+        let shownAt: Int64
         static let shown = 11.0, hidden = 20.0
     }
 
@@ -39,13 +41,14 @@ import HTTPTestSupport
         try expect(client.request("POST", "/v1/groups/\(w.groupID)/invitations", token: w.users["ann"]!.token,
                                   json: #"{"email":"gus\#(w.suffix)@example.org"}"#), 201)
         try expect(client.request("POST", "/v1/invitations/\(w.groupID)/accept", token: gus.token, json: #"{"deviceId":"\#(g1.id)"}"#), 200)
-        try post(app, g1, longitude: Scenario.shown, at: tick())
+        let shownAt = tick()
+        try post(app, g1, longitude: Scenario.shown, at: shownAt)
         _ = tick()
         try expect(client.request("PUT", "/v1/groups/\(w.groupID)/sharing", token: gus.token, json: #"{"shareLocation":false}"#), 200)
         try post(app, g1, longitude: Scenario.hidden, at: tick())
         _ = tick()
         try expect(client.request("PUT", "/v1/groups/\(w.groupID)/sharing", token: gus.token, json: #"{"shareLocation":true}"#), 200)
-        return Scenario(world: w, gus: gus, g1: g1)
+        return Scenario(world: w, gus: gus, g1: g1, shownAt: shownAt)
     }
 
     static func post(_ app: TestApp, _ device: (id: String, token: String), longitude: Double, at timestamp: Int64) throws {
@@ -140,6 +143,19 @@ import HTTPTestSupport
             let body = #"{"filter":{"location":{"$near":{"$geometry":{"type":"Point","coordinates":[30,50]}}}}}"#
             let results = try client.request("POST", "/v1/groups/\(w.groupID)/query", token: w.users["ann"]!.token, json: body).json["results"].array
             #expect(!results.contains { $0["deviceId"].string == h1.id })
+        }
+    }
+
+    /// What a group sees of a hidden latest is remembered between reads, and forgotten when the
+    /// device's history changes: a backfill taken while shared, newer than what was shown, shows.
+    @Test func aBackfillWhileSharedReplacesARememberedPosition() throws {
+        try TestApp.with { app in
+            let s = try Self.scenario(app)
+            let path = LatestVisibilityTests.paths[0]
+            #expect(try path.read(app, s, s.world.users["ann"]!.token) == Scenario.shown)
+            #expect(try path.read(app, s, s.world.users["ann"]!.token) == Scenario.shown)
+            try Self.post(app, s.g1, longitude: 15, at: s.shownAt + 1)
+            #expect(try path.read(app, s, s.world.users["ann"]!.token) == 15)
         }
     }
 

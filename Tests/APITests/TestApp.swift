@@ -32,8 +32,7 @@ final class TestApp: @unchecked Sendable {
         var settings = Self.configuration(signInLimit: signInLimit, live: live)
         configure(&settings)
         do {
-            services = try Services(store: storage.store, configuration: settings, logger: logger, towns: towns,
-                                    publishesCommits: storage.servicesPublishCommits)
+            services = try Services(store: storage.store, configuration: settings, logger: logger, towns: towns)
             try storage.start(services: services)
             services.startNotifications()
         } catch {

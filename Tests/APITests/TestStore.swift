@@ -52,8 +52,6 @@ final class TestStore: Sendable {
     private let database: TestDatabase?
     /// On SQLite: the data directory, deleted at `close()`.
     private let directory: String?
-    /// On PostgreSQL: the relays feeding the services, once they are started.
-    private let relays = Mutex<NodeRelays?>(nil)
 
     private init(store: any TrackingStore, sqlite: SQLiteBackend?, postgres: PostgresStore?, database: TestDatabase?, directory: String?) {
         self.store = store
@@ -84,21 +82,11 @@ final class TestStore: Sendable {
         }
     }
 
-    /// Whether the services must publish their commits to the live hub and the share streams
-    /// themselves: on SQLite they do; on PostgreSQL relays do, from the database's notifications
-    /// (as on a node).
-    var servicesPublishCommits: Bool { postgres == nil }
-
-    /// On PostgreSQL: starts the relays that feed `services.live` and `services.shareFeed` from
-    /// the store's commits, as `fod serve` does on a node (`NodeStorage.startRelays`). Nothing on
-    /// SQLite.
+    /// Starts the store announcing its commits to the consumers `services` registered, as
+    /// `fod serve` does (on PostgreSQL: the relays of the database's notifications).
     func start(services: Services) throws {
-        guard let postgres else { return }
-        let hub = services.live
         let logger = services.logger
-        let relays = try NodeRelays.start(store: postgres, hub: services.door, openGroups: { hub.openGroups }, shares: services.shareFeed,
-                                          log: { logger.warning($0) })
-        self.relays.withLock { $0 = relays }
+        try store.startPublishing { logger.warning($0) }
     }
 
     /// The first column of `sql`'s rows as text, read straight from the store's tables (for the
@@ -127,10 +115,7 @@ final class TestStore: Sendable {
     /// Stops the relays, closes the store and deletes what it stored (on PostgreSQL: drops the
     /// database, in the background).
     func close() {
-        relays.withLock { relays in
-            relays?.stop()
-            relays = nil
-        }
+        store.stopPublishing()
         store.close()
         if let directory { try? FileManager.default.removeItem(atPath: directory) }
         database?.drop()

@@ -23,12 +23,14 @@ import JSONCore
         try body(try HTTPTestClient(port: server.port))
     }
 
-    /// The repository's own `Web/` and `Data/`, without Leaflet.
-    static func shippedAssets(tileURL: String? = nil) -> WebAssets {
+    /// The repository's own `Web/` and `Data/`, without Leaflet, and with the QR code encoder
+    /// from `qrcodeDirectory` (none by default).
+    static func shippedAssets(tileURL: String? = nil, qrcodeDirectory: String? = nil) -> WebAssets {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         var configuration = WebAssets.Configuration(webDirectory: root.appendingPathComponent("Web").path,
                                                     dataDirectory: root.appendingPathComponent("Data").path)
         configuration.leafletDirectory = root.appendingPathComponent("no-leaflet-here").path
+        configuration.qrcodeDirectory = qrcodeDirectory ?? root.appendingPathComponent("no-qrcode-here").path
         configuration.tileURL = tileURL
         return WebAssets(configuration)
     }
@@ -71,7 +73,7 @@ import JSONCore
         let csp = WebSecurityPolicy(tileURL: nil).contentSecurityPolicy
         for directive in ["default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self';", "connect-src 'self'",
                           "object-src 'none'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'",
-                          "require-trusted-types-for 'script'", "trusted-types fod-leaflet"] {
+                          "require-trusted-types-for 'script'", "trusted-types fod-vendor"] {
             #expect(csp.contains(directive), "\(directive)")
         }
         for loose in ["unsafe-inline", "unsafe-eval", "unsafe-hashes", "data:", "blob:", " * ", "http:", "https:"] {
@@ -127,6 +129,32 @@ import JSONCore
         #expect(try tileURL(allowed)?.stringValue == "https://{s}.tile.example/{z}/{x}/{y}.png")
         try Self.serving(allowed) { (client: HTTPTestClient) throws in
             #expect(try client.get("/static/app.js").header("Content-Security-Policy")?.contains("img-src 'self' https://*.tile.example;") == true)
+        }
+    }
+
+    /// The QR code encoder (Debian's node-qrcode-generator) is served as a script, with the
+    /// headers of every asset, when installed, and config.json says so; without it, 404.
+    @Test func theQRCodeEncoderIsServedWhenInstalled() throws {
+        let directory = NSTemporaryDirectory() + "fod-qrcode-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let script = "var qrcode = function() { return null; };\n"
+        try script.write(toFile: directory + "/qrcode.js", atomically: true, encoding: .utf8)
+        let installed = Self.shippedAssets(qrcodeDirectory: directory)
+        #expect(installed.hasQRCode)
+        #expect(try JSONParser.parse(installed.files["config.json"]?.bytes ?? [])["qrcode"] == .bool(true))
+        try Self.serving(installed) { (client: HTTPTestClient) throws in
+            let reply = try client.get("/vendor/qrcode/qrcode.js")
+            #expect(reply.status == 200 && reply.text == script)
+            #expect(reply.header("Content-Type") == "text/javascript; charset=utf-8")
+            #expect(reply.header("Content-Security-Policy") == installed.security.contentSecurityPolicy)
+            for (name, value) in Self.expectedHeaders { #expect(reply.header(name) == value, "\(name)") }
+        }
+        let missing = Self.shippedAssets()
+        #expect(!missing.hasQRCode)
+        #expect(try JSONParser.parse(missing.files["config.json"]?.bytes ?? [])["qrcode"] == .bool(false))
+        try Self.serving(missing) { (client: HTTPTestClient) throws in
+            #expect(try client.get("/vendor/qrcode/qrcode.js").status == 404)
         }
     }
 

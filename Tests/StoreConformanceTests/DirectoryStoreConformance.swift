@@ -190,6 +190,19 @@ struct DirectoryStoreConformance {
         }
     }
 
+    /// A renamed group has its new name in its record and in every member's list of groups.
+    @Test(arguments: StoreFactory.all)
+    func groupsAreRenamed(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            try await store.writeDirectory { tx in try tx.setGroupName(groupID: world.group, name: "Family \u{1F3E1}") }
+            #expect(try store.readDirectory { try $0.group(id: world.group) }?.name == "Family \u{1F3E1}")
+            for member in [world.owner.id, world.viewer.id] {
+                #expect(try store.readDirectory { try $0.membershipSummaries(userID: member) }.map(\.groupName) == ["Family \u{1F3E1}"])
+            }
+        }
+    }
+
     @Test(arguments: StoreFactory.all)
     func groupsChangeOwnerAndAreDeletedWithTheirMemberships(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in

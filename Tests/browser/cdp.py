@@ -82,6 +82,21 @@ class Browser:
         except OSError:
             return ''
 
+    def stub_tiles(self, pattern='https://tile.openstreetmap.org/*'):
+        """Answers the map's tile requests with 404 at once, so no test reaches the network (the
+        page then draws its offline basemap, as it does offline); records each request's URL and
+        headers in `self.tile_requests`."""
+        self.tile_requests = []
+
+        def answer(params):
+            self.tile_requests.append(params.get('request', {}))
+            try:
+                self.send('Fetch.fulfillRequest', {'requestId': params['requestId'], 'responseCode': 404,
+                                                   'responseHeaders': [{'name': 'Content-Type', 'value': 'text/plain'}], 'body': ''})
+            except SetupFailed:
+                pass  # the page dropped the tile meanwhile (a zoom, a navigation): nothing to answer
+        self.intercept(pattern, answer)
+
     def intercept(self, url_pattern, callback):
         """Pauses every request whose URL matches the glob `url_pattern` and hands its
         Fetch.requestPaused params to `callback`, which must fulfil, fail or continue it."""

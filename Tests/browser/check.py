@@ -33,6 +33,7 @@ import os
 import subprocess
 import sys
 import time
+import urllib.parse
 
 try:
     import websocket  # websocket-client
@@ -65,6 +66,7 @@ def run(a):
         b.send('Log.enable')
         b.send('Emulation.setDeviceMetricsOverride', {'width': a.width, 'height': a.height, 'deviceScaleFactor': 1, 'mobile': False})
         security_checks.install(b, a)
+        b.stub_tiles()
         url = a.base.rstrip('/') + '/' + ('#group=' + a.group if a.group else '')
         step = 'load'
         say('loading ' + url)
@@ -109,12 +111,36 @@ def run(a):
             raise CheckFailed('pins without numeric data-lon/data-lat: %s' % bad[:5])
         say('ready: %d group(s), %d pin(s), %d device entries, map=%s' % (
             len(groups), len(pins), len(entries), b.eval('document.body.dataset.map || "?"')))
+        if a.expect_map == 'leaflet':
+            # The street tiles: requested (and answered locally), each with the page's origin as
+            # Referer and nothing more (OpenStreetMap's policy wants one; the page sends none).
+            b.wait_for('document.body.dataset.tiles', a.timeout, 'the tile layer to ask for tiles')
+            b.eval('1')
+            origin = urllib.parse.urlsplit(a.base)._replace(path='/', query='', fragment='').geturl()
+            referers = sorted(set(next((v for k, v in r.get('headers', {}).items() if k.lower() == 'referer'), None) for r in b.tile_requests))
+            if not b.tile_requests or referers != [origin]:
+                raise CheckFailed('tile requests: %d, Referer %s (want only %s)' % (len(b.tile_requests), referers, origin))
+            say('street tiles: %d requests, Referer %s only' % (len(b.tile_requests), origin))
         if a.expect_map and b.eval('document.body.dataset.map') != a.expect_map:
             raise CheckFailed('expected the %s map, page uses %s' % (a.expect_map, b.eval('document.body.dataset.map')))
         b.wait_for('(() => { const s = document.querySelector("#status"); return !!s && s.textContent.trim() === "live"; })()',
                    a.timeout, '#status to read "live"')
         say('#status is live')
+        first = b.wait_for('document.body.dataset.firstRenderMs', a.timeout, 'the first-render figure (body[data-first-render-ms])')
+        steps = b.eval('JSON.stringify((window.__fodPerf || {}).steps || {})')
+        say('benchmark: first render of the signed-in map with %d devices: %s ms from pressing "Sign in" to the pins drawn (ms by then: %s)'
+            % (len(entries), first, steps))
 
+        # The live-update benchmark: the delays of the events of the next few seconds (the demo
+        # moves its vessels all the time), before the checks below cut and replay the stream.
+        b.eval('(() => { if (window.__fodPerf) window.__fodPerf.live.length = 0; return 1; })()')
+        deadline = time.time() + 5
+        while time.time() < deadline and b.eval('(window.__fodPerf && window.__fodPerf.live.length) || 0') < 100:
+            time.sleep(0.2)
+        live = sorted(b.eval('(window.__fodPerf && window.__fodPerf.live) || []'))
+        if live:
+            say('benchmark: live updates drawn %.1f ms (median) / %.1f ms (max) after their event arrived, over %d events'
+                % (live[len(live) // 2], live[-1], len(live)))
         step = 'movement'
         if a.device_id and a.expect_lon is not None and a.expect_lat is not None:
             before = b.eval(pin_expr(a.device_id))

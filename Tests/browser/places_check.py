@@ -19,6 +19,8 @@ def arrival(device_id, kind):
 
 def check_places(b, a, say):
     b.wait_for('document.body.dataset.detail === "1"', a.timeout, 'the street-scale shorelines (body[data-detail="1"])')
+    click(b, '.rail button[data-panel=places]')
+    b.wait_for('document.body.dataset.panel === "places"', a.timeout, 'the Places panel')
     pos = b.eval('(() => { const p = document.querySelector(".pin[data-device-id=" + CSS.escape(%s) + "]"); if (!p) return null;'
                  ' const r = p.getBoundingClientRect(); return [r.left + r.width / 2, r.top + r.height / 2]; })()' % js_str(a.device_id))
     if not pos:

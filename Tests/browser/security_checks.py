@@ -35,7 +35,7 @@ def install(b, a):
     """Before the page loads: record CSP violations; answer config.json when forcing the SVG map."""
     b.send('Page.addScriptToEvaluateOnNewDocument', {'source': VIOLATION_RECORDER})
     if a.force_map == 'svg':
-        body = json.dumps({'leaflet': False, 'tileURL': None, 'tileAttribution': ''}).encode()
+        body = json.dumps({'leaflet': False, 'qrcode': True, 'tileURL': None, 'tileAttribution': ''}).encode()
 
         def answer(params):
             b.send('Fetch.fulfillRequest', {'requestId': params['requestId'], 'responseCode': 200,
@@ -67,7 +67,7 @@ def assert_nothing_ran(b, when):
         raise CheckFailed('%s: a name ran as script (window.__xss = %s)' % (when, r['xss']))
     if r['planted']:
         raise CheckFailed('%s: markup from a name became elements: %s' % (when, r['planted'][:3]))
-    bad = [s for s in r['scripts'] if not (s.startswith('/static/') or s == '/vendor/leaflet/leaflet.js')]
+    bad = [s for s in r['scripts'] if not (s.startswith('/static/') or s in ('/vendor/leaflet/leaflet.js', '/vendor/qrcode/qrcode.js'))]
     if bad:
         raise CheckFailed('%s: unexpected scripts in the page: %s' % (when, bad))
     if r['requests']:

@@ -31,6 +31,7 @@ def run(a):
     try:
         for method in ('Page.enable', 'Runtime.enable', 'Log.enable'):
             b.send(method)
+        b.stub_tiles()
         url = a.base.rstrip('/') + link['url']
         nav = b.send('Page.navigate', {'url': url})
         if nav.get('errorText'):

@@ -26,9 +26,9 @@ enum StoreBaseline {
         defer { backend.close() }
         var policy = AccountService.Policy()
         policy.passwordCost = .minimal
-        let accounts = try AccountService(store: backend, directory: backend, policy: policy, sink: nil)
+        let accounts = try AccountService(store: backend, directory: backend, policy: policy)
         let user = try await accounts.signUp(email: "baseline@example.org", password: "baseline-password", displayName: "Baseline").user
-        let (device, _) = try await DeviceService(store: backend, sink: nil).add(ownerID: user.id, name: "baseline", platformID: nil)
+        let (device, _) = try await DeviceService(store: backend).add(ownerID: user.id, name: "baseline", platformID: nil)
         let locations = LocationService(store: backend, directory: backend, requestLimit: .none)
         let credential = Credential.device(deviceID: device.id, ownerID: user.id)
         let rows = batches.reduce(0) { $0 + $1.count }

@@ -81,18 +81,25 @@ public final class AlertConsumer: GroupEventSink, Sendable {
         match(groups)
     }
 
-    /// Runs the matcher over each group until its log is read.
+    /// Runs the matcher over the groups, together (one transaction a pass, at most
+    /// `groupsPerTransaction` groups), until their logs are read.
     func match(_ groups: Set<GroupID>) {
-        guard !groups.isEmpty else { return }
+        var left = Array(groups)
         var matched = false
-        for group in groups {
+        while !left.isEmpty {
+            let batch = Array(left.prefix(Self.groupsPerTransaction))
+            left.removeFirst(batch.count)
             do {
-                while try store.matchAlerts(groupID: group, consumer: Self.name, limit: configuration.batch, { AlertMatcher.deliveries($0) }) {}
+                let behind = try store.matchAlerts(groupIDs: batch, consumer: Self.name, limit: configuration.batch) { AlertMatcher.deliveries($0) }
+                left += behind
                 matched = true
             } catch {
-                logger.warning("alerts: matching group \(group) failed (\(error)); the next pass retries")
+                logger.warning("alerts: matching \(batch.count) group(s) failed (\(error)); the next pass retries")
             }
         }
         if matched { onDeliveries() }
     }
+
+    /// Groups matched in one transaction at most.
+    static let groupsPerTransaction = 64
 }

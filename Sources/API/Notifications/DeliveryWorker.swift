@@ -16,6 +16,9 @@ import Tracking
 public final class DeliveryWorker: Sendable {
     public struct Configuration: Sendable {
         public var senders = 8
+        /// Deliveries (of different channels) a sender leases, sends and records at once: one
+        /// transaction to lease them and one to record them.
+        public var batch = 8
         /// How long a leased delivery is this node's (ms): longer than a send can take.
         public var leaseMilliseconds: Int64 = 60_000
         /// Longest wait between looks at the queue (seconds).
@@ -86,13 +89,13 @@ public final class DeliveryWorker: Sendable {
             let now = Timestamp.nowMilliseconds()
             let jobs: [DeliveryJob]
             do {
-                jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: configuration.leaseMilliseconds, limit: 1)
+                jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: configuration.leaseMilliseconds, limit: configuration.batch)
             } catch {
                 logger.warning("notifications: leasing deliveries failed (\(error))")
                 waitForWork(until: now + 1_000)
                 continue
             }
-            for job in jobs { deliver(job) }
+            record(jobs.map(attempt))
             if jobs.isEmpty {
                 if now - housekeeping > 3_600_000 {
                     housekeeping = now
@@ -121,8 +124,8 @@ public final class DeliveryWorker: Sendable {
         }
     }
 
-    /// Sends one leased delivery and records what came of it.
-    func deliver(_ job: DeliveryJob) {
+    /// Sends one leased delivery; what came of it, to record.
+    func attempt(_ job: DeliveryJob) -> DeliveryAttempt {
         let delivery = job.delivery, channel = job.channel
         let now = Timestamp.nowMilliseconds()
         let attempt: DeliveryAttempt
@@ -133,15 +136,21 @@ public final class DeliveryWorker: Sendable {
             let request = NotificationMessage.request(channel: channel, deliveryID: delivery.id, payload: delivery.payload,
                                                       nowSeconds: now / 1_000, webMapURL: webMapURL)
             let result = transport.send(request)
-            let answered = Timestamp.nowMilliseconds()
-            attempt = Self.attempt(for: job, result: result, at: answered, policy: configuration.policy, random: Double.random(in: 0..<1))
+            attempt = Self.attempt(for: job, result: result, at: Timestamp.nowMilliseconds(), policy: configuration.policy,
+                                   random: Double.random(in: 0..<1))
         }
         counters.count(attempt.outcome)
+        return attempt
+    }
+
+    /// Records attempts in one transaction. If that fails, their leases run out and they are
+    /// attempted again: at least once.
+    private func record(_ attempts: [DeliveryAttempt]) {
+        guard !attempts.isEmpty else { return }
         do {
-            try store.recordAttempt(attempt)
+            try store.recordAttempts(attempts)
         } catch {
-            // The lease runs out and the delivery is attempted again: at least once.
-            logger.warning("notifications: recording delivery \(delivery.id) failed (\(error))")
+            logger.warning("notifications: recording \(attempts.count) deliveries failed (\(error))")
         }
     }
 

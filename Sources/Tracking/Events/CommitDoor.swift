@@ -1,26 +1,107 @@
 import Synchronization
 
-/// The one door through which committed group events leave a node: every consumer registers
-/// here once and gets every committed event in commit order, whichever store committed it (on
-/// SQLite the services hand their commits to it; on PostgreSQL the node's relays do, for every
-/// node's commits). Delivery through the door is in memory and best effort: a consumer that
-/// must see every event at least once keeps a durable cursor in the store (the alert matcher's
-/// `NotificationStore.matchAlerts`) and uses the door only to know when to read.
+/// The one door through which a store's committed changes leave it: group events, stored fixes
+/// and share-link changes, to every registered consumer, in commit order, whichever store
+/// committed them — the store announces its own commits (the embedded store right after each
+/// commit, on its writer thread; PostgreSQL through its relays, for every node's commits, this
+/// node's too). Consumers register once, while the node starts, before `startPublishing`.
 ///
-/// Registration happens while the node starts, before the first commit; `publish` then reads
-/// the list without a lock (`Mutex` guards the registration itself).
-public final class CommitDoor: GroupEventSink, Sendable {
-    private let consumers = Mutex<[any GroupEventSink]>([])
+/// Delivery through the door is in memory and best effort: a consumer that must see every change
+/// at least once keeps a durable cursor in the store (the alert matcher's
+/// `NotificationStore.matchAlerts`) and uses the door only to know when to read.
+public final class CommitDoor: GroupEventSink, RelayedShareStreams, Sendable {
+    private struct Consumers: Sendable {
+        var events: [any GroupEventSink] = []
+        var fixes: [any DeviceFixSink] = []
+        var shares: [any ShareLinkSink] = []
+        /// The consumers that can say what they have applied (for a relay that lost its
+        /// connection and must resend what they may have missed).
+        var replaying: [any ReplayingEventConsumer] = []
+        var watching: [any RelayedShareStreams] = []
+    }
+
+    private let consumers = Mutex(Consumers())
 
     public init() {}
 
-    /// Adds a consumer; it gets every event published from now on.
-    public func register(_ consumer: any GroupEventSink) {
-        consumers.withLock { $0.append(consumer) }
+    /// Adds a consumer of committed group events.
+    public func register(events consumer: any GroupEventSink) {
+        consumers.withLock { c in
+            c.events.append(consumer)
+            if let replaying = consumer as? any ReplayingEventConsumer { c.replaying.append(replaying) }
+        }
     }
+
+    /// Adds a consumer of committed fixes and share-link changes (the share links' streams).
+    public func register(shares consumer: any RelayedShareStreams) {
+        consumers.withLock { c in
+            c.fixes.append(consumer)
+            c.shares.append(consumer)
+            c.watching.append(consumer)
+        }
+    }
+
+    // MARK: What stores announce
 
     public func publish(_ events: [GroupEvent]) {
         guard !events.isEmpty else { return }
-        for consumer in consumers.withLock({ $0 }) { consumer.publish(events) }
+        for consumer in consumers.withLock({ $0.events }) { consumer.publish(events) }
     }
+
+    public func fixesStored(_ outcome: IngestOutcome) {
+        guard !outcome.stored.isEmpty else { return }
+        for consumer in consumers.withLock({ $0.fixes }) { consumer.fixesStored(outcome) }
+    }
+
+    public func shareRevoked(_ id: ShareID) {
+        for consumer in consumers.withLock({ $0.shares }) { consumer.shareRevoked(id) }
+    }
+
+    public func shareRenewed(_ id: ShareID, expiresAt: Int64) {
+        for consumer in consumers.withLock({ $0.shares }) { consumer.shareRenewed(id, expiresAt: expiresAt) }
+    }
+
+    public func deviceRemoved(_ id: DeviceID) {
+        for consumer in consumers.withLock({ $0.shares }) { consumer.deviceRemoved(id) }
+    }
+
+    // MARK: What relays ask
+
+    /// The groups some consumer follows, with the newest event id each has applied (the
+    /// lowest when several follow one group).
+    public var openGroups: [GroupID: EventID] {
+        var all: [GroupID: EventID] = [:]
+        for consumer in consumers.withLock({ $0.replaying }) {
+            for (group, id) in consumer.openGroups { all[group] = min(all[group] ?? id, id) }
+        }
+        return all
+    }
+
+    /// Whether a consumer shows `deviceID`'s fixes live (other devices' need not be read).
+    public func isWatching(_ deviceID: DeviceID) -> Bool {
+        consumers.withLock { $0.watching }.contains { $0.isWatching(deviceID) }
+    }
+
+    /// Restarts the share streams of `deviceID` (every device's when nil): something may
+    /// have been missed.
+    public func restart(deviceID: DeviceID?) {
+        for consumer in consumers.withLock({ $0.watching }) { consumer.restart(deviceID: deviceID) }
+    }
+}
+
+/// A consumer of group events that can say how far it has applied each group it follows (the
+/// live hub), so a relay that lost its connection resends what it may have missed.
+public protocol ReplayingEventConsumer: GroupEventSink {
+    var openGroups: [GroupID: EventID] { get }
+}
+
+/// How a store announces its commits through its door (`TrackingStore.commits`).
+public protocol CommitPublisher: Sendable {
+    /// The store's door; consumers register on it before `startPublishing`.
+    var commits: CommitDoor { get }
+    /// Starts announcing (PostgreSQL: the relays of every node's commits); nothing for a store
+    /// that announces from its own writer. `log` gets what goes wrong meanwhile.
+    func startPublishing(log: @escaping @Sendable (String) -> Void) throws
+    /// Stops announcing, before the consumers go.
+    func stopPublishing()
 }

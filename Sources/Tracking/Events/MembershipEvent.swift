@@ -10,6 +10,8 @@ public enum MembershipChange: Sendable, Equatable {
     case removed
     case owner
     case deleted
+    /// The owner renamed the group (the payload's `name` is the new name).
+    case renamed
 
     /// The `type` field of the logged payload.
     public var type: String {
@@ -20,6 +22,7 @@ public enum MembershipChange: Sendable, Equatable {
         case .removed: "removed"
         case .owner: "owner"
         case .deleted: "deleted"
+        case .renamed: "renamed"
         }
     }
 
@@ -34,6 +37,7 @@ public enum MembershipChange: Sendable, Equatable {
         case "removed": self = .removed
         case "owner": self = .owner
         case "deleted": self = .deleted
+        case "renamed": self = .renamed
         default: return nil
         }
     }
@@ -52,6 +56,8 @@ public struct MembershipEvent: Sendable, Equatable {
     public var formerOwnerID: UserID?
     /// `left`/`deleted` caused by deleting a device or an account.
     public var reason: DepartureReason?
+    /// `renamed`: the group's new name.
+    public var groupName: String?
 
     public init(_ change: MembershipChange, userID: UserID, deviceID: DeviceID? = nil,
                 formerOwnerID: UserID? = nil, reason: DepartureReason? = nil) {
@@ -63,13 +69,14 @@ public struct MembershipEvent: Sendable, Equatable {
     }
 
     /// The logged JSON: `{type, groupId, userId}` plus `deviceId`, `shareLocation`,
-    /// `formerOwnerId`, `reason` where they apply.
+    /// `formerOwnerId`, `reason`, `name` (a rename) where they apply.
     public func payload(groupID: GroupID) -> JSONValue {
         var object: JSONObject = ["type": .string(change.type), "groupId": .string(groupID.rawValue),
                                   "userId": .string(userID.rawValue)]
         switch change {
         case .joined(let sharing): object["shareLocation"] = .bool(sharing)
         case .sharing(let on): object["shareLocation"] = .bool(on)
+        case .renamed: if let groupName { object["name"] = .string(groupName) }
         case .left, .removed, .owner, .deleted: break
         }
         if let deviceID { object["deviceId"] = .string(deviceID.rawValue) }

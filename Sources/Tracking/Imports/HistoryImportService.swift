@@ -14,14 +14,12 @@ import Timestamps
 public final class HistoryImportService: Sendable {
     let locations: LocationService
     let store: any HistoryImportStore
-    let sink: (any GroupEventSink)?
     /// Fixes per stored batch.
     public let batchSize: Int
 
-    public init(locations: LocationService, store: any HistoryImportStore, sink: (any GroupEventSink)?, batchSize: Int = 5_000) {
+    public init(locations: LocationService, store: any HistoryImportStore, batchSize: Int = 5_000) {
         self.locations = locations
         self.store = store
-        self.sink = sink
         self.batchSize = max(1, batchSize)
     }
 
@@ -95,8 +93,7 @@ public final class HistoryImportService: Sendable {
         report.summary = importer.summary
         report.bytes = importer.bytesAppended
         if tally.groups.contains(where: { $0.count > 0 }) || tally.latest != nil {
-            let events = try await self.store.logImportEvents(tally)
-            if let sink, !events.isEmpty { sink.publish(events) }
+            _ = try await self.store.logImportEvents(tally)   // announced by the store
         }
         return report
     }

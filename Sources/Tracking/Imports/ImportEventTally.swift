@@ -93,6 +93,6 @@ public protocol HistoryImportStore: Sendable {
     /// ingest never waits for this; imports do, so a 4 GB file imports in bounded memory.
     func awaitIngestCapacity() async
     /// Logs `tally`'s entries (`ImportEventTally.entries`) in one transaction and returns the
-    /// events (already logged; the caller publishes them).
+    /// events (logged, and announced by the store through its `CommitDoor`).
     func logImportEvents(_ tally: ImportEventTally) async throws -> [GroupEvent]
 }

@@ -14,9 +14,6 @@ public final class LocationService: Sendable {
 
     let store: any LocationStore
     let directory: any DirectoryStore
-    let sink: (any GroupEventSink)?
-    /// Told of every committed ingest (the share links' live streams).
-    let fixSink: (any DeviceFixSink)?
     public let rules: FixRules
     public let events: LocationEventRule
     /// Ingest requests per device (a token bucket; disabled with a rate of 0), counted in `limits`.
@@ -38,13 +35,10 @@ public final class LocationService: Sendable {
     }
 
     public init(store: any LocationStore, directory: any DirectoryStore,
-                sink: (any GroupEventSink)? = nil, rules: FixRules = .standard, events: LocationEventRule = .standard,
-                requestLimit: RequestLimit = .standard, fixSink: (any DeviceFixSink)? = nil,
+                rules: FixRules = .standard, events: LocationEventRule = .standard, requestLimit: RequestLimit = .standard,
                 limits: any LimitCounters = LocalLimitCounters()) {
         self.store = store
         self.directory = directory
-        self.sink = sink
-        self.fixSink = fixSink
         self.rules = rules
         self.events = events
         self.requests = BucketLimit(scope: "device-requests", perSecond: requestLimit.perSecond, burst: requestLimit.burst)
@@ -61,7 +55,7 @@ public final class LocationService: Sendable {
     }
 
     /// Stores `fixes` for `deviceID` if `credential` is that device's token; returns the counts
-    /// once the fixes are durable. Their group events go to the sink right after the commit.
+    /// once the fixes are durable. The store announces their group events right after the commit.
     /// `countsAsRequest` is false only for local tools (`fod import`), which are not clients.
     /// `events` overrides the service's event rule (imports log nothing per batch).
     /// `report` is what the request said besides its fixes (see `ingest(…completion:)`).
@@ -105,14 +99,9 @@ public final class LocationService: Sendable {
                      completion: completion)
     }
 
-    /// Hands a committed append's group events and stored fixes to the sinks.
-    private var publisher: @Sendable (IngestOutcome) -> Void {
-        let sink = self.sink, fixSink = self.fixSink
-        return { committed in
-            if let sink, !committed.events.isEmpty { sink.publish(committed.events) }
-            if let fixSink, !committed.stored.isEmpty { fixSink.fixesStored(committed) }
-        }
-    }
+    /// Nothing more after a commit: the store announces an append's events and fixes itself
+    /// (`CommitDoor`).
+    private var publisher: @Sendable (IngestOutcome) -> Void { { _ in } }
 
     /// A page of history, oldest first, of what the caller may see (all of it for the owner, the
     /// sharing periods for group members); 404 to anyone who may not read the device.

@@ -39,6 +39,10 @@ public protocol NotificationStore: Sendable {
     /// events read); returns true when the log goes on past what was read.
     func matchAlerts(groupID: GroupID, consumer: String, limit: Int,
                      _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Bool
+    /// `matchAlerts` for several groups in one transaction; returns the groups whose log goes
+    /// on past what was read.
+    func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int,
+                     _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Set<GroupID>
     /// Groups that have alerts and events past `consumer`'s cursor.
     func groupsBehind(consumer: String) throws -> [GroupID]
 
@@ -47,6 +51,8 @@ public protocol NotificationStore: Sendable {
     func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) throws -> [DeliveryJob]
     /// Records an attempt's outcome (and the channel's failure state) and ends the lease.
     func recordAttempt(_ attempt: DeliveryAttempt) throws
+    /// `recordAttempt` for several attempts in one transaction.
+    func recordAttempts(_ attempts: [DeliveryAttempt]) throws
     /// When the next lease can be had: the earliest due time of the oldest pending delivery of
     /// each channel, or its lease's end (nil when nothing is pending).
     func nextDueTime() throws -> Int64?

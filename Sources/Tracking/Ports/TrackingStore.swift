@@ -13,7 +13,7 @@
 ///   `StoreFailure`, never as a trap; other errors are `TrackingError`s of the domain.
 public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, EventLog, GeoIndex, ExportStore, HistoryImportStore,
     ShareStore, FriendStore, PlaceStore, SignInRecordStore, DeviceLogStore, NotificationStore, AccountAdministrationStore,
-    ImportTokenStore {
+    ImportTokenStore, CommitPublisher {
     /// Figures for `/metrics` (name, help, value).
     var gauges: [StoreGauge] { get }
     /// Where the abuse limits count: in this process for a store that is the only node's, in

@@ -38,15 +38,13 @@ public final class ShareService: Sendable {
     public let policy: Policy
     let limits: any LimitCounters
     let failedLookups: WindowLimit
-    let sink: (any ShareLinkSink)?
 
     /// - Parameter limits: where failed token lookups are counted (the store's counters).
-    public init(store: any ShareStore, directory: any DirectoryStore, policy: Policy = Policy(), sink: (any ShareLinkSink)? = nil,
+    public init(store: any ShareStore, directory: any DirectoryStore, policy: Policy = Policy(),
                 limits: any LimitCounters = LocalLimitCounters()) {
         self.store = store
         self.directory = directory
         self.policy = policy
-        self.sink = sink
         self.limits = limits
         self.failedLookups = WindowLimit(scope: "failed-share-lookups", limit: policy.failedLookupsPerAddress,
                                          windowMilliseconds: policy.failedLookupWindowMilliseconds)
@@ -94,8 +92,7 @@ public final class ShareService: Sendable {
             try Self.requireOwner(deviceID, ownerID, tx)
             return try tx.deleteShare(id: shareID, deviceID: deviceID)
         }
-        guard deleted else { throw TrackingError.notFound("share link") }
-        sink?.shareRevoked(shareID)
+        guard deleted else { throw TrackingError.notFound("share link") }   // the store announces the revocation
     }
 
     /// Shares the link again: it works for `lifetimeSeconds` from now, whatever its old expiry
@@ -115,7 +112,6 @@ public final class ShareService: Sendable {
             try tx.updateShare(share)
             return share
         }
-        sink?.shareRenewed(shareID, expiresAt: renewed.expiresAt.millisecondsSince1970)
         return renewed
     }
 

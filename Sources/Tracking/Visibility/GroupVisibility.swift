@@ -63,7 +63,7 @@ public struct GroupVisibility: Sendable, Equatable {
         case .deleted:
             members.removeAll()
             isDeleted = true
-        case .owner: break
+        case .owner, .renamed: break
         }
     }
 
