@@ -82,6 +82,7 @@ let package = Package(
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Timestamps", "Tracking", "TrackingTestSupport", "GeoKit", "GeoQuery", "JSONCore", "LocationFormats", "Timeline", "TestRandom"]),
         .testTarget(name: "StoreConformanceTests", dependencies: ["Timestamps", "Tracking", "GeoQuery", "SQLCore", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"]),
+        .testTarget(name: "SelfHostingTests", dependencies: ["HTTPTestSupport", "ProcessTestSupport", "PostgresTestSupport", "PostgresClient", "Storage"]),
         .testTarget(name: "ClusterTests", dependencies: ["HTTPTestSupport", "ReceiverTestSupport", "PostgresClient", "PostgresTestSupport", "Timestamps"]),
         .testTarget(name: "APITests", dependencies: ["API", "ReceiverTestSupport", "ProcessTestSupport", "Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),
     ],

@@ -3,13 +3,15 @@
 # `fod` binary (debug build): CLI smoke tests, the benchmark smoke run and a short run of every
 # libFuzzer target.
 set -euo pipefail
+# Outputs are checked with `grep PATTERN >/dev/null`, never `grep -q`: -q exits at the first match,
+# and a program still writing then dies of SIGPIPE, which pipefail counts as a failure.
 cd "$(dirname "$0")/.."
 fod=./.build/debug/fod
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
 echo "== fod --help"
-"$fod" --help | grep -q "fod serve"
+"$fod" --help | grep "fod serve" >/dev/null
 echo "== fod serve: usage errors exit 2"
 set +e; "$fod" serve --port nope >/dev/null 2>&1; rc=$?; set -e
 [ "$rc" -eq 2 ] || { echo "expected exit 2, got $rc"; exit 1; }
@@ -41,10 +43,10 @@ echo "== PostgreSQL cluster benchmark smokes (--quick: live delivery across thre
 ./Benchmarks/postgres/live.sh --quick
 ./Benchmarks/postgres/ingest.sh --quick
 python3 ./Benchmarks/postgres/geo.py --quick
-./Benchmarks/postgres/places.sh --quick | grep -q "place events logged"
+./Benchmarks/postgres/places.sh --quick | grep "place events logged" >/dev/null
 
 echo "== places benchmark smoke (SQLite, 20 groups × 10 places: the index and brute force must agree)"
-./.build/debug/fod-places-bench --groups 20 --places 10 --rounds 2 | grep -q "20/20 groups agree"
+./.build/debug/fod-places-bench --groups 20 --places 10 --rounds 2 | grep "20/20 groups agree" >/dev/null
 
 echo "== ingest benchmark smoke (--quick)"
 ./Benchmarks/ingest/run.sh --quick
@@ -59,19 +61,19 @@ echo "== healthz benchmark smoke (--quick)"
 ./Benchmarks/healthz/run.sh --quick
 
 echo "== stalled uploads benchmark smoke (--quick: 100 anonymous stalled uploads, each answered before its body)"
-python3 ./Benchmarks/stalled-uploads/run.py --quick | grep -q "answered before their body: locations 401"
+python3 ./Benchmarks/stalled-uploads/run.py --quick | grep "answered before their body: locations 401" >/dev/null
 
 echo "== timeline and import benchmark smokes (debug build: figures mean nothing)"
-./.build/debug/fod-timeline-bench --days 3 --rounds 1 --places Data/places-cities1000.bin --lookups 1000 | grep -q "lookups anywhere"
+./.build/debug/fod-timeline-bench --days 3 --rounds 1 --places Data/places-cities1000.bin --lookups 1000 | grep "lookups anywhere" >/dev/null
 python3 ./scripts/generate-records-json.py 2000 "$work/Records.json"
-./.build/debug/fod-import-bench "$work/Records.json" | grep -q "format google-records, 2000 points, 1998 fixes, 2 rejected"
-./Benchmarks/import/run.sh --quick --file "$work/Records.json" | grep -q "ratio HTTP import"
-./Benchmarks/timeline/run.sh --quick | grep -q "GET timeline over the range"
+./.build/debug/fod-import-bench "$work/Records.json" | grep "format google-records, 2000 points, 1998 fixes, 2 rejected" >/dev/null
+./Benchmarks/import/run.sh --quick --file "$work/Records.json" | grep "ratio HTTP import" >/dev/null
+./Benchmarks/timeline/run.sh --quick | grep "GET timeline over the range" >/dev/null
 echo "== OwnTracks friends benchmark smoke (5 friends, 100 requests a case)"
-./.build/debug/fod-owntracks-bench --friends 5 --requests 100 --sync normal | grep -q "10 messages"
+./.build/debug/fod-owntracks-bench --friends 5 --requests 100 --sync normal | grep "10 messages" >/dev/null
 
 echo "== places benchmark smoke (debug build, 5 groups × 10 places: figures mean nothing)"
-./.build/debug/fod-places-bench --groups 5 --places 10 --rounds 2 --batch 20 --sync normal | grep -q "ingest, until indexed: with places"
+./.build/debug/fod-places-bench --groups 5 --places 10 --rounds 2 --batch 20 --sync normal | grep "ingest, until indexed: with places" >/dev/null
 
 echo "== libFuzzer targets, smoke (${FUZZ_SMOKE_SECONDS:-5} s each; Fuzz/README.md)"
 ./Fuzz/fuzz.py run --seconds "${FUZZ_SMOKE_SECONDS:-5}"

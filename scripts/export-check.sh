@@ -52,8 +52,8 @@ expect "$(count Tests/artifacts/device.gpx track_points)" 40 "ogrinfo GPX track_
 expect "$(count Tests/artifacts/device.gpx tracks)" 1 "ogrinfo GPX tracks"
 xmllint --noout Tests/artifacts/scatter.svg && echo "ok: xmllint SVG"
 xmllint --noout Tests/artifacts/device.gpx && echo "ok: xmllint GPX (with the fod: extension namespace)"
-python3 -c "import vl_convert" 2>/dev/null || python3 -m pip install -q vl-convert-python
-python3 - <<'PY'
+# vl-convert from PyPI, pinned, in .build/python-tools (made on first use).
+"$(./scripts/python-tools.sh)/bin/python" - <<'PY'
 import vl_convert as vlc
 spec = open("Tests/artifacts/scatter.vl.json").read()
 png = vlc.vegalite_to_png(vl_spec=spec, scale=1)

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Runs schemathesis (PyPI) against a fresh `fod serve`, reading the OpenAPI document the server
+# Runs schemathesis against a fresh `fod serve`, reading the OpenAPI document the server
 # itself serves at /openapi.yaml, with a signed-in user's token. Exits non-zero on any failure.
 #   scripts/schemathesis-check.sh [fod binary] [max examples per operation] [extra schemathesis args...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 fod="${1:-./.build/debug/fod}"; examples="${2:-5}"; shift $(( $# > 2 ? 2 : $# ))
-command -v schemathesis >/dev/null || { echo "schemathesis is not installed (python3 -m pip install schemathesis)"; exit 1; }
+# schemathesis from PyPI, pinned, in .build/python-tools (made on first use).
+schemathesis="$(./scripts/python-tools.sh)/bin/schemathesis"
 work="$(mktemp -d)"
 "$fod" serve --port 0 --bind 127.0.0.1 --data "$work/data" --password-cost minimal --signup open --sign-in-limit 1000000 \
   --log-level warning >"$work/out" 2>"$work/log" &
@@ -19,7 +20,7 @@ token="$(curl -sf -X POST "$base/v1/users" -H 'Content-Type: application/json' \
   -d '{"email":"schemathesis@example.org","password":"password-schemathesis","displayName":"Schemathesis"}' \
   | python3 -c 'import sys, json; print(json.load(sys.stdin)["token"])')"
 status=0
-schemathesis --config-file scripts/schemathesis.toml run "$base/openapi.yaml" -H "Authorization: Bearer $token" \
+"$schemathesis" --config-file scripts/schemathesis.toml run "$base/openapi.yaml" -H "Authorization: Bearer $token" \
   --max-examples "$examples" --seed 1 "$@" || status=$?
 kill -0 "$server" 2>/dev/null || { echo "fod serve exited during the run:"; tail -20 "$work/log"; exit 1; }
 exit "$status"

@@ -16,7 +16,7 @@ ulimit -n 65536 2>/dev/null || ulimit -n 16384
 work="$(mktemp -d)"; trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 gcc -O2 -o "$work/sselab" "$here/sselab.c"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-"$root/.build/$config/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --password-cost minimal --log-level warning \
+"$root/.build/$config/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --password-cost minimal --signup open --log-level warning \
   --per-ip-limit 0 --max-connections 30000 --sign-in-limit 100000 \
   --sign-in-address-limit 100000 --sign-up-limit 100000 --device-request-rate 0 --streams-per-user 100000 --sync "${FOD_SYNC:-full}" ${FOD_SERVE_ARGS:-} >/dev/null 2>"$work/fod.err" &
 pid=$!

@@ -4,7 +4,7 @@ import JSONCore
 import Timestamps
 import Tracking
 
-/// How `GET /metrics` is offered (README, "Security and limits"). The metrics say how the
+/// How `GET /metrics` is offered (docs/security.md). The metrics say how the
 /// server is used (share-link views, sign-ups on taken emails, commits), so nobody reads them
 /// on the public port unless a bearer token is set: `API.router` serves them only then, and
 /// `API.operationsRouter` serves them on a listener of their own (`--metrics-listen`).

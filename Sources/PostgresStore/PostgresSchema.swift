@@ -1,5 +1,6 @@
 import SQLCore
 import PostgresClient
+import Tracking
 
 /// The PostgreSQL schema, as numbered migrations (append only; never edit an applied one).
 ///
@@ -441,7 +442,8 @@ enum PostgresSchema {
             """),
     ]
 
-    /// Applies the pending migrations, each in its own transaction, under the migration lock.
+    /// Applies the pending migrations in one transaction, under the migration lock;
+    /// throws `SchemaTooNew`, changing nothing, when a newer release has migrated the database.
     static func migrate(_ connection: Connection) throws {
         try connection.transaction { c in
             try c.queryPrepared("SELECT pg_advisory_xact_lock($1)", [.int64(lockKey.rawValue)])
@@ -450,6 +452,12 @@ enum PostgresSchema {
                     version bigint PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
                 """)
             let applied = Set(try c.query("SELECT version FROM schema_migrations").rows.map { try $0.int64(0) })
+            // A database a newer release migrated: refused before any migration runs (the
+            // transaction then rolls back, so nothing is changed).
+            let known = migrations.last?.version ?? 0
+            if let newest = applied.max(), newest > known {
+                throw SchemaTooNew(database: "the PostgreSQL database", found: newest, known: known)
+            }
             for migration in migrations where !applied.contains(migration.version) {
                 try c.execute(migration.sql)
                 try c.query("INSERT INTO schema_migrations (version, name) VALUES ($1, $2)",

@@ -45,12 +45,14 @@ public final class SQLiteBackend: Sendable {
     /// Page cache of the writer connection, KiB.
     public static let writerCacheKiB = 65_536
 
-    /// Opens (creating) `fod.sqlite` in `directory`, applies pending migrations, loads the
+    /// Opens (creating) `fod.sqlite` in `directory`, applies pending migrations (refusing a
+    /// database of a newer release, `SchemaTooNew`, before writing anything), loads the
     /// unmerged fixes and starts merging them by `merging`; the WAL is kept within `wal`.
     public static func open(directory: String, synchronous: Database.Synchronous = .full,
                             readerCount: Int = 4, merging: MergePolicy = .standard, wal: WALLimits = .standard) throws -> SQLiteBackend {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let path = directory + "/fod.sqlite"
+        try SchemaVersionGate.check(path: path)
         let walBound = WALBound(limits: wal, databasePath: path)
         let database: Database
         do {

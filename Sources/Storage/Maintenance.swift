@@ -6,11 +6,14 @@ extension Database {
         try rows("PRAGMA integrity_check") { $0.string(0) }
     }
 
-    /// Copies the whole database into a new file at `destination` with SQLite's online backup
-    /// API, in steps of `pagesPerStep` pages so writers are not blocked for long.
+    /// Copies the whole database into the file at `destination` (replacing what it held) with
+    /// SQLite's online backup API, `pagesPerStep` pages a step; -1, the default, copies every
+    /// page in one step, that is from one read snapshot. In WAL mode that snapshot blocks no
+    /// writer; a copy in several steps starts over whenever another process commits between
+    /// two of them, so under steady writes by a server it might never end.
     ///
     /// - Throws: `StorageError` when the destination cannot be opened or the copy fails.
-    public func backup(to destination: String, pagesPerStep: Int32 = 256) throws(StorageError) {
+    public func backup(to destination: String, pagesPerStep: Int32 = -1) throws(StorageError) {
         let target = try Database(path: destination)
         guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
             throw target.error(sqlite3_errcode(target.handle), sql: nil)

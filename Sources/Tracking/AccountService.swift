@@ -30,7 +30,7 @@ public final class AccountService: Sendable {
         public var signInsPerAccountAndAddressPerMinute = 10
         /// Sign-in attempts per minute from one client address, whatever the emails.
         public var signInsPerAddressPerMinute = 60
-        /// Failed sign-ins per account, whatever the addresses (README, "Security and limits").
+        /// Failed sign-ins per account, whatever the addresses (docs/security.md).
         public var signInThrottle = SignInThrottle()
         /// A session unused this long stops working (ms; default 30 days).
         public var sessionIdleMilliseconds: Int64 = 30 * 86_400_000

@@ -3,30 +3,45 @@ import Foundation
 import HTTPServer
 import Timeline
 
-/// Where the files shipped with the project are (`Data/`, `Web/`, `docs/`): `$FOD_SHIPPED_DATA` /
-/// `$FOD_WEB` for the first two, else the folder of that name next to the package the binary was
-/// built in (found by walking up from the binary), else `./<name>`.
-/// The environment is read by the caller (`main.swift` reads it once) and passed in.
-enum ShippedFiles {
-    static func directory(_ name: String, marker: String, environment: [String: String]) -> String {
-        let variable: String? = switch name {
-        case "Data": "FOD_SHIPPED_DATA"
-        case "Web": "FOD_WEB"
-        default: nil
-        }
-        if let variable, let explicit = environment[variable] { return explicit }
-        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = url.appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: candidate.appendingPathComponent(marker).path) { return candidate.path }
-            url = url.deletingLastPathComponent()
-        }
-        return "./" + name
+/// Where the files shipped with the project are: the web app (`Web/`), `Data/` (the basemap,
+/// the demo, the place names) and `docs/` (the OpenAPI document the server serves).
+///
+/// For each, the first of: `$FOD_WEB` / `$FOD_SHIPPED_DATA` (the first two only);
+/// `<share>/<name>` when `--share-dir <share>` or `$FOD_SHARE_DIR` names one; walking up from
+/// the binary's own directory (symlinks resolved), `<dir>/<name>` (a source checkout, the binary
+/// in `.build/release/`) or `<dir>/share/fod/<name>` (what `make install` lays out:
+/// `$PREFIX/bin/fod` and `$PREFIX/share/fod/`); else `./<name>`. A candidate counts only when it
+/// holds its marker file, so the installed binary finds its files whatever the working
+/// directory. The caller reads the environment and the flag once and passes them in.
+struct ShippedFiles {
+    /// `--share-dir`, else `$FOD_SHARE_DIR`; nil: found from the binary's location.
+    let shareDirectory: String?
+    let environment: [String: String]
+
+    init(shareDirectory: String?, environment: [String: String]) {
+        self.shareDirectory = shareDirectory ?? environment["FOD_SHARE_DIR"]
+        self.environment = environment
     }
 
     /// `Data/` (the basemap, the demo and place-name files).
-    static func data(_ environment: [String: String]) -> String {
-        directory("Data", marker: "countries-110m.geojson", environment: environment)
+    var data: String { directory("Data", marker: "countries-110m.geojson", variable: "FOD_SHIPPED_DATA") }
+    /// The web app (`Web/index.html` and its modules).
+    var web: String { directory("Web", marker: "index.html", variable: "FOD_WEB") }
+    /// `docs/` (`openapi.yaml`).
+    var docs: String { directory("docs", marker: "openapi.yaml", variable: nil) }
+
+    private func directory(_ name: String, marker: String, variable: String?) -> String {
+        if let variable, let explicit = environment[variable] { return explicit }
+        if let shareDirectory { return (shareDirectory as NSString).appendingPathComponent(name) }
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        for _ in 0..<6 {
+            for candidate in [url.appendingPathComponent(name), url.appendingPathComponent("share/fod/\(name)")]
+            where FileManager.default.fileExists(atPath: candidate.appendingPathComponent(marker).path) {
+                return candidate.path
+            }
+            url = url.deletingLastPathComponent()
+        }
+        return "./" + name
     }
 }
 

@@ -18,7 +18,7 @@ enum ExportCommand {
     static let usage = "usage: fod export group-geojson|group-ndjson|scatter <groupId> | device-geojson|device-gpx|device-ndjson <deviceId> --as <email> [--out <file>] [--data <dir>] [--tracks] [--from T] [--to T] [--gap MIN] [--simplify M] [--within GEOJSON] [--format F] [--color device|user]"
 
     static func run(_ arguments: Arguments, environment: [String: String]) async throws -> Int32 {
-        try arguments.rejectUnknown(["data", "as", "out", "from", "to", "gap", "simplify", "within", "format", "color", "tracks"])
+        try arguments.rejectUnknown(["data", "as", "out", "from", "to", "gap", "simplify", "within", "format", "color", "tracks", "share-dir"])
         let rest = Array(arguments.positionals.dropFirst())
         guard rest.count == 2, let endpoint = endpoints[rest[0]], let email = arguments.options["as"] else { throw UsageError(usage) }
         let directory = arguments.options["data"] ?? environment["FOD_DATA"] ?? "./fod-data"
@@ -38,7 +38,7 @@ enum ExportCommand {
         }
         if arguments.flags.contains("tracks") || arguments.options["tracks"] == "true" { query.append(("tracks", "true")) }
         let request = Request(method: "GET", path: endpoint.rawValue, queryItems: query)
-        let routes = ExportRoutes(services: services, basemap: BasemapFile.load(from: ShippedFiles.data(environment), logger: logger))
+        let routes = ExportRoutes(services: services, basemap: BasemapFile.load(from: ShippedFiles(shareDirectory: arguments.options["share-dir"], environment: environment).data, logger: logger))
         let prepared = try routes.prepare(endpoint, id: rest[1], query: request, credential: .user(userID: user.id))
         let out: FileHandle
         if let path = arguments.options["out"] {

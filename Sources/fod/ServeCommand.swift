@@ -86,7 +86,7 @@ enum ServeCommand {
         webConfiguration.tileURL = configuration.tileURL
         webConfiguration.tileAttribution = configuration.tileAttribution
         let web = WebAssets(webConfiguration)
-        logger.info("web map: \(web.hasPage ? "served at /" : "not found (Web/ missing)"); Leaflet \(web.hasLeaflet ? "from libjs-leaflet" : "not installed: built-in SVG map")")
+        logger.info("web map: \(web.hasPage ? "served at /" : "not found at \(configuration.webDirectory) (see --share-dir)"); Leaflet \(web.hasLeaflet ? "from libjs-leaflet" : "not installed: built-in SVG map")")
         if web.security.tilesRefused {
             logger.warning("--tile-url ignored: the Content-Security-Policy cannot allow it (use http(s)://host/…, placeholders only in the leading host labels)")
         }

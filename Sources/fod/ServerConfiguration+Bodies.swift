@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// The request-body limits of `fod serve` (README, "Security and limits"): the memory all
+/// The request-body limits of `fod serve` (docs/security.md): the memory all
 /// bodies may hold at once, the anonymous share and cap, the pace a body must keep, and how
 /// many history imports run at once.
 extension ServerConfiguration {
@@ -10,7 +10,7 @@ extension ServerConfiguration {
     ]
 
     static let bodiesHelp = """
-        Request bodies (README, "Security and limits"):
+        Request bodies (docs/security.md):
           --body-budget-mib <n>      MiB of request bodies held in memory at once, all connections; past it
                                      503 with Retry-After (default \(HTTPServer.BodyLimits().budgetBytes >> 20))
           --anonymous-body-budget-kib <n>  KiB of it that bodies without a checked credential may hold

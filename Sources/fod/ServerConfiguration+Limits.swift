@@ -1,7 +1,7 @@
 import API
 import Tracking
 
-/// The abuse limits and query tuning of `fod serve` (README, "Security and limits").
+/// The abuse limits and query tuning of `fod serve` (docs/security.md).
 extension ServerConfiguration {
     static let limitOptionNames: Set<String> = [
         "sign-up-limit", "sign-in-limit", "sign-in-address-limit", "sign-in-failures-per-day", "sign-in-free-failures", "invitation-limit", "device-request-rate",
@@ -13,7 +13,7 @@ extension ServerConfiguration {
     ]
 
     static let limitsHelp = """
-        Limits (README, "Security and limits"):
+        Limits (docs/security.md):
           --sign-up-limit <n>        sign-ups per client address per hour (default 20)
           --sign-in-limit <n>        sign-in attempts per minute per (address, email) pair (default 10)
           --sign-in-address-limit <n>  sign-in attempts per minute per address, any emails (default 60)

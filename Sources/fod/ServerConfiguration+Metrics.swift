@@ -1,6 +1,6 @@
 import HTTPServer
 
-/// Where `GET /metrics` is served (README, "Security and limits"): on a listener of its own
+/// Where `GET /metrics` is served (docs/security.md): on a listener of its own
 /// (`--metrics-listen`), or on the public port to a bearer token (`--metrics-token`); neither:
 /// nowhere (404 on the public port).
 extension ServerConfiguration {

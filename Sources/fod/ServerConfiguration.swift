@@ -27,7 +27,7 @@ struct ServerConfiguration {
     var retainDays: Int?
     /// How long live-feed events stay resumable (hours).
     var eventWindowHours = 24
-    /// Where the shipped files are (`Web/`, `Data/`, `docs/`; see `ShippedFiles`).
+    /// Where the shipped files are (`Web/`, `Data/`, `docs/`; `--share-dir`, see `ShippedFiles`).
     var webDirectory = "./Web"
     var shippedDataDirectory = "./Data"
     var docsDirectory = "./docs"
@@ -50,7 +50,7 @@ struct ServerConfiguration {
     static let optionNames: Set<String> = Set(["port", "data", "database", "database-writers", "log-level", "bind", "threads", "sync", "password-cost",
                                            "sign-in-limit", "per-ip-limit", "trusted-proxies", "max-connections", "connection-timeout",
                                            "max-body-bytes", "retain-days", "max-future-hours", "event-window-hours", "heartbeat-seconds", "tile-url", "tile-attribution", "index-buffer",
-                                           "wal-limit-mib", "import-max-bytes", "signup"])
+                                           "wal-limit-mib", "import-max-bytes", "signup", "share-dir"])
         .union(limitOptionNames).union(metricsOptionNames).union(notifyOptionNames).union(bodyOptionNames)
 
     static let help = """
@@ -94,6 +94,8 @@ struct ServerConfiguration {
                                      (default \(TileDefaults.url)) [FOD_TILE_URL]
           --tile-attribution <text>  attribution shown with those tiles (default with OpenStreetMap's:
                                      "\(TileDefaults.attribution)") [FOD_TILE_ATTRIBUTION]
+          --share-dir <dir>          where the web app, Data/ and docs/ are (default: found from the binary's
+                                     location, e.g. /usr/local/share/fod beside /usr/local/bin/fod) [FOD_SHARE_DIR]
 
         """ + notifyHelp + metricsHelp + limitsHelp + "\n" + bodiesHelp
 
@@ -153,9 +155,10 @@ struct ServerConfiguration {
             guard n >= 1 else { throw UsageError("--retain-days must be at least 1") }
             retainDays = n
         }
-        webDirectory = ShippedFiles.directory("Web", marker: "index.html", environment: environment)
-        shippedDataDirectory = ShippedFiles.data(environment)
-        docsDirectory = ShippedFiles.directory("docs", marker: "openapi.yaml", environment: environment)
+        let shipped = ShippedFiles(shareDirectory: arguments.options["share-dir"], environment: environment)
+        webDirectory = shipped.web
+        shippedDataDirectory = shipped.data
+        docsDirectory = shipped.docs
         (tileURL, tileAttribution) = TileDefaults.resolve(url: arguments.options["tile-url"] ?? environment["FOD_TILE_URL"],
                                                           attribution: arguments.options["tile-attribution"] ?? environment["FOD_TILE_ATTRIBUTION"])
         if let n = try arguments.int("event-window-hours") {

@@ -34,10 +34,14 @@ let usage = """
       fod db check --database <url>
                                    verify a PostgreSQL database (latest locations, event ids, cells)
       fod db backup <file> [--data <dir>]
-                                   copy the database with SQLite's online backup
+                                   copy the database while the server runs (SQLite's online backup)
+      fod db restore <file> --data <dir>
+                                   put a backup back into an empty data directory (server stopped)
       fod --help                   this text
 
-    The data directory is --data <dir>, else $FOD_DATA, else ./fod-data.
+    The data directory is --data <dir>, else $FOD_DATA, else ./fod-data. The web app, Data/ and
+    docs/ are found from the binary's location (a checkout, or $PREFIX/share/fod after make
+    install), else --share-dir <dir>.
     """
 
 func runMain() -> Int32 {
@@ -58,7 +62,7 @@ func runMain() -> Int32 {
             var serveArguments = arguments
             let speed = try Double(serveArguments.options.removeValue(forKey: "speed") ?? "10").flatMap { $0 > 0 ? $0 : nil }
                 ?? { throw UsageError("--speed must be a positive number") }()
-            let shipped = serveArguments.options.removeValue(forKey: "demo-data") ?? ShippedFiles.data(environment)
+            let shipped = serveArguments.options.removeValue(forKey: "demo-data") ?? ShippedFiles(shareDirectory: serveArguments.options["share-dir"], environment: environment).data
             // A demo is for trying: anyone may sign up, unless told otherwise.
             if serveArguments.options["signup"] == nil && (environment["FOD_SIGNUP"] ?? "").isEmpty { serveArguments.options["signup"] = "open" }
             let records = try DemoCommand.loadRecords(dataDirectory: shipped)

@@ -7,7 +7,7 @@ import HTTPServer
 import Tracking
 import TrackingTestSupport
 
-/// The abuse limits of README "Security and limits", each set low and crossed.
+/// The abuse limits of docs/security.md, each set low and crossed.
 @Suite struct AbuseLimitTests {
     static func signUpBody(_ name: String) -> String {
         #"{"email":"\#(name)@example.org","password":"password-\#(name)","displayName":"\#(name)"}"#

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 import HTTPTestSupport
 
-/// The share-link limits are flags of `fod serve` (README, "Security and limits").
+/// The share-link limits are flags of `fod serve` (docs/security.md).
 @Suite struct ShareLimitFlagTests {
     @Test func shareLinkLimitsFollowTheFlags() throws {
         let served = try ServedStore("fod-share-flags-")

@@ -5,7 +5,7 @@ import API
 import HTTPServer
 import Tracking
 
-/// Failed sign-ins per account (issue #47, finding 4; README "Security and limits"): at most
+/// Failed sign-ins per account (issue #47, finding 4; docs/security.md): at most
 /// 100 consecutive failures per account a day from any number of addresses, while the owner
 /// still signs in from an address they used before. Through the real server, the clients'
 /// addresses named by a trusted proxy.

@@ -39,11 +39,16 @@ public final class FodProcess: @unchecked Sendable {
 
     /// Starts `fod serve` on a free port over `dataDirectory` and waits until it listens (and,
     /// with `--metrics-listen` among `extraArguments`, until its metrics listener does).
-    /// - Parameter metricsToken: `--metrics-token` (nil: none, `/metrics` off the public port).
-    public init(dataDirectory: String, extraArguments: [String] = [], metricsToken: String? = FodProcess.metricsToken) throws {
+    /// - Parameters:
+    ///   - metricsToken: `--metrics-token` (nil: none, `/metrics` off the public port).
+    ///   - executable: the `fod` binary (an installed copy, say); `command`: `serve` or `demo`;
+    ///     `workingDirectory`: where it runs (nil: this process's).
+    public init(dataDirectory: String, extraArguments: [String] = [], metricsToken: String? = FodProcess.metricsToken,
+                executable: String = FodProcess.executablePath, command: String = "serve", workingDirectory: String? = nil) throws {
         self.dataDirectory = dataDirectory
-        process.executableURL = URL(fileURLWithPath: Self.executablePath)
-        process.arguments = ["serve", "--port", "0", "--bind", "127.0.0.1", "--data", dataDirectory,
+        process.executableURL = URL(fileURLWithPath: executable)
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
+        process.arguments = [command, "--port", "0", "--bind", "127.0.0.1", "--data", dataDirectory,
                              "--password-cost", "minimal", "--log-level", "warning", "--sign-in-limit", "1000",
                              // Tests post and sign up fast from one address: the abuse limits are tested on their own.
                              "--sign-up-limit", "100000", "--sign-in-address-limit", "100000", "--device-request-rate", "0",

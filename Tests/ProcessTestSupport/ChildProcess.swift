@@ -104,14 +104,23 @@ public final class PipeDrain: @unchecked Sendable {
     /// The first line (without its newline) that starts with `prefix`, once it has arrived; nil
     /// if the pipe ended, its start was dropped, or `seconds` passed first.
     public func firstLine(startingWith prefix: String, waitingSeconds seconds: Double) -> String? {
-        let deadline = Date().addingTimeInterval(seconds)
         let wanted = Array(prefix.utf8)
+        return firstLine(waitingSeconds: seconds) { $0.starts(with: wanted) }
+    }
+
+    /// The first line (without its newline) that contains `text`, as `firstLine(startingWith:)`.
+    public func firstLine(containing text: String, waitingSeconds seconds: Double) -> String? {
+        firstLine(waitingSeconds: seconds) { String(decoding: $0, as: UTF8.self).contains(text) }
+    }
+
+    private func firstLine(waitingSeconds seconds: Double, where matches: (ArraySlice<UInt8>) -> Bool) -> String? {
+        let deadline = Date().addingTimeInterval(seconds)
         condition.lock()
         defer { condition.unlock() }
         while true {
             if dropped == 0 {
                 let lines = kept.split(separator: 10, omittingEmptySubsequences: false).dropLast()
-                if let line = lines.first(where: { $0.starts(with: wanted) }) { return String(decoding: line, as: UTF8.self) }
+                if let line = lines.first(where: matches) { return String(decoding: line, as: UTF8.self) }
             }
             if ended || dropped > 0 || !condition.wait(until: deadline) { return nil }
         }
