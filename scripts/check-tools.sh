@@ -63,6 +63,9 @@ echo "== healthz benchmark smoke (--quick)"
 echo "== stalled uploads benchmark smoke (--quick: 100 anonymous stalled uploads, each answered before its body)"
 python3 ./Benchmarks/stalled-uploads/run.py --quick | grep "answered before their body: locations 401" >/dev/null
 
+echo "== phone-fleet benchmark smoke (--quick: 200 OwnTracks phones at 200 posts/s against fod and nginx; every post 2xx, friends in the replies of a tenth)"
+python3 ./Benchmarks/phones/run.py --quick
+
 echo "== timeline and import benchmark smokes (debug build: figures mean nothing)"
 ./.build/debug/fod-timeline-bench --days 3 --rounds 1 --places Data/places-cities1000.bin --lookups 1000 | grep "lookups anywhere" >/dev/null
 python3 ./scripts/generate-records-json.py 2000 "$work/Records.json"
