@@ -43,8 +43,11 @@ if [ "${FOD_INSTALL_TEST_TOOLS:-0}" = "1" ]; then
     libsqlite3-mod-spatialite
     # the PostgreSQL store's tests start a throwaway server (scripts/pg-test-server.sh)
     postgresql-15
-    # make cluster
+    # make cluster: HAProxy in front of the nodes; Patroni (with etcd as its store) runs the
+    # primary and its synchronous standby and fails over by itself (PatroniFailoverTests)
     haproxy
+    patroni
+    etcd-server
     # the TLS proxy test runs the shipped deploy/nginx.conf and deploy/Caddyfile with a throwaway certificate
     nginx
     caddy

@@ -13,6 +13,11 @@
 #                                              (pg_basebackup -R); --sync makes it the primary's
 #                                              synchronous standby; prints its URL
 #   scripts/pg-test-server.sh promote DIR      promotes a replica to primary (pg_ctl promote, waits)
+#   scripts/pg-test-server.sh restart DIR      restarts the server (pg_ctl restart -m fast), same port;
+#                                              returns once it accepts connections again
+#   scripts/pg-test-server.sh crash DIR        kill -9 of the postmaster; returns once it is gone
+#   scripts/pg-test-server.sh resume DIR       starts a stopped or crashed server again on its port
+#                                              (crash recovery); returns once it accepts connections
 #   scripts/pg-test-server.sh supervise [--replica-of PRIMARY_DIR] [--name NAME] [--sync]
 #                                              for test processes: starts a server in a new temporary
 #                                              directory, prints "ready PORT DIR URL", waits until its
@@ -164,6 +169,39 @@ cmd_promote() {
   as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -w -t 120 promote >&2
 }
 
+cmd_restart() {
+  require_binaries
+  local dir="${1:?restart needs the directory of the server}"
+  without_inherited_descriptors as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 120 restart >&2
+}
+
+# The postmaster's process id (the first line of postmaster.pid), or nothing.
+postmaster_pid() { head -n 1 "$1/data/postmaster.pid" 2>/dev/null || true; }
+
+cmd_crash() {
+  local dir="${1:?crash needs the directory of the server}" pid tries=0
+  pid="$(postmaster_pid "$dir")"
+  [ -n "$pid" ] || die "no postmaster.pid in $dir/data"
+  kill -9 "$pid"
+  # Polls (at most 30 s) until the process is gone.
+  while kill -0 "$pid" 2>/dev/null; do
+    tries=$((tries + 1)); [ "$tries" -lt 300 ] || die "postmaster $pid still running after kill -9"
+    sleep 0.1
+  done
+}
+
+cmd_resume() {
+  require_binaries
+  local dir="${1:?resume needs the directory of the server}" tries=0
+  # After a crash the old backends may still hold the shared memory for a moment ("is still in
+  # use"): try again, polling, at most 60 s.
+  until without_inherited_descriptors as_pg "$PG_BIN/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 120 start >&2; do
+    tries=$((tries + 1)); [ "$tries" -lt 600 ] || die "the server in $dir did not start again"
+    grep -q "still in use\|already exists" "$dir/server.log" || { tail -n 20 "$dir/server.log" >&2; die "the server in $dir did not start again"; }
+    sleep 0.1
+  done
+}
+
 cmd_stop() {
   local dir="${1:-$DEFAULT_DIR}"
   [ -d "$dir" ] || return 0
@@ -211,6 +249,9 @@ case "$command" in
   stop) cmd_stop "$@" ;;
   replica) cmd_replica "$@" ;;
   promote) cmd_promote "$@" ;;
+  restart) cmd_restart "$@" ;;
+  crash) cmd_crash "$@" ;;
+  resume) cmd_resume "$@" ;;
   supervise) cmd_supervise "$@" ;;
-  *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; [ -n "$command" ] && exit 2; exit 0 ;;
+  *) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; [ -n "$command" ] && exit 2; exit 0 ;;
 esac

@@ -56,8 +56,29 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     /// Promotes this replica to a primary (`pg_ctl promote`); returns once it accepts writes.
     public func promote() throws {
-        let (status, output) = try Self.runScript(["promote", directory])
-        guard status == 0 else { throw ServerFailure("promote failed: \(output)") }
+        try runOnDirectory("promote")
+    }
+
+    /// Restarts the server (`pg_ctl restart -m fast`: sessions are ended, the server shuts down
+    /// cleanly and starts again on the same port); returns once it accepts connections again.
+    public func restart() throws {
+        try runOnDirectory("restart")
+    }
+
+    /// Kills the postmaster with SIGKILL, as a crash would; returns once it is gone. `resume`
+    /// starts it again (with crash recovery).
+    public func crash() throws {
+        try runOnDirectory("crash")
+    }
+
+    /// Starts the server again on its port after `crash`; returns once it accepts connections.
+    public func resume() throws {
+        try runOnDirectory("resume")
+    }
+
+    private func runOnDirectory(_ command: String) throws {
+        let (status, output) = try Self.runScript([command, directory])
+        guard status == 0 else { throw ServerFailure("\(command) failed: \(output)") }
     }
 
     /// `url` with extra connection parameters, e.g. `["application_name": "node1"]`.
