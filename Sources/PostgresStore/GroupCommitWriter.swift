@@ -18,7 +18,8 @@ import ThreadControl
 /// serialization failure), the batch runs again, up to `maxAttempts` times: jobs are pure
 /// functions of the database, so running one again is safe. When the connection is lost, the
 /// batch fails with `StoreFailure(.unavailable)` (nothing of it is acknowledged; a resend is
-/// deduplicated) and the next batch connects again.
+/// deduplicated) and the next batch connects again; a connection whose session ended while it
+/// was idle (the database restarted) is replaced before the batch, which then succeeds.
 final class GroupCommitWriter: @unchecked Sendable {
     // @unchecked: `queue`, `stopping`, `stopped`, `commits` are guarded by `condition`;
     // `connection` is touched only by the writer thread after init.
@@ -144,6 +145,16 @@ final class GroupCommitWriter: @unchecked Sendable {
                 for (job, result) in zip(batch, results) { job.finish(result) }
                 if let ticket { sequencer.done(ticket) }
                 return
+            case .notBegun(let error):
+                // The session died while idle (a database restart the liveness check missed):
+                // nothing of the batch was sent, so a new connection may run it.
+                self.connection = nil
+                if let error = error as? PostgresError, error.isConnectionLost, attempt < Self.maxAttempts {
+                    attempt += 1
+                    continue
+                }
+                for job in batch { job.finish(.failure(PostgresStore.translate(error))) }
+                return
             case .failed(let error):
                 if let error = error as? PostgresError, error.isRetryableTransaction, attempt < Self.maxAttempts {
                     attempt += 1
@@ -155,9 +166,10 @@ final class GroupCommitWriter: @unchecked Sendable {
         }
     }
 
-    /// The writer's connection, opened again when it was lost.
+    /// The writer's connection, opened again when it was lost — also when its session ended
+    /// while it was idle (the database restarted), which is found before the batch is sent.
     private func connected() throws -> Connection {
-        if let connection, connection.status == .ok, connection.transactionStatus == .idle { return connection }
+        if let connection, connection.isAliveWhenIdle() { return connection }
         connection = nil
         let fresh = try Connection(connectionString)
         connection = fresh
@@ -171,13 +183,15 @@ final class GroupCommitWriter: @unchecked Sendable {
         case committed([Result<Void, Error>], ticket: UInt64?)
         /// Nothing of the batch was kept.
         case failed(Error)
+        /// The transaction could not even begin: nothing of the batch reached the server.
+        case notBegun(Error)
     }
 
     private func commit(_ batch: [any PostgresWriteJob], on connection: Connection) -> Outcome {
         do {
             try connection.begin()
         } catch {
-            return .failed(error)
+            return .notBegun(error)
         }
         var results: [Result<Void, Error>] = []
         results.reserveCapacity(batch.count)

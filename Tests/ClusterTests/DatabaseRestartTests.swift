@@ -20,6 +20,29 @@ struct DatabaseRestartTests {
         }
     }
 
+    /// A node idle through the restart finds its connections dead before it uses them: the
+    /// first write and the first read afterwards succeed (no 503 for a database that is back).
+    @Test(arguments: ["restart", "crash"])
+    func theFirstRequestsAfterTheDatabaseIsBackSucceed(outage: String) throws {
+        let server = try PostgresTestServer.start()
+        defer { server.stop() }
+        let cluster = try Cluster(nodes: 1, databaseURL: server.url)
+        defer { cluster.stop() }
+        let ann = try cluster.signUp("ann", on: 0)
+        let device = try cluster.addDevice(token: ann.token, on: 0)
+        let now = Timestamp.nowMilliseconds()
+        #expect(try cluster.post([(lon: 1, lat: 1, ts: now, id: "before")], device: device, on: 0).status == 200)
+        if outage == "restart" { try server.restart() } else {
+            try server.crash()
+            try server.resume()
+        }
+        let write = try cluster.post([(lon: 1, lat: 2, ts: now + 1_000, id: "after")], device: device, on: 0)
+        #expect(write.status == 200, "\(write.text)")
+        let read = try cluster.client(0).get("/v1/devices/\(device.id)/locations", token: ann.token)
+        #expect(read.status == 200, "\(read.text)")
+        #expect(read.json["locations"].count == 2)
+    }
+
     /// Runs ingest, does `outage` (which returns once the database accepts connections again),
     /// and checks the cluster through it.
     private func checkOutage(_ name: String, _ outage: (PostgresTestServer) throws -> Void) throws {
