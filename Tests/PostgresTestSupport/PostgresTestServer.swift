@@ -1,16 +1,14 @@
 import Foundation
 import ProcessTestSupport
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// A throwaway PostgreSQL 15 server on loopback for tests: `scripts/pg-test-server.sh
 /// supervise` in a child process (initdb in a temporary directory, run as the `postgres` user
 /// when this process is root, a free port, fsync on).
 ///
-/// The child holds the server for as long as this process holds its standard input open:
-/// `stop()` (or `deinit`, or this process ending in any way, even `kill -9`) closes it, and the
-/// child stops the server and deletes its directory. So a test cannot leave a server behind.
+/// The child holds the server for as long as this process holds its standard input open
+/// (`SupervisedScript`): `stop()` (or this process ending in any way, even `kill -9`) closes
+/// it, and the child stops the server and deletes its directory. So a test cannot leave a
+/// server behind.
 public final class PostgresTestServer: @unchecked Sendable {
     /// Where Debian's `postgresql-15` puts the server programs.
     public static let binaryDirectory = "/usr/lib/postgresql/15/bin"
@@ -35,11 +33,7 @@ public final class PostgresTestServer: @unchecked Sendable {
     /// The server's directory (data in `data/`, log in `server.log`); deleted at stop.
     public let directory: String
 
-    private let process: Process
-    private let exit: ExitWatch
-    private let lock = NSLock()
-    /// The write end of the child's standard input (-1 once closed); guarded by `lock`.
-    private var lifeline: Int32
+    private let child: SupervisedScript
 
     /// Starts a new primary.
     public static func start() throws -> PostgresTestServer {
@@ -93,23 +87,10 @@ public final class PostgresTestServer: @unchecked Sendable {
     }
 
     /// Stops the server and deletes its directory; waits until both are done. Idempotent.
-    public func stop() {
-        lock.lock()
-        let descriptor = lifeline
-        lifeline = -1
-        lock.unlock()
-        guard descriptor >= 0 else { return }
-        close(descriptor)
-        // The child stops the server (pg_ctl waits up to 120 s) and deletes its directory.
-        if !exit.wait(seconds: 300) { kill(process.processIdentifier, SIGKILL) }
-    }
+    public func stop() { child.stop() }
 
-    deinit { stop() }
-
-    private init(process: Process, exit: ExitWatch, lifeline: Int32, port: Int, directory: String, url: String) {
-        self.process = process
-        self.exit = exit
-        self.lifeline = lifeline
+    private init(child: SupervisedScript, port: Int, directory: String, url: String) {
+        self.child = child
         self.port = port
         self.directory = directory
         self.url = url
@@ -117,81 +98,21 @@ public final class PostgresTestServer: @unchecked Sendable {
 
     // MARK: The child
 
-    static var scriptPath: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("scripts/pg-test-server.sh").path
-    }
+    static var scriptPath: String { SupervisedScript.path("pg-test-server.sh") }
 
     private static func launch(_ arguments: [String]) throws -> PostgresTestServer {
         guard isAvailable else { throw ServerFailure(unavailableReason) }
-        // No other child (a server started by a concurrent test) may inherit the lifeline, or
-        // closing it here would not reach this child.
-        let input = try ClosingPipe()
-        let output = try ClosingPipe()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [scriptPath] + arguments
-        process.standardInput = FileHandle(fileDescriptor: input.read, closeOnDealloc: false)
-        process.standardOutput = FileHandle(fileDescriptor: output.write, closeOnDealloc: false)
-        process.standardError = FileHandle.nullDevice
-        let exit = ExitWatch(process)
-        do {
-            try process.run()
-        } catch {
-            input.closeBoth()
-            output.closeBoth()
-            throw error
+        let child = try SupervisedScript(scriptPath, arguments)
+        let fields = child.readyLine.split(separator: " ", maxSplits: 2).map(String.init)
+        guard fields.count == 3, let port = Int(fields[0]) else {
+            child.stop()
+            throw ServerFailure("pg-test-server.sh \(arguments.joined(separator: " ")): unexpected \(child.readyLine)")
         }
-        close(input.read)
-        close(output.write)
-        let line = readLine(from: output.read)
-        close(output.read)
-        let fields = line.split(separator: " ", maxSplits: 3).map(String.init)
-        guard fields.count == 4, fields[0] == "ready", let port = Int(fields[1]) else {
-            close(input.write)
-            if !exit.wait(seconds: 300) { kill(process.processIdentifier, SIGKILL) }
-            throw ServerFailure("pg-test-server.sh \(arguments.joined(separator: " ")): \(line.isEmpty ? "no output" : line)")
-        }
-        return PostgresTestServer(process: process, exit: exit, lifeline: input.write, port: port, directory: fields[2], url: fields[3])
-    }
-
-    /// Reads up to the first newline (or end of file).
-    private static func readLine(from descriptor: Int32) -> String {
-        var bytes: [UInt8] = []
-        var byte: UInt8 = 0
-        while true {
-            let count = read(descriptor, &byte, 1)
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 || byte == 10 { break }
-            bytes.append(byte)
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return PostgresTestServer(child: child, port: port, directory: fields[1], url: fields[2])
     }
 
     private static func runScript(_ arguments: [String]) throws -> (Int32, String) {
         try runToCompletion("/bin/bash", [scriptPath] + arguments, limitSeconds: 300)
-    }
-}
-
-/// A pipe whose two descriptors are close-on-exec (the child's copies, made by `dup2`, are not).
-/// Foundation's `Process` also closes every other descriptor in the children it starts, so a
-/// server started by a concurrent test does not inherit these in the moment before `fcntl`.
-private struct ClosingPipe {
-    let read: Int32
-    let write: Int32
-
-    init() throws {
-        var descriptors: [Int32] = [-1, -1]
-        guard pipe(&descriptors) == 0 else { throw ServerFailure("pipe failed (errno \(errno))") }
-        read = descriptors[0]
-        write = descriptors[1]
-        _ = fcntl(read, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(write, F_SETFD, FD_CLOEXEC)
-    }
-
-    func closeBoth() {
-        close(read)
-        close(write)
     }
 }
 
