@@ -92,10 +92,11 @@ fuzz: deps
 fuzz-smoke: deps
 	./Fuzz/fuzz.py run --seconds $(FUZZ_SMOKE_SECONDS) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
-# A cluster on loopback: PostgreSQL primary + synchronous replica, three nodes, HAProxy in front
+# A cluster on loopback: PostgreSQL primary + synchronous standby run by Patroni (with etcd), three
+# nodes, HAProxy in front
 # (docs/scaling.md); prints the URL, Ctrl-C stops it and deletes its state.
 cluster: test-deps release
-	./scripts/cluster.sh run --fod ./.build/release/fod
+	./scripts/cluster.sh run --fod ./.build/release/fod --patroni
 
 clean:
 	rm -rf .build

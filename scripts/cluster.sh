@@ -3,14 +3,20 @@
 # replica, three `fod` nodes on it, and HAProxy in front (health checks on /healthz,
 # SSE-friendly timeouts). Everything lives in one temporary directory, deleted at stop.
 #
-#   scripts/cluster.sh start [--fod PATH] [--port N]   starts it; prints the URL, then the state
+#   scripts/cluster.sh start [--fod PATH] [--port N] [--patroni]
+#                                                      starts it; prints the URL, then the state
 #                                                      directory on the next line
 #   scripts/cluster.sh stop DIR                        stops every process and deletes DIR
-#   scripts/cluster.sh run [--fod PATH] [--port N]     starts it and stops it on Ctrl-C (make cluster)
+#   scripts/cluster.sh run [--fod PATH] [--port N] [--patroni]
+#                                                      starts it and stops it on Ctrl-C (make cluster
+#                                                      runs it with --patroni)
 #
 # The nodes reach the database through libpq's multi-host URI with
-# target_session_attrs=read-write: after `pg-test-server.sh promote DIR/replica` they follow
-# the new primary. Node logs: DIR/node-N.log; HAProxy: DIR/haproxy.cfg.
+# target_session_attrs=read-write, so they follow whichever server is primary. Without
+# --patroni the replica is promoted by hand (`pg-test-server.sh promote DIR/replica`); with
+# it, Patroni and etcd run the primary and its synchronous standby and fail over by themselves
+# (scripts/patroni-cluster.sh, state in DIR/db; `patroni-cluster.sh kill-primary DIR/db` tries
+# it). Node logs: DIR/node-N.log; HAProxy: DIR/haproxy.cfg.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 pg="$root/scripts/pg-test-server.sh"
@@ -27,11 +33,12 @@ wait_http() {
 }
 
 cmd_start() {
-  local fod="$root/.build/release/fod" port=""
+  local fod="$root/.build/release/fod" port="" patroni=0
   while [ $# -gt 0 ]; do
     case "$1" in
       --fod) fod="$2"; shift 2 ;;
       --port) port="$2"; shift 2 ;;
+      --patroni) patroni=1; shift ;;
       *) die "unexpected argument $1" ;;
     esac
   done
@@ -40,11 +47,16 @@ cmd_start() {
   local dir; dir="$(mktemp -d "${TMPDIR:-/tmp}/fod-cluster.XXXXXX")"
   touch "$dir/.fod-cluster"
   chmod 755 "$dir"  # the postgres user (the servers run as it when we are root) must reach primary/ and replica/
-  "$pg" start "$dir/primary" >/dev/null
-  "$pg" replica "$dir/primary" "$dir/replica" --name replica --sync >/dev/null
-  local primary_port replica_port
-  primary_port="$(cat "$dir/primary/port")"; replica_port="$(cat "$dir/replica/port")"
-  local url="postgresql://postgres@127.0.0.1:$primary_port,127.0.0.1:$replica_port/postgres?target_session_attrs=read-write&connect_timeout=5"
+  local url
+  if [ "$patroni" -eq 1 ]; then
+    url="$("$root/scripts/patroni-cluster.sh" start "$dir/db")" || { cmd_stop "$dir"; die "Patroni did not start"; }
+  else
+    "$pg" start "$dir/primary" >/dev/null
+    "$pg" replica "$dir/primary" "$dir/replica" --name replica --sync >/dev/null
+    local primary_port replica_port
+    primary_port="$(cat "$dir/primary/port")"; replica_port="$(cat "$dir/replica/port")"
+    url="postgresql://postgres@127.0.0.1:$primary_port,127.0.0.1:$replica_port/postgres?target_session_attrs=read-write&connect_timeout=5"
+  fi
   echo "$url" >"$dir/database-url"
   local servers=""
   for n in 1 2 3; do
@@ -101,6 +113,7 @@ cmd_stop() {
       kill -9 "$pid" 2>/dev/null || true
     fi
   done
+  "$root/scripts/patroni-cluster.sh" stop "$dir/db" 2>/dev/null || true
   "$pg" stop "$dir/replica" 2>/dev/null || true
   "$pg" stop "$dir/primary" 2>/dev/null || true
   rm -rf "$dir"
@@ -110,7 +123,9 @@ cmd_run() {
   local output; output="$(cmd_start "$@")"
   local url dir; url="$(echo "$output" | sed -n 1p)"; dir="$(echo "$output" | sed -n 2p)"
   trap 'cmd_stop "$dir"; exit 0' INT TERM
-  echo "cluster at $url (3 nodes, PostgreSQL primary + synchronous replica, HAProxy); Ctrl-C stops it"
+  local database="PostgreSQL primary + synchronous replica"
+  case " $* " in *" --patroni "*) database="PostgreSQL primary + synchronous standby run by Patroni (failover by itself)" ;; esac
+  echo "cluster at $url (3 nodes, $database, HAProxy); Ctrl-C stops it"
   echo "state in $dir"
   while true; do sleep 3600 & wait $!; done
 }
@@ -120,5 +135,5 @@ case "$command" in
   start) cmd_start "$@" ;;
   stop) cmd_stop "$@" ;;
   run) cmd_run "$@" ;;
-  *) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; [ -n "$command" ] && exit 2; exit 0 ;;
+  *) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; [ -n "$command" ] && exit 2; exit 0 ;;
 esac
