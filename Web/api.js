@@ -136,6 +136,8 @@ export class ApiClient {
   rotateToken(id) { return this.request('POST', path`/v1/devices/${id}/token`); }
   /** POST /v1/devices/{id}/import-tokens: {token, expiresAt}, good for one import within an hour. */
   importToken(id) { return this.request('POST', path`/v1/devices/${id}/import-tokens`); }
+  /** GET /v1/devices/{id}/rejections: {rejections: [{at, source, reason, message, sample, count}]}, newest first. */
+  rejections(id) { return this.get(path`/v1/devices/${id}/rejections`); }
   locations(id, params) { return this.get(withQuery(path`/v1/devices/${id}/locations`, params)); }
 
   // ---- share links -------------------------------------------------------------------------

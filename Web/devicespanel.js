@@ -1,13 +1,15 @@
 /*
  * Find Our Devices web app: the Phones panel — the user's devices with battery and last seen,
  * adding one (then its set-up, shown once), a new token (the old one stops at once; set-up
- * again), renaming, removing, the OwnTracks friends switch and the share links. Names are text.
+ * again), renaming, removing, the OwnTracks friends switch, the share links and what the phone
+ * sent that could not be stored. Names are text.
  */
 import { byId, h, replaceChildren } from './dom.js';
 import { confirmAction, promptText } from './dialog.js';
 import { batteryText, sinceText } from './format.js';
 import { showPhoneSetup } from './phonesetup.js';
 import { ShareLinks } from './sharelinks.js';
+import { DeviceRejections } from './rejections.js';
 
 const LOW_BATTERY = 20;
 
@@ -23,6 +25,7 @@ export class DevicesPanel {
     this.list = byId('my-devices');
     this.errorEl = byId('devices-error');
     this.shares = new Map(); // deviceId -> ShareLinks (kept across renders, so an open one stays open)
+    this.rejections = new Map(); // deviceId -> DeviceRejections (the same)
     byId('device-add').addEventListener('submit', (e) => { e.preventDefault(); this.add(); });
     account.onChange(() => this.render());
   }
@@ -36,7 +39,9 @@ export class DevicesPanel {
     const key = JSON.stringify([devices, this.account.groups, Math.floor(now / 60000)]);
     if (key === this.shown) return;
     this.shown = key;
-    for (const id of Array.from(this.shares.keys())) if (!this.account.device(id)) this.shares.delete(id);
+    for (const kept of [this.shares, this.rejections]) {
+      for (const id of Array.from(kept.keys())) if (!this.account.device(id)) kept.delete(id);
+    }
     if (!devices.length) {
       replaceChildren(this.list, h('li', { className: 'empty' }, 'No phone yet. Add yours: the next screen shows how to set its app up in one scan.'));
       return;
@@ -61,6 +66,8 @@ export class DevicesPanel {
     friends.addEventListener('change', () => this.setFriends(d, friends));
     let shares = this.shares.get(d.id);
     if (!shares) { shares = new ShareLinks(this.api, d, { onError: (m) => this.error(m) }); this.shares.set(d.id, shares); }
+    let rejections = this.rejections.get(d.id);
+    if (!rejections) { rejections = new DeviceRejections(this.api, d, { onError: (m) => this.error(m) }); this.rejections.set(d.id, rejections); }
     return h('li', { className: 'device-card', dataset: { deviceId: d.id } },
       h('div', { className: 'card-top' },
         h('div', { className: 'item-main' },
@@ -73,7 +80,8 @@ export class DevicesPanel {
         button('New token & set-up', 'secondary device-rotate', () => this.rotate(d)),
         button('Rename', 'secondary device-rename', () => this.rename(d)),
         button('Remove', 'danger device-remove', () => this.remove(d))),
-      shares.element);
+      shares.element,
+      rejections.element);
   }
 
   async add() {

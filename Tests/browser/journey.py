@@ -203,6 +203,18 @@ class Journey:
         self.step(bob, 'live-on-bobs-map')
         self.step(ann, 'live-on-anns-map')
 
+        # What the server cannot store (a latitude past the pole) is answered 200, so the app moves
+        # on rather than resending it forever, and Ann reads it under her phone.
+        status, reply = call(a.base, 'POST', '/v1/ingest/owntracks', {'_type': 'location', 'lat': 95, 'lon': HOME[0], 'tst': int(time.time()), 'tid': 'AP'},
+                             {'Authorization': auth})
+        if status != 200:
+            raise CheckFailed('an OwnTracks message that cannot be stored: %s %s (the app would resend it forever)' % (status, reply))
+        ann.section('devices')
+        card = '.device-card[data-device-id=\\"%s\\"]' % ann_dev
+        ann.click(card.replace('\\', '') + ' .rejection-section > summary')
+        ann.wait('(document.querySelector("%s .rejection-item") || {}).dataset?.reason === "invalid_location"' % card, 'the message not stored under Ann\'s phone')
+        self.step(ann, 'not-stored')
+
         # Sharing off hides Ann from Bob at once; on again.
         ann.section('groups')
         ann.click('.group-card.current .sharing-switch')
