@@ -88,20 +88,3 @@ public final class CommitDoor: GroupEventSink, RelayedShareStreams, Sendable {
         for consumer in consumers.withLock({ $0.watching }) { consumer.restart(deviceID: deviceID) }
     }
 }
-
-/// A consumer of group events that can say how far it has applied each group it follows (the
-/// live hub), so a relay that lost its connection resends what it may have missed.
-public protocol ReplayingEventConsumer: GroupEventSink {
-    var openGroups: [GroupID: EventID] { get }
-}
-
-/// How a store announces its commits through its door (`TrackingStore.commits`).
-public protocol CommitPublisher: Sendable {
-    /// The store's door; consumers register on it before `startPublishing`.
-    var commits: CommitDoor { get }
-    /// Starts announcing (PostgreSQL: the relays of every node's commits); nothing for a store
-    /// that announces from its own writer. `log` gets what goes wrong meanwhile.
-    func startPublishing(log: @escaping @Sendable (String) -> Void) throws
-    /// Stops announcing, before the consumers go.
-    func stopPublishing()
-}

@@ -57,25 +57,6 @@ public struct EventLogEntry: Sendable {
     }
 }
 
-/// Receives committed events in commit order (the live hub).
-public protocol GroupEventSink: Sendable {
-    func publish(_ events: [GroupEvent])
-}
-
-/// Reading the event log.
-public protocol EventLog: Sendable {
-    /// Events of `groupID` with id > `after`, oldest first, at most `limit`.
-    func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent]
-    /// The newest event id of the group (0 when none) and the oldest id still in the log
-    /// (nil when the log holds none of the group's events).
-    func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?)
-    /// Deletes events older than `before` (ms); returns how many.
-    func pruneEvents(before: Int64) async throws -> Int
-    /// From one snapshot: whether `readerID` is a member of `groupID` (nil when not), who shares
-    /// there, and the log's bounds — what a new stream starts from.
-    func feedSnapshot(groupID: GroupID, readerID: UserID) throws -> FeedSnapshot?
-}
-
 /// A group's feed state at one point of its log.
 public struct FeedSnapshot: Sendable {
     public let visibility: GroupVisibility

@@ -66,20 +66,6 @@ public struct ExportRow: Sendable, Equatable {
     }
 }
 
-/// Reads what exports need, in pages (bounded memory for any history size).
-public protocol ExportStore: Sendable {
-    /// Devices of members sharing with the group now, in device-id order, each with its
-    /// sharing periods in the group as `windows`.
-    func exportSubjects(groupID: GroupID) throws -> [ExportSubject]
-    /// The device with its owner's names; `windows` is `.all` (the caller narrows it).
-    func exportSubject(deviceID: DeviceID) throws -> ExportSubject?
-    func countRows(deviceKey: DeviceKey, from: Int64?, to: Int64?) throws -> Int
-    /// Up to `limit` fixes of a device in [from, to] after `cursor`, oldest first (by time, then
-    /// arrival), with the fields `detail` asks for.
-    func exportRows(deviceKey: DeviceKey, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int,
-                    detail: ExportRow.Detail) throws -> [ExportRow]
-}
-
 /// Who and what an export may contain: only what the caller may read, at every page — a
 /// member who stops sharing, leaves or is removed, or a group deleted, stops the rows at
 /// once, as in the live feed — else 404 before it starts.

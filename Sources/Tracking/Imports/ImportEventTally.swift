@@ -83,16 +83,3 @@ public struct ImportEventTally: Sendable, Equatable {
         return out
     }
 }
-
-/// What the import service needs of a store beyond ingest.
-public protocol HistoryImportStore: Sendable {
-    /// The groups where the device's member shares now, with the device's sharing periods there.
-    func sharingWindows(deviceID: DeviceID) throws -> [DeviceSharing]
-    /// Returns once the store can take another batch without its memory growing past its
-    /// budget (the SQLite store: the unmerged index backlog below `--index-buffer`). Live
-    /// ingest never waits for this; imports do, so a 4 GB file imports in bounded memory.
-    func awaitIngestCapacity() async
-    /// Logs `tally`'s entries (`ImportEventTally.entries`) in one transaction and returns the
-    /// events (logged, and announced by the store through its `CommitDoor`).
-    func logImportEvents(_ tally: ImportEventTally) async throws -> [GroupEvent]
-}

@@ -16,6 +16,8 @@
 /// - The matcher's and the sender's calls (`matchAlerts` … `pruneDeliveries`) block until their
 ///   transaction is durable: call them from a thread of the caller's own, never from Swift's
 ///   cooperative pool (they wait for the store's writer thread, not for a task).
+///
+/// Implemented by `SQLiteBackend` and `PostgresStore`.
 public protocol NotificationStore: Sendable {
     /// Adds a channel; 409 `too_many_channels` past `limit` for its user.
     func insertChannel(_ channel: Channel, limit: Int) async throws

@@ -1,5 +1,7 @@
 /// How notifications leave the server (the server's HTTP client implements it): the
 /// destination rules and the sending. `send` blocks: call it off request threads.
+///
+/// Implemented by `OutboundTransport` (API).
 public protocol NotificationTransport: Sendable {
     /// Why `url` may not be a channel's destination, nil when it may.
     func refusal(for url: String) -> DestinationRefusal?

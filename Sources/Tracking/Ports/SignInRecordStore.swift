@@ -4,6 +4,8 @@
 ///
 /// Keys are digests made by `AccountService` (of the email; of the user and the client's
 /// address): no email or address is stored here.
+///
+/// Implemented by `SQLiteBackend` and `PostgresStore`.
 public protocol SignInRecordStore: Sendable {
     /// The failure record of `accountKey`, if any (a read: to refuse before any other work).
     func signInFailures(accountKey: String) throws -> SignInFailures?

@@ -3,7 +3,7 @@
 /// The ports it joins each state their contract (`AccountStore`, `DirectoryStore`,
 /// `LocationStore`, `EventLog`, `GeoIndex`, `ExportStore`, `ShareStore`, `FriendStore`,
 /// `SignInRecordStore`, `DeviceLogStore`, `NotificationStore`, `AccountAdministrationStore`,
-/// `ImportTokenStore`); the store
+/// `ImportTokenStore`, `PlaceStore`, `HistoryImportStore`, `CommitPublisher`); the store
 /// conformance suite checks every store against them. What holds across all of them:
 /// - A write returns once it is durable ("a 2xx means committed"), and its events are logged in
 ///   the same transaction as the change they describe, with per-group ids 1, 2, 3, … in commit
@@ -11,6 +11,8 @@
 /// - A read sees one committed snapshot.
 /// - A fault of the storage itself (full, read-only, busy, unreachable) is thrown as a
 ///   `StoreFailure`, never as a trap; other errors are `TrackingError`s of the domain.
+///
+/// Implemented by `SQLiteBackend` and `PostgresStore`.
 public protocol TrackingStore: AccountStore, DirectoryStore, LocationStore, EventLog, GeoIndex, ExportStore, HistoryImportStore,
     ShareStore, FriendStore, PlaceStore, SignInRecordStore, DeviceLogStore, NotificationStore, AccountAdministrationStore,
     ImportTokenStore, CommitPublisher {

@@ -1,7 +1,11 @@
-import JSONCore
-
 /// Primitive reads and writes over devices, groups, memberships and invitations, all inside
 /// one transaction. The services express the rules with these; the store only persists.
+///
+/// Valid only inside the `DirectoryStore` call that gave it; its reads see its own writes.
+/// Times are milliseconds since 1970. A method that finds nothing returns nil or false
+/// rather than throwing; storage faults throw `StoreFailure`.
+///
+/// Implemented by `SQLiteDirectory` (SQLiteStore) and `PostgresDirectory` (PostgresStore).
 public protocol DirectoryTransaction {
     func user(id: UserID) throws -> User?
     func user(email: String) throws -> User?
@@ -67,18 +71,4 @@ public protocol DirectoryTransaction {
 
     /// Appends a membership event to the group's log (same transaction); returns it with its id.
     func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent
-}
-
-/// Runs directory transactions: reads on a snapshot, writes in the next durable group commit.
-public protocol DirectoryStore: PartitionFacts {
-    func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T
-    /// (deviceID, ownerID) of the device whose token hashes to `tokenHash`: one read, without
-    /// opening a snapshot (it runs before every device request).
-    func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)?
-    @discardableResult
-    func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T
-    /// Like `writeDirectory`; `onCommit` runs right after the commit, in commit order.
-    @discardableResult
-    func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
-                                     onCommit: @escaping @Sendable (T) -> Void) async throws -> T
 }

@@ -1,6 +1,14 @@
 /// Persistence the account flows need. SQLite implements it (`SQLiteBackend`); a server
 /// database backend can implement it too. Reads are synchronous and cheap; writes are `async`
 /// and return once durable.
+///
+/// Reads are synchronous and each sees one committed snapshot (joined with the request's other
+/// reads inside `TrackingStore.readingTogether`). `async` writes run on the store's single
+/// writer in the next group commit, each in its own savepoint (one that throws leaves nothing
+/// behind), and return once the commit is durable. Storage faults throw `StoreFailure`.
+/// Times are milliseconds since 1970. Session tokens are never stored, only their hashes.
+///
+/// Implemented by `SQLiteBackend` and `PostgresStore`.
 public protocol AccountStore: Sendable {
     /// Inserts the user and a first session (token stored as `tokenHash` only). Throws
     /// `TrackingError` conflict when the email is taken.
