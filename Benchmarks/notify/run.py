@@ -239,6 +239,15 @@ def main():
         rate = got2 / args.seconds
         print(f"  latency, ~1 alert/s:   p50 {percentile(one, 50):7.1f} ms  p99 {percentile(one, 99):7.1f} ms  ({got1} of {posted1} arrived)")
         print(f"  latency, ~{rate:4.0f} alerts/s: p50 {percentile(many, 50):7.1f} ms  p99 {percentile(many, 99):7.1f} ms  ({got2} of {posted2} arrived)")
+        if args.postgres:
+            # Where the time went on a cluster: from the delivery row (the matcher's insert) to its
+            # first attempt (the senders: lease, send, record), median and 99th percentile in ms.
+            stage = subprocess.run(["psql", database_urls[0], "-Atc", """
+                SELECT round(percentile_cont(0.5) WITHIN GROUP (ORDER BY last_attempt_at - created_at)::numeric, 1),
+                       round(percentile_cont(0.99) WITHIN GROUP (ORDER BY last_attempt_at - created_at)::numeric, 1)
+                FROM deliveries WHERE attempts = 1"""], capture_output=True, text=True).stdout.strip().split("|")
+            if len(stage) == 2:
+                print(f"    of which from the delivery row to its sending: p50 {stage[0]} ms, p99 {stage[1]} ms")
     finally:
         with_alerts.stop()
     # Ingest: 100 alerts on each of 100 walkers' groups (10,000), against the same without.
