@@ -210,20 +210,41 @@ public enum NotificationTables {
                  error: try row.optionalText(12), createdAt: try row.int64(13))
     }
 
-    public static func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int, on db: some SQLExecutor) throws -> [DeliveryJob] {
+    public static func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int, perChannel: Int,
+                                       on db: some SQLExecutor) throws -> [DeliveryJob] {
         let d = db.dialect
-        let due = try db.rows("""
+        let heads = try db.rows("""
             SELECT \(deliveryColumns.split(separator: ",").map { "d." + $0.trimmingSpaces }.joined(separator: ", ")) FROM deliveries d
             JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head
             WHERE d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
             ORDER BY d.seq LIMIT ?
             """ + d.lockSkippingLocked(table: "d"), [.integer(now), .integer(now), .integer(Int64(limit))], delivery)
+        // Behind each leased head, the channel's next pending deliveries while they are due: only
+        // reachable through their head, whose lease they share, so no one else takes them.
+        let followers = """
+            SELECT \(deliveryColumns) FROM deliveries WHERE channel_id = ? AND status = 'pending' AND seq > ? ORDER BY seq LIMIT ?
+            """
         var jobs: [DeliveryJob] = []
-        for delivery in due {
-            try db.run("UPDATE deliveries SET lease_until = ? WHERE seq = ?", [.integer(now + leaseMilliseconds), .integer(delivery.sequence)])
-            if let channel = try channel(id: delivery.channelID, on: db) { jobs.append(DeliveryJob(delivery: delivery, channel: channel)) }
+        for head in heads {
+            guard let channel = try channel(id: head.channelID, on: db) else { continue }
+            var run = [head]
+            if perChannel > 1 {
+                let next = try db.rows(followers, [.text(head.channelID.rawValue), .integer(head.sequence), .integer(Int64(perChannel - 1))], delivery)
+                run += next.prefix { $0.nextAttemptAt <= now }
+            }
+            for delivery in run {
+                try db.run("UPDATE deliveries SET lease_until = ? WHERE seq = ?", [.integer(now + leaseMilliseconds), .integer(delivery.sequence)])
+                jobs.append(DeliveryJob(delivery: delivery, channel: channel))
+            }
         }
         return jobs
+    }
+
+    /// Ends the leases of deliveries leased and not attempted (they are due again at once).
+    public static func releaseDeliveries(_ ids: [DeliveryID], on db: some SQLExecutor) throws {
+        for id in ids {
+            try db.run("UPDATE deliveries SET lease_until = NULL WHERE id = ? AND status = 'pending'", [.text(id.rawValue)])
+        }
     }
 
     public static func recordAttempt(_ attempt: DeliveryAttempt, on db: some SQLExecutor) throws {

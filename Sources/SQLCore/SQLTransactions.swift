@@ -95,17 +95,22 @@ extension SQLTransactions {
         try readSQL { try NotificationTables.groupsBehind(consumer: consumer, on: $0) }
     }
 
-    public func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) throws -> [DeliveryJob] {
-        try writeSQLWaiting { try NotificationTables.leaseDeliveries(now: now, leaseMilliseconds: leaseMilliseconds, limit: limit, on: $0) }
+    public func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int, perChannel: Int) throws -> [DeliveryJob] {
+        try writeSQLWaiting {
+            try NotificationTables.leaseDeliveries(now: now, leaseMilliseconds: leaseMilliseconds, limit: limit, perChannel: perChannel, on: $0)
+        }
     }
 
     public func recordAttempt(_ attempt: DeliveryAttempt) throws {
-        try recordAttempts([attempt])
+        try recordAttempts([attempt], releasing: [])
     }
 
-    public func recordAttempts(_ attempts: [DeliveryAttempt]) throws {
-        guard !attempts.isEmpty else { return }
-        try writeSQLWaiting { db in for attempt in attempts { try NotificationTables.recordAttempt(attempt, on: db) } }
+    public func recordAttempts(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID]) throws {
+        guard !attempts.isEmpty || !unattempted.isEmpty else { return }
+        try writeSQLWaiting { db in
+            for attempt in attempts { try NotificationTables.recordAttempt(attempt, on: db) }
+            try NotificationTables.releaseDeliveries(unattempted, on: db)
+        }
     }
 
     public func nextDueTime() throws -> Int64? {

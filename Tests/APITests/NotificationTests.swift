@@ -107,6 +107,30 @@ import API
         #expect(deliveries.first?["attempts"].int == 3 && deliveries.first?["httpStatus"].int == 204)
     }
 
+    /// A channel's backlog goes out in event order though a sender leases it together: a delivery
+    /// that fails holds back the ones behind it (released unsent) until it is delivered.
+    @Test func aBacklogGoesOutInEventOrderAndAFailureHoldsTheRestBack() throws {
+        let app = try Self.app(backoff: [50, 50, 50])
+        defer { app.close() }
+        let receiver = try LocalReceiver()
+        defer { receiver.close() }
+        let gate = ReceiverGate()
+        receiver.script([.init(status: 503, hold: gate), .init(status: 503), .init(status: 204), .init(status: 204)])
+        let world = try PlaceWorld(app: app)
+        let channel = try Self.webhook(world, receiver)
+        try Self.bobArrivesAtSchool(world)
+        // The arrival's first attempt is held at the receiver while Bob leaves: the departure
+        // queues behind it, and the retries lease both.
+        try world.walk("B1", [2_000], from: 2_000)
+        _ = try Self.waitForDeliveries(app, world, channel: channel) { $0.count == 2 }
+        gate.open()
+        let arrivals = (0..<4).compactMap { _ in receiver.next() }
+        #expect(arrivals.map { TestJSON($0.body)["type"].string ?? "" } == ["place.enter", "place.enter", "place.enter", "place.exit"])
+        #expect(Set(arrivals.prefix(3).compactMap { $0.header("webhook-id") }).count == 1)
+        let log = try Self.waitForDeliveries(app, world, channel: channel) { $0.allSatisfy { $0["status"].string == "delivered" } }
+        #expect(log.map { $0["attempts"].int ?? 0 } == [1, 3])
+    }
+
     @Test func aGoneReceiverEndsTheDeliveryAndAnotherClientErrorIsNotRetried() throws {
         let app = try Self.app()
         defer { app.close() }

@@ -122,4 +122,37 @@ struct NotificationStoreConformance {
             #expect(try store.deliveries(channelID: hook.id, limit: 10).allSatisfy { $0.status != .pending })
         }
     }
+
+    /// A sender may lease a channel's backlog together: the oldest pending delivery and the next
+    /// ones while due, in event order, under one lease; what it did not attempt it releases, and
+    /// the order holds whatever happened to the first.
+    @Test(arguments: StoreFactory.all)
+    func aChannelsBacklogIsLeasedTogetherInOrderAndReleased(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let hook = Self.channel(world.viewer.id)
+            try await store.insertChannel(hook, limit: 10)
+            _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: hook.id), limit: 10)
+            _ = try await Self.placeEvents(store, world)
+            _ = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) }
+            let order = try store.deliveries(channelID: hook.id, limit: 10).reversed().map(\.id)
+            #expect(order.count == 2)
+            let now = Timestamp.nowMilliseconds() + 1
+            let backlog = try store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10, perChannel: 8)
+            #expect(backlog.map(\.delivery.id) == order)
+            #expect(try store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).isEmpty)
+            // The first is to be retried: the second, released unsent, waits behind it.
+            try store.recordAttempts([DeliveryAttempt(deliveryID: order[0], channelID: hook.id, outcome: .retry(at: now + 5_000), at: now,
+                                                      httpStatus: 503, error: "busy", disableChannel: nil)], releasing: [order[1]])
+            #expect(try store.leaseDeliveries(now: now + 1, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).isEmpty)
+            let again = try store.leaseDeliveries(now: now + 5_000, leaseMilliseconds: 60_000, limit: 10, perChannel: 8)
+            #expect(again.map(\.delivery.id) == order)
+            // The first delivered, the second released: it is the channel's head, due at once.
+            try store.recordAttempts([DeliveryAttempt(deliveryID: order[0], channelID: hook.id, outcome: .delivered, at: now + 5_000,
+                                                      httpStatus: 200, error: nil, disableChannel: nil)], releasing: [order[1]])
+            let last = try store.leaseDeliveries(now: now + 5_001, leaseMilliseconds: 60_000, limit: 10, perChannel: 8)
+            #expect(last.map(\.delivery.id) == [order[1]])
+            #expect(last.first?.delivery.attempts == 0)
+        }
+    }
 }

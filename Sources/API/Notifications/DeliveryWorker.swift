@@ -5,7 +5,7 @@ import Timestamps
 import Tracking
 
 /// Sends the queued deliveries (API.md "Delivery"): `senders` threads each lease the oldest due
-/// delivery of a channel from the store, send it through the transport (which blocks: hence
+/// deliveries of a few channels from the store, send it through the transport (which blocks: hence
 /// threads of its own, never the server's), and record the outcome the `DeliveryPolicy` gives.
 /// A thread with nothing due waits until woken (`wake`: the matcher inserted something) or until
 /// the next delivery is due (at most `idleSeconds`, so leases other nodes let run out are taken
@@ -16,9 +16,13 @@ import Tracking
 public final class DeliveryWorker: Sendable {
     public struct Configuration: Sendable {
         public var senders = 8
-        /// Deliveries (of different channels) a sender leases, sends and records at once: one
-        /// transaction to lease them and one to record them.
+        /// Channels a sender leases deliveries of, sends and records at once: one transaction to
+        /// lease them and one to record them.
         public var batch = 8
+        /// Deliveries of one channel a sender leases at once (its oldest pending and the next ones
+        /// while due), sent one after the other in event order: a busy channel's backlog drains
+        /// `perChannel` deliveries a round trip to the database, not one.
+        public var perChannel = 8
         /// How long a leased delivery is this node's (ms): longer than a send can take.
         public var leaseMilliseconds: Int64 = 60_000
         /// Longest wait between looks at the queue (seconds).
@@ -89,13 +93,15 @@ public final class DeliveryWorker: Sendable {
             let now = Timestamp.nowMilliseconds()
             let jobs: [DeliveryJob]
             do {
-                jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: configuration.leaseMilliseconds, limit: configuration.batch)
+                jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: configuration.leaseMilliseconds, limit: configuration.batch,
+                                                 perChannel: configuration.perChannel)
             } catch {
                 logger.warning("notifications: leasing deliveries failed (\(error))")
                 waitForWork(until: now + 1_000)
                 continue
             }
-            record(jobs.map(attempt))
+            let sent = send(jobs, leasedAt: now)
+            record(sent.attempts, releasing: sent.unattempted)
             if jobs.isEmpty {
                 if now - housekeeping > 3_600_000 {
                     housekeeping = now
@@ -124,6 +130,24 @@ public final class DeliveryWorker: Sendable {
         }
     }
 
+    /// Sends leased jobs in their order. After a channel's first delivery that was not delivered
+    /// its later jobs are not sent (they must not overtake it), nor is anything once half the
+    /// lease has passed (what runs out, another node takes over): those are returned to release.
+    func send(_ jobs: [DeliveryJob], leasedAt: Int64) -> (attempts: [DeliveryAttempt], unattempted: [DeliveryID]) {
+        var attempts: [DeliveryAttempt] = [], unattempted: [DeliveryID] = []
+        var halted: Set<ChannelID> = []
+        for job in jobs {
+            if halted.contains(job.channel.id) || Timestamp.nowMilliseconds() - leasedAt > configuration.leaseMilliseconds / 2 {
+                unattempted.append(job.delivery.id)
+                continue
+            }
+            let attempt = attempt(job)
+            attempts.append(attempt)
+            if case .delivered = attempt.outcome {} else { halted.insert(job.channel.id) }
+        }
+        return (attempts, unattempted)
+    }
+
     /// Sends one leased delivery; what came of it, to record.
     func attempt(_ job: DeliveryJob) -> DeliveryAttempt {
         let delivery = job.delivery, channel = job.channel
@@ -143,12 +167,12 @@ public final class DeliveryWorker: Sendable {
         return attempt
     }
 
-    /// Records attempts in one transaction. If that fails, their leases run out and they are
-    /// attempted again: at least once.
-    private func record(_ attempts: [DeliveryAttempt]) {
-        guard !attempts.isEmpty else { return }
+    /// Records attempts and releases what was not attempted, in one transaction. If that fails,
+    /// their leases run out and they are attempted again: at least once.
+    private func record(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID]) {
+        guard !attempts.isEmpty || !unattempted.isEmpty else { return }
         do {
-            try store.recordAttempts(attempts)
+            try store.recordAttempts(attempts, releasing: unattempted)
         } catch {
             logger.warning("notifications: recording \(attempts.count) deliveries failed (\(error))")
         }

@@ -11,8 +11,9 @@
 ///   whoever inserts it — and moves the cursor past every event read. A crash before its commit
 ///   leaves the cursor where it was, so the events are read again: at least once, never twice.
 /// - `leaseDeliveries` hands each due delivery to one caller at a time (a lease that runs out
-///   makes it due again, so a dead node's deliveries are taken over), and only the oldest
-///   pending delivery of each channel (event order per channel).
+///   makes it due again, so a dead node's deliveries are taken over): the oldest pending
+///   delivery of each channel, and behind it the channel's next ones while they are due, all in
+///   event order (the caller sends them in that order and releases what it did not attempt).
 /// - The matcher's and the sender's calls (`matchAlerts` … `pruneDeliveries`) block until their
 ///   transaction is durable: call them from a thread of the caller's own, never from Swift's
 ///   cooperative pool (they wait for the store's writer thread, not for a task).
@@ -48,13 +49,16 @@ public protocol NotificationStore: Sendable {
     /// Groups that have alerts and events past `consumer`'s cursor.
     func groupsBehind(consumer: String) throws -> [GroupID]
 
-    /// Leases up to `limit` due deliveries (the oldest pending of each channel whose
-    /// `nextAttemptAt` ≤ `now` and whose lease ran out) until `now + leaseMilliseconds`.
-    func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) throws -> [DeliveryJob]
+    /// Leases, until `now + leaseMilliseconds`, the oldest pending delivery of up to `limit`
+    /// channels (those whose `nextAttemptAt` ≤ `now` and whose lease ran out) and, behind each,
+    /// up to `perChannel − 1` more of the channel's pending deliveries while they are due: the
+    /// jobs of a channel together, in its event order.
+    func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int, perChannel: Int) throws -> [DeliveryJob]
     /// Records an attempt's outcome (and the channel's failure state) and ends the lease.
     func recordAttempt(_ attempt: DeliveryAttempt) throws
-    /// `recordAttempt` for several attempts in one transaction.
-    func recordAttempts(_ attempts: [DeliveryAttempt]) throws
+    /// `recordAttempt` for several attempts in one transaction, which also ends the leases of
+    /// `unattempted` (leased, not sent: due again at once, still in their channel's order).
+    func recordAttempts(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID]) throws
     /// When the next lease can be had: the earliest due time of the oldest pending delivery of
     /// each channel, or its lease's end (nil when nothing is pending).
     func nextDueTime() throws -> Int64?
@@ -74,4 +78,16 @@ public struct AlertMatchProgress: Sendable, Equatable {
     /// Groups another node was matching (their cursor was held): to try again shortly.
     public var busy: Set<GroupID> = []
     public init() {}
+}
+
+extension NotificationStore {
+    /// The oldest due delivery of up to `limit` channels, one each.
+    public func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int) throws -> [DeliveryJob] {
+        try leaseDeliveries(now: now, leaseMilliseconds: leaseMilliseconds, limit: limit, perChannel: 1)
+    }
+
+    /// `recordAttempts(_:releasing:)` with nothing to release.
+    public func recordAttempts(_ attempts: [DeliveryAttempt]) throws {
+        try recordAttempts(attempts, releasing: [])
+    }
 }
