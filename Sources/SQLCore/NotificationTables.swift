@@ -202,6 +202,15 @@ public enum NotificationTables {
         http_status, error, created_at
         """
 
+    /// `deliveryColumns`, each as a column of `d` (the lease's join).
+    static let deliveryColumnsOfD = deliveryColumns.split(separator: ",").map { "d." + $0.trimmingSpaces }.joined(separator: ", ")
+
+    /// Joins each channel's head — its oldest pending delivery, the only one that may be due — to `d`.
+    static let channelHeads = "JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head"
+
+    /// `?, ?, …`: `count` placeholders (at least one), for `IN (…)`.
+    static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: max(1, count)).joined(separator: ", ") }
+
     static func delivery(_ row: any SQLRow) throws -> Delivery {
         Delivery(id: DeliveryID(try row.text(1)), sequence: try row.int64(0), channelID: ChannelID(try row.text(2)),
                  groupID: GroupID(try row.text(3)), eventID: EventID(try row.int64(4)), eventType: try row.text(5), payload: try row.text(6),
@@ -214,8 +223,8 @@ public enum NotificationTables {
                                        on db: some SQLExecutor) throws -> [DeliveryJob] {
         let d = db.dialect
         let heads = try db.rows("""
-            SELECT \(deliveryColumns.split(separator: ",").map { "d." + $0.trimmingSpaces }.joined(separator: ", ")) FROM deliveries d
-            JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head
+            SELECT \(deliveryColumnsOfD) FROM deliveries d
+            \(channelHeads)
             WHERE d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
             ORDER BY d.seq LIMIT ?
             """ + d.lockSkippingLocked(table: "d"), [.integer(now), .integer(now), .integer(Int64(limit))], delivery)
@@ -232,19 +241,20 @@ public enum NotificationTables {
                 let next = try db.rows(followers, [.text(head.channelID.rawValue), .integer(head.sequence), .integer(Int64(perChannel - 1))], delivery)
                 run += next.prefix { $0.nextAttemptAt <= now }
             }
-            for delivery in run {
-                try db.run("UPDATE deliveries SET lease_until = ? WHERE seq = ?", [.integer(now + leaseMilliseconds), .integer(delivery.sequence)])
-                jobs.append(DeliveryJob(delivery: delivery, channel: channel))
-            }
+            jobs += run.map { DeliveryJob(delivery: $0, channel: channel) }
+        }
+        if !jobs.isEmpty {
+            try db.run("UPDATE deliveries SET lease_until = ? WHERE seq IN (\(placeholders(jobs.count)))",
+                       [.integer(now + leaseMilliseconds)] + jobs.map { .integer($0.delivery.sequence) })
         }
         return jobs
     }
 
     /// Ends the leases of deliveries leased and not attempted (they are due again at once).
     public static func releaseDeliveries(_ ids: [DeliveryID], on db: some SQLExecutor) throws {
-        for id in ids {
-            try db.run("UPDATE deliveries SET lease_until = NULL WHERE id = ? AND status = 'pending'", [.text(id.rawValue)])
-        }
+        guard !ids.isEmpty else { return }
+        try db.run("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND id IN (\(placeholders(ids.count)))",
+                   ids.map { .text($0.rawValue) })
     }
 
     public static func recordAttempt(_ attempt: DeliveryAttempt, on db: some SQLExecutor) throws {
@@ -278,7 +288,7 @@ public enum NotificationTables {
         try db.firstRow("""
             SELECT min(CASE WHEN d.lease_until IS NOT NULL AND d.lease_until > d.next_attempt_at THEN d.lease_until ELSE d.next_attempt_at END)
             FROM deliveries d
-            JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head
+            \(channelHeads)
             """, []) { try $0.optionalInt64(0) } ?? nil
     }
 
