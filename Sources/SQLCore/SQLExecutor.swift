@@ -72,6 +72,10 @@ public enum SQLDialect: Sendable {
         return out
     }
 
+    /// The table of stored fixes (`device_key`, `ts`, `seq`, `lon`, `lat`, `accuracy`, …: the same
+    /// columns on both stores; only its name differs).
+    public var fixesTable: String { self == .postgres ? "fixes" : "locations" }
+
     /// Appended to a `SELECT` that picks rows of `table` (an alias) to change in a transaction
     /// on a database many nodes share, so that each row goes to one node (nothing on SQLite:
     /// one writer).

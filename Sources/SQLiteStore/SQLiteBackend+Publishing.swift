@@ -1,3 +1,4 @@
+import SQLCore
 import Synchronization
 import Tracking
 
@@ -10,7 +11,7 @@ extension SQLiteBackend: CommitPublisher {
 /// What one write transaction changed that the store announces once it commits: the events it
 /// logged and the share links it revoked or renewed. Filled on the writer thread inside the
 /// transaction, read right after its commit (a failed transaction's is dropped with it).
-final class CommittedChanges: Sendable {
+final class CommittedChanges: ShareChangeRecorder {
     private struct Changes {
         var events: [GroupEvent] = []
         var revoked: [ShareID] = []

@@ -3,7 +3,7 @@
 /// Valid only inside the `ShareStore` call that gave it; its reads see its own writes. Times
 /// are milliseconds since 1970; storage faults throw `StoreFailure`.
 ///
-/// Implemented by `SQLiteShares` (SQLiteStore) and `PostgresShares` (PostgresStore).
+/// Implemented by `ShareTables` (SQLCore), for both stores.
 public protocol ShareTransaction {
     /// The owner and name of device `deviceID`, nil when it does not exist.
     func shareableDevice(id: DeviceID) throws -> (ownerID: UserID, name: String)?
