@@ -1,8 +1,11 @@
-import JSONCore
 import PostgresClient
+import SQLCore
 import Timestamps
 import Tracking
 
+/// The event log: appends here (`EventAppend`, one statement with its `NOTIFY`); the rest is
+/// `SQLCore.EventTables`, written once for both stores (`feedSnapshot` and `pruneEvents`
+/// through `SQLTransactions`).
 extension PostgresStore: EventLog {
     /// Appends events to a group's log inside the current write transaction; ids are the next
     /// ones of the group, in the order given, and a `NOTIFY` on `eventChannel` announces them
@@ -13,73 +16,18 @@ extension PostgresStore: EventLog {
         return try log.events(from: c.queryPrepared(EventAppend.sql, log.parameters))
     }
 
-    /// Redacts the location events of device `deviceKey` whose fix is older than `before` (all
-    /// of them when nil), inside the transaction that deletes those fixes.
+    /// `EventTables.redactLocationEvents` inside the current write transaction on `c`.
     static func redactLocationEvents(deviceKey: Int64, before: Int64?, on c: Connection) throws {
-        if let before {
-            try c.run("""
-                UPDATE events SET type = 'redacted', data = '{}'
-                WHERE device_key = $1 AND fix_ts < $2 AND type IN ('location', 'locations', 'place')
-                """, [.int64(deviceKey), .int64(before)])
-        } else {
-            try c.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = $1 AND type IN ('location', 'locations', 'place')",
-                      [.int64(deviceKey)])
-        }
+        try EventTables.redactLocationEvents(deviceKey: deviceKey, before: before, on: PostgresExecutor(c: c))
     }
 
-    static func event(groupID: GroupID, _ row: Row) throws -> GroupEvent {
-        let text = try row.text(3)
-        return GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), kind: GroupEvent.Kind(rawValue: try row.text(1)) ?? .redacted,
-                          userID: try row.optionalID(2), data: (try? JSONParser.parse(Array(text.utf8))) ?? .null)
-    }
-
+    /// One statement each: no snapshot is opened for them.
     public func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent] {
-        try read { c in
-            try c.rows("SELECT id, type, user_id, data FROM events WHERE group_id = $1 AND id > $2 ORDER BY id LIMIT $3",
-                       [.id(groupID), .int64(after.rawValue), .int(max(0, limit))]) { try Self.event(groupID: groupID, $0) }
-        }
+        try read { try EventTables.events(groupID: groupID, after: after, limit: limit, on: PostgresExecutor(c: $0)) }
     }
 
     public func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?) {
-        try read { try Self.eventBounds(groupID: groupID, on: $0) }
-    }
-
-    static func eventBounds(groupID: GroupID, on c: Connection) throws -> (last: EventID, oldest: EventID?) {
-        let row = try c.queryPrepared("""
-            SELECT (SELECT last_id FROM event_heads WHERE group_id = $1), (SELECT min(id) FROM events WHERE group_id = $1)
-            """, [.id(groupID)]).row(0)
-        return (EventID(try row.optionalInt64(0) ?? 0), try row.optionalInt64(1).map { EventID($0) })
-    }
-
-    public func feedSnapshot(groupID: GroupID, readerID: UserID) throws -> FeedSnapshot? {
-        try readSnapshot { c in
-            guard try c.firstRow("SELECT 1 FROM memberships WHERE group_id = $1 AND user_id = $2",
-                                 [.id(groupID), .id(readerID)], { _ in true }) == true else { return nil }
-            let rows = try c.rows("""
-                SELECT m.user_id, m.device_id, m.share_location, p.start_ts, p.end_ts FROM memberships m
-                LEFT JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id AND p.device_id = m.device_id
-                WHERE m.group_id = $1
-                """, [.id(groupID)]) {
-                GroupVisibility.MembershipRow(userID: try $0.id(0), deviceID: try $0.id(1), shares: try $0.bool(2),
-                                              start: try $0.optionalInt64(3), end: try $0.optionalInt64(4))
-            }
-            let bounds = try Self.eventBounds(groupID: groupID, on: c)
-            return FeedSnapshot(visibility: GroupVisibility(rows: rows), lastEventID: bounds.last, oldestEventID: bounds.oldest)
-        }
-    }
-
-    public func pruneEvents(before: Int64) async throws -> Int {
-        var total = 0
-        while true {
-            let deleted = try await write { c in
-                try c.run("""
-                    DELETE FROM events WHERE (group_id, id) IN
-                      (SELECT group_id, id FROM events WHERE created_at < $1 ORDER BY created_at LIMIT 5000)
-                    """, [.int64(before)])
-            }
-            total += deleted
-            if deleted < 5000 { return total }
-        }
+        try read { try EventTables.eventBounds(groupID: groupID, on: PostgresExecutor(c: $0)) }
     }
 }
 

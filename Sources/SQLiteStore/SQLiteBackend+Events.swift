@@ -1,8 +1,10 @@
-import Tracking
-import JSONCore
+import SQLCore
 import Storage
 import Timestamps
+import Tracking
 
+/// The event log: appends here (the writer's hot path); the rest is `SQLCore.EventTables`,
+/// written once for both stores (`feedSnapshot` and `pruneEvents` through `SQLTransactions`).
 extension SQLiteBackend: EventLog {
     /// Appends events to a group's log inside the current write transaction; ids are the next
     /// ones of the group, in the order given.
@@ -32,68 +34,16 @@ extension SQLiteBackend: EventLog {
         return events
     }
 
-    /// Redacts the location events of device `deviceKey` whose fix is older than `before` (all
-    /// of them when nil), inside the transaction that deletes those fixes.
+    /// `EventTables.redactLocationEvents` inside the writer's transaction on `db`.
     static func redactLocationEvents(deviceKey: Int64, before: Int64?, in db: Database) throws {
-        if let before {
-            try db.run("""
-                UPDATE events SET type = 'redacted', data = '{}'
-                WHERE device_key = ? AND fix_ts < ? AND type IN ('location', 'locations', 'place')
-                """, [.integer(deviceKey), .integer(before)])
-        } else {
-            try db.run("UPDATE events SET type = 'redacted', data = '{}' WHERE device_key = ? AND type IN ('location', 'locations', 'place')",
-                       [.integer(deviceKey)])
-        }
+        try EventTables.redactLocationEvents(deviceKey: deviceKey, before: before, on: SQLiteExecutor(db: db))
     }
 
     public func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent] {
-        try read { db in
-            try db.rows("SELECT id, type, user_id, data FROM events WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?",
-                        [.id(groupID), .event(after), .int(limit)]) { row in
-                GroupEvent(groupID: groupID, id: EventID(row.int64(0)), kind: GroupEvent.Kind(rawValue: row.string(1)) ?? .redacted,
-                           userID: row.optionalID(2), data: (try? JSONParser.parse(Array(row.string(3).utf8))) ?? .null)
-            }
-        }
+        try read { try EventTables.events(groupID: groupID, after: after, limit: limit, on: SQLiteExecutor(db: $0)) }
     }
 
     public func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?) {
-        try read { db in try Self.eventBounds(groupID: groupID, in: db) }
-    }
-
-    static func eventBounds(groupID: GroupID, in db: Database) throws -> (last: EventID, oldest: EventID?) {
-        let last = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) } ?? 0
-        let oldest = try db.firstRow("SELECT min(id) FROM events WHERE group_id = ?", [.id(groupID)]) { $0.optionalInt64(0) } ?? nil
-        return (EventID(last), oldest.map { EventID($0) })
-    }
-
-    public func feedSnapshot(groupID: GroupID, readerID: UserID) throws -> FeedSnapshot? {
-        try read { db in
-            guard try db.firstRow("SELECT 1 FROM memberships WHERE group_id = ? AND user_id = ?",
-                                  [.id(groupID), .id(readerID)], { _ in true }) == true else { return nil }
-            let rows = try db.rows("""
-                SELECT m.user_id, m.device_id, m.share_location, p.start_ts, p.end_ts FROM memberships m
-                LEFT JOIN sharing_periods p ON p.group_id = m.group_id AND p.user_id = m.user_id AND p.device_id = m.device_id
-                WHERE m.group_id = ?
-                """, [.id(groupID)]) {
-                GroupVisibility.MembershipRow(userID: $0.id(0), deviceID: $0.id(1), shares: $0.bool(2),
-                                              start: $0.optionalInt64(3), end: $0.optionalInt64(4))
-            }
-            let bounds = try Self.eventBounds(groupID: groupID, in: db)
-            return FeedSnapshot(visibility: GroupVisibility(rows: rows), lastEventID: bounds.last, oldestEventID: bounds.oldest)
-        }
-    }
-
-    public func pruneEvents(before: Int64) async throws -> Int {
-        var total = 0
-        while true {
-            let deleted = try await write { db in
-                try db.run("""
-                    DELETE FROM events WHERE (group_id, id) IN
-                      (SELECT group_id, id FROM events WHERE created_at < ? ORDER BY created_at LIMIT 5000)
-                    """, [.integer(before)])
-            }
-            total += deleted
-            if deleted < 5000 { return total }
-        }
+        try read { try EventTables.eventBounds(groupID: groupID, on: SQLiteExecutor(db: $0)) }
     }
 }
