@@ -9,6 +9,9 @@ struct PostgresDirectory: DirectoryTransaction {
     /// Parsed place shapes (places are edited inside directory transactions too).
     let shapes: PlaceShapeCache
 
+    /// This transaction's connection, for the statements written once in `SQLCore`.
+    var sql: PostgresExecutor { PostgresExecutor(c: c) }
+
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations, "
         + "owntracks_secret IS NOT NULL, \(PostgresDeviceReport.statusColumns)"
 

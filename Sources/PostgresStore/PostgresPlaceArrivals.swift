@@ -1,10 +1,12 @@
 import GeoKit
 import PostgresClient
+import SQLCore
 import Tracking
 
 /// The PostgreSQL store's `PlaceArrivalLedger`: presence, baselines and the place index, read and
-/// written on the connection of the append's (or the place change's) transaction. The rule
-/// itself is `PlaceArrivalRun`, shared by every store.
+/// written on the connection of the append's (or the place change's) transaction: the group's
+/// places and cells here, the rest with `SQLCore.PlaceArrivalTables`. The rule itself is
+/// `PlaceArrivalRun`, shared by every store.
 ///
 /// Presence rows (`place_presence`): inside = true, not known = false; under a baseline
 /// (`place_baselines`: the device's state in the group is known) no row means outside.
@@ -63,24 +65,19 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
     /// `PlaceIndexCache.keep(_:)` once it has committed.
     var loadedPlaces: LoadedPlaces { read.loaded }
 
-    private func geometry(key: Int64) throws -> String {
-        try c.firstRow("SELECT geometry FROM places WHERE key = $1", [.int64(key)]) { try $0.text(0) } ?? ""
-    }
+    /// This transaction's connection, for the ledger's statements written once (`PlaceArrivalTables`).
+    private var sql: PostgresExecutor { PostgresExecutor(c: c) }
+
+    private func geometry(key: Int64) throws -> String { try PlaceArrivalTables.geometry(key: key, on: sql) }
 
     func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !(try groupPlaces(groupID).places.isEmpty) }
 
     func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {
-        try c.firstRow("SELECT 1 FROM place_baselines WHERE group_id = $1 AND device_key = $2",
-                       [.id(groupID), .int64(device.storeValue)], { _ in true }) == true
+        try PlaceArrivalTables.hasBaseline(groupID: groupID, device: device, on: sql)
     }
 
     func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool] {
-        var remembered: [Int64: Bool] = [:]
-        for row in try c.queryPrepared("SELECT place_key, inside FROM place_presence WHERE device_key = $1 AND group_id = $2",
-                                       [.int64(device.storeValue), .id(groupID)]).rows {
-            remembered[try row.int64(0)] = try row.bool(1)
-        }
-        return remembered
+        try PlaceArrivalTables.presence(groupID: groupID, device: device, on: sql)
     }
 
     func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(try groupPlaces(groupID).places.keys) }
@@ -95,57 +92,29 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
 
     func place(key: Int64) throws -> CachedPlace? {
         if let place = read.place(key: key) { return place }
-        guard let row = try c.queryPrepared("SELECT id, name, revision, geometry, radius FROM places WHERE key = $1", [.int64(key)]).first
-        else { return nil }
-        return try shapes.place(id: try row.id(0), name: try row.text(1), revision: try row.int64(2),
-                                geometry: { try row.text(3) }, radiusMeters: try row.optionalDouble(4))
+        return try PlaceArrivalTables.place(key: key, shapes: shapes, on: sql)
     }
 
-    /// The latest position the group may see of each sharing member's device (`SharedLatest`).
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        let windows = try PostgresStore.sharingWindows(groupID: groupID, on: c)
-        let rows = try c.rows("""
-            SELECT d.key, d.last_lon, d.last_lat, d.last_ts,
-                   (SELECT accuracy FROM fixes f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY seq DESC LIMIT 1),
-                   m.user_id, d.history_version
-            FROM memberships m JOIN devices d ON d.id = m.device_id
-            WHERE m.group_id = $1 AND m.share_location AND d.last_ts IS NOT NULL
-              AND EXISTS (SELECT 1 FROM place_baselines b WHERE b.group_id = m.group_id AND b.device_key = d.key) = $2
-            """, [.id(groupID), .bool(baseline)]) { row in
-            (key: try row.int64(0), user: try row.id(5, as: UserID.self), version: try row.int64(6),
-             last: PostgresStore.ShownFix(location: LastLocation(position: try row.position(1), timestamp: try row.time(3)),
-                                          accuracy: try row.optionalDouble(4)))
-        }
-        return try rows.compactMap { row in
-            guard let fix = try PostgresStore.sharedLatest(deviceKey: row.key, last: row.last, windows: windows[row.user] ?? .none,
-                                                                version: row.version, on: c)
-            else { return nil }
-            return (device: DeviceKey(storeValue: row.key),
-                    point: LatLng(degreesLatitude: fix.location.position.latitude, longitude: fix.location.position.longitude).normalized.toPoint(),
-                    accuracy: fix.accuracy)
+        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline,
+                                               windows: try PostgresStore.sharingWindows(groupID: groupID, on: c), on: sql) {
+            try PostgresStore.sharedLatest(deviceKey: $0, last: $1, windows: $2, version: $3, on: c)
         }
     }
 
     func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {
-        try c.run("""
-            INSERT INTO place_presence (device_key, group_id, place_key, inside) VALUES ($1, $2, $3, $4)
-            ON CONFLICT (device_key, group_id, place_key) DO UPDATE SET inside = excluded.inside
-            """, [.int64(device.storeValue), .id(groupID), .int64(placeKey), .bool(inside)])
+        try PlaceArrivalTables.setPresence(groupID: groupID, device: device, placeKey: placeKey, inside: inside, on: sql)
     }
 
     func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try c.run("""
-            INSERT INTO place_presence (device_key, group_id, place_key, inside) VALUES ($1, $2, $3, false) ON CONFLICT DO NOTHING
-            """, [.int64(device.storeValue), .id(groupID), .int64(placeKey)])
+        try PlaceArrivalTables.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: placeKey, on: sql)
     }
 
     func removePresence(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try c.run("DELETE FROM place_presence WHERE device_key = $1 AND group_id = $2 AND place_key = $3",
-                  [.int64(device.storeValue), .id(groupID), .int64(placeKey)])
+        try PlaceArrivalTables.removePresence(groupID: groupID, device: device, placeKey: placeKey, on: sql)
     }
 
     func setBaseline(groupID: GroupID, device: DeviceKey) throws {
-        try c.run("INSERT INTO place_baselines (group_id, device_key) VALUES ($1, $2) ON CONFLICT DO NOTHING",
-                  [.id(groupID), .int64(device.storeValue)])
+        try PlaceArrivalTables.setBaseline(groupID: groupID, device: device, on: sql)
     }
 }

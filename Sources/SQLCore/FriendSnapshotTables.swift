@@ -3,12 +3,6 @@ import Tracking
 /// `FriendStore.friendsSnapshot` written once for both stores: the asking device's setting and
 /// every membership of its groups with the latest location each group may see.
 public enum FriendSnapshotTables {
-    /// The newest fix of a device (`deviceKey`) a group with `windows` may see, given its newest
-    /// fix `last` and its `history_version` in this snapshot: the store's `SharedLatest` reads
-    /// (they keep a cache keyed by the store).
-    public typealias SharedLatestRead = (_ deviceKey: Int64, _ last: SharedLatest.Shown?, _ windows: HistoryWindows,
-                                         _ version: Int64) throws -> SharedLatest.Shown?
-
     /// Nil when the device does not exist; no candidates when it does not receive its groups'
     /// locations. Runs inside one read snapshot on `db`.
     public static func snapshot(deviceID: DeviceID, on db: some SQLExecutor, sharedLatest: SharedLatestRead) throws -> FriendsSnapshot? {

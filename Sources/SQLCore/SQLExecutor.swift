@@ -56,25 +56,31 @@ public enum SQLDialect: Sendable {
     /// PostgreSQL). A `?` inside a quoted literal is left alone.
     public func statement(_ sql: String) -> String {
         guard self == .postgres else { return sql }
-        var out = ""
+        // Bytes, not characters: `?` and `'` are ASCII, and a UTF-8 byte below 0x80 is never
+        // part of another character (this runs for every statement on PostgreSQL's paths).
+        var out: [UInt8] = []
         out.reserveCapacity(sql.utf8.count + 16)
         var number = 0
         var quoted = false
-        for character in sql {
-            if character == "'" { quoted.toggle() }
-            if character == "?" && !quoted {
+        for byte in sql.utf8 {
+            if byte == UInt8(ascii: "'") { quoted.toggle() }
+            if byte == UInt8(ascii: "?") && !quoted {
                 number += 1
-                out += "$\(number)"
+                out.append(UInt8(ascii: "$"))
+                out += String(number).utf8
             } else {
-                out.append(character)
+                out.append(byte)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// The table of stored fixes (`device_key`, `ts`, `seq`, `lon`, `lat`, `accuracy`, …: the same
     /// columns on both stores; only its name differs).
     public var fixesTable: String { self == .postgres ? "fixes" : "locations" }
+
+    /// Appended to a text column in `ORDER BY` to order it bytewise (SQLite's default already).
+    public var bytewise: String { self == .postgres ? " COLLATE \"C\"" : "" }
 
     /// Appended to a `SELECT` that picks rows of `table` (an alias) to change in a transaction
     /// on a database many nodes share, so that each row goes to one node (nothing on SQLite:

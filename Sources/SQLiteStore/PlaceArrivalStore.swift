@@ -1,10 +1,12 @@
-import Tracking
 import GeoKit
+import SQLCore
 import Storage
+import Tracking
 
 /// The SQLite store's `PlaceArrivalLedger`: presence, baselines and the place index, read and
-/// written on the connection of the append's (or the place change's) transaction. The rule
-/// itself is `PlaceArrivalRun`, shared by every store.
+/// written on the connection of the append's (or the place change's) transaction: the group's
+/// places and cells here, the rest with `SQLCore.PlaceArrivalTables`. The rule itself is
+/// `PlaceArrivalRun`, shared by every store.
 ///
 /// Presence rows (`place_presence`): inside = 1, not known = 0; under a baseline
 /// (`place_baselines`: the device's state in the group is known) no row means outside.
@@ -50,22 +52,19 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     /// `PlaceIndexCache.keep(_:)` once it has committed.
     var loadedPlaces: LoadedPlaces { read.loaded }
 
-    private func geometry(key: Int64) throws -> String {
-        try db.firstRow("SELECT geometry FROM places WHERE key = ?", [.integer(key)]) { $0.string(0) } ?? ""
-    }
+    /// This transaction's connection, for the ledger's statements written once (`PlaceArrivalTables`).
+    private var sql: SQLiteExecutor { SQLiteExecutor(db: db) }
+
+    private func geometry(key: Int64) throws -> String { try PlaceArrivalTables.geometry(key: key, on: sql) }
 
     func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !(try groupPlaces(groupID).places.isEmpty) }
 
     func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {
-        try db.firstRow("SELECT 1 FROM place_baselines WHERE group_id = ? AND device_key = ?",
-                        [.id(groupID), .integer(device.storeValue)], { _ in true }) == true
+        try PlaceArrivalTables.hasBaseline(groupID: groupID, device: device, on: sql)
     }
 
     func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool] {
-        var remembered: [Int64: Bool] = [:]
-        try db.forEachRow("SELECT place_key, inside FROM place_presence WHERE device_key = ? AND group_id = ?",
-                          [.integer(device.storeValue), .id(groupID)]) { remembered[$0.int64(0)] = $0.bool(1) }
-        return remembered
+        try PlaceArrivalTables.presence(groupID: groupID, device: device, on: sql)
     }
 
     func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(try groupPlaces(groupID).places.keys) }
@@ -76,58 +75,33 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
 
     func place(key: Int64) throws -> CachedPlace? {
         if let place = read.place(key: key) { return place }
-        let statement = try db.prepare("SELECT id, name, revision, geometry, radius FROM places WHERE key = ?")
-        defer { statement.reset() }
-        try statement.bind(key, at: 1)
-        guard try statement.step() else { return nil }
-        return try shapes.place(id: statement.id(0), name: statement.string(1), revision: statement.int64(2),
-                                geometry: { statement.string(3) }, radiusMeters: statement.optionalDouble(4))
+        return try PlaceArrivalTables.place(key: key, shapes: shapes, on: sql)
     }
 
     func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
         try groupPlaces(groupID).places(cells: cells, range: range, including: including)
     }
 
-    /// The latest position the group may see of each sharing member's device (`SharedLatest`).
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        let windows = try SQLiteBackend.sharingWindows(groupID: groupID, in: db)
-        return try db.rows("""
-            SELECT d.key, d.last_lon, d.last_lat, d.last_ts,
-                   (SELECT accuracy FROM locations l WHERE l.device_key = d.key AND l.ts = d.last_ts ORDER BY seq DESC LIMIT 1),
-                   m.user_id, d.history_version
-            FROM memberships m JOIN devices d ON d.id = m.device_id
-            WHERE m.group_id = ? AND m.share_location = 1 AND d.last_ts IS NOT NULL
-              AND EXISTS (SELECT 1 FROM place_baselines b WHERE b.group_id = m.group_id AND b.device_key = d.key) = ?
-            """, [.id(groupID), .bool(baseline)]) { row in
-            let last = SQLiteBackend.ShownFix(location: LastLocation(position: row.position(1), timestamp: row.time(3)),
-                                              accuracy: row.optionalDouble(4))
-            let shown = try SQLiteBackend.sharedLatest(deviceKey: row.int64(0), last: last, windows: windows[row.id(5)] ?? .none,
-                                                       version: row.int64(6), in: db)
-            return shown.map { fix in
-                (device: DeviceKey(storeValue: row.int64(0)),
-                 point: LatLng(degreesLatitude: fix.location.position.latitude, longitude: fix.location.position.longitude).normalized.toPoint(),
-                 accuracy: fix.accuracy)
-            }
-        }.compactMap { $0 }
+        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline,
+                                               windows: try SQLiteBackend.sharingWindows(groupID: groupID, in: db), on: sql) {
+            try SQLiteBackend.sharedLatest(deviceKey: $0, last: $1, windows: $2, version: $3, in: db)
+        }
     }
 
     func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {
-        try db.run("INSERT OR REPLACE INTO place_presence (device_key, group_id, place_key, inside) VALUES (?, ?, ?, ?)",
-                   [.integer(device.storeValue), .id(groupID), .integer(placeKey), .bool(inside)])
+        try PlaceArrivalTables.setPresence(groupID: groupID, device: device, placeKey: placeKey, inside: inside, on: sql)
     }
 
     func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try db.run("INSERT OR IGNORE INTO place_presence (device_key, group_id, place_key, inside) VALUES (?, ?, ?, 0)",
-                   [.integer(device.storeValue), .id(groupID), .integer(placeKey)])
+        try PlaceArrivalTables.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: placeKey, on: sql)
     }
 
     func removePresence(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try db.run("DELETE FROM place_presence WHERE device_key = ? AND group_id = ? AND place_key = ?",
-                   [.integer(device.storeValue), .id(groupID), .integer(placeKey)])
+        try PlaceArrivalTables.removePresence(groupID: groupID, device: device, placeKey: placeKey, on: sql)
     }
 
     func setBaseline(groupID: GroupID, device: DeviceKey) throws {
-        try db.run("INSERT OR IGNORE INTO place_baselines (group_id, device_key) VALUES (?, ?)",
-                   [.id(groupID), .integer(device.storeValue)])
+        try PlaceArrivalTables.setBaseline(groupID: groupID, device: device, on: sql)
     }
 }

@@ -1,7 +1,7 @@
-import Tracking
 import GeoKit
-import JSONCore
+import SQLCore
 import Storage
+import Tracking
 
 extension SQLiteBackend: PlaceStore {
     public func readPlaces<T>(_ body: (any PlaceTransaction) throws -> T) throws -> T {
@@ -13,67 +13,13 @@ extension SQLiteBackend: PlaceStore {
     }
 }
 
-extension SQLiteDirectory: PlaceTransaction {
-    static let placeColumns = "id, group_id, name, geometry, radius, created_by, created_at, updated_at"
-
-    /// A stored place; its geometry was validated before it was stored.
-    static func place(_ row: Statement) throws -> Place {
-        Place(id: row.id(0), groupID: row.id(1), name: row.string(2), geometry: try JSONParser.parse(Array(row.string(3).utf8)),
-              radiusMeters: row.optionalDouble(4), createdBy: row.id(5), createdAt: row.time(6), updatedAt: row.time(7))
-    }
-
-    func places(groupID: GroupID) throws -> [Place] {
-        try db.rows("SELECT \(Self.placeColumns) FROM places WHERE group_id = ? ORDER BY created_at, key", [.id(groupID)], Self.place)
-    }
-
-    func place(id: PlaceID, groupID: GroupID) throws -> Place? {
-        try db.firstRow("SELECT \(Self.placeColumns) FROM places WHERE id = ? AND group_id = ?", [.id(id), .id(groupID)], Self.place)
-    }
-
-    func placeCount(groupID: GroupID) throws -> Int {
-        try db.firstRow("SELECT count(*) FROM places WHERE group_id = ?", [.id(groupID)]) { $0.int(0) } ?? 0
-    }
-
-    func insertPlace(_ place: Place, shape: PlaceShape) throws {
-        try db.run("""
-            INSERT INTO places (id, group_id, name, geometry, radius, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """, [.id(place.id), .id(place.groupID), .text(place.name), .text(place.geometry.serializedString()),
-                  .optional(place.radiusMeters), .id(place.createdBy), .time(place.createdAt), .time(place.updatedAt)])
-        let key = db.lastInsertRowID
-        try Self.index(placeKey: key, groupID: place.groupID, shape: shape, in: db)
-        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape,
+/// Places: their rows with `SQLCore.PlaceTables` (`PlaceTablesTransaction`), written once for
+/// both stores; their index cells and their members' silent presence here.
+extension SQLiteDirectory: PlaceTablesTransaction {
+    func indexPlace(key: Int64, groupID: GroupID, shape: PlaceShape) throws {
+        try Self.index(placeKey: key, groupID: groupID, shape: shape, in: db)
+        try PlaceArrivalRun.setSilently(placeKey: key, groupID: groupID, shape: shape,
                                         ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache(), index: PlaceIndexCache()))
-    }
-
-    func updatePlace(_ place: Place, shape: PlaceShape?) throws {
-        try db.run("""
-            UPDATE places SET name = ?, geometry = ?, radius = ?, updated_at = ?, revision = revision + ? WHERE id = ?
-            """, [.text(place.name), .text(place.geometry.serializedString()), .optional(place.radiusMeters),
-                  .time(place.updatedAt), .int(shape == nil ? 0 : 1), .id(place.id)])
-        guard let shape, let key = try db.firstRow("SELECT key FROM places WHERE id = ?", [.id(place.id)], { $0.int64(0) }) else { return }
-        try db.run("DELETE FROM place_cells WHERE place_key = ?", [.integer(key)])
-        try db.run("DELETE FROM place_presence WHERE place_key = ?", [.integer(key)])
-        try Self.index(placeKey: key, groupID: place.groupID, shape: shape, in: db)
-        try PlaceArrivalRun.setSilently(placeKey: key, groupID: place.groupID, shape: shape,
-                                        ledger: PlaceArrivalStore(db: db, shapes: PlaceShapeCache(), index: PlaceIndexCache()))
-    }
-
-    func deletePlace(id: PlaceID) throws {
-        // Cells and presence go with it (foreign keys); no event: the place's state just ends.
-        try db.run("DELETE FROM places WHERE id = ?", [.id(id)])
-    }
-
-    func devicesInside(groupID: GroupID) throws -> [PlaceID: [DeviceID]] {
-        var inside: [PlaceID: [DeviceID]] = [:]
-        try db.forEachRow("""
-            SELECT p.id, d.id FROM place_presence pr
-            JOIN places p ON p.key = pr.place_key JOIN devices d ON d.key = pr.device_key
-            JOIN memberships m ON m.group_id = pr.group_id AND m.device_id = d.id AND m.share_location = 1
-            WHERE pr.group_id = ? AND pr.inside = 1 ORDER BY p.key, d.id
-            """, [.id(groupID)]) { row in
-            inside[row.id(0), default: []].append(row.id(1))
-        }
-        return inside
     }
 
     /// Stores the place's covering cells in the place index.

@@ -11,6 +11,9 @@ struct SQLiteDirectory: DirectoryTransaction {
     /// What a write transaction logs, announced once it commits (nil in a read).
     var changes: CommittedChanges? = nil
 
+    /// This transaction's connection, for the statements written once in `SQLCore`.
+    var sql: SQLiteExecutor { SQLiteExecutor(db: db) }
+
     static let deviceColumns = "id, owner_id, name, platform_id, created_at, last_lon, last_lat, last_ts, receive_group_locations, "
         + "owntracks_secret IS NOT NULL, \(SQLiteDeviceReport.statusColumns)"
 
