@@ -79,6 +79,9 @@ public enum SQLDialect: Sendable {
     /// columns on both stores; only its name differs).
     public var fixesTable: String { self == .postgres ? "fixes" : "locations" }
 
+    /// The function that gives the greater of its arguments (`max` is SQLite's scalar one).
+    public var greatest: String { self == .postgres ? "greatest" : "max" }
+
     /// Appended to a text column in `ORDER BY` to order it bytewise (SQLite's default already).
     public var bytewise: String { self == .postgres ? " COLLATE \"C\"" : "" }
 

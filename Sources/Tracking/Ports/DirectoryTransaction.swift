@@ -5,7 +5,8 @@
 /// Times are milliseconds since 1970. A method that finds nothing returns nil or false
 /// rather than throwing; storage faults throw `StoreFailure`.
 ///
-/// Implemented by `SQLiteDirectory` (SQLiteStore) and `PostgresDirectory` (PostgresStore).
+/// Implemented by `SQLiteDirectory` (SQLiteStore) and `PostgresDirectory` (PostgresStore), their rows
+/// written once in SQLCore (`DirectoryTablesTransaction`).
 public protocol DirectoryTransaction {
     func user(id: UserID) throws -> User?
     func user(email: String) throws -> User?

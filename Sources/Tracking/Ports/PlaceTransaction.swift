@@ -6,7 +6,8 @@
 /// geometry changes, for every device whose state in the group is known; it is forgotten when
 /// the device's member stops sharing or leaves, and with the place.
 ///
-/// Implemented by `SQLiteDirectory` (SQLiteStore) and `PostgresDirectory` (PostgresStore).
+/// Implemented by `SQLiteDirectory` (SQLiteStore) and `PostgresDirectory` (PostgresStore), their rows
+/// written once in SQLCore (`PlaceTablesTransaction`).
 public protocol PlaceTransaction: DirectoryTransaction {
     /// The group's places, oldest first.
     func places(groupID: GroupID) throws -> [Place]
