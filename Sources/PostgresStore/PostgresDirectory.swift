@@ -53,28 +53,9 @@ extension PostgresStore: DirectoryStore {
     }
 }
 
-/// `PartitionFacts`: `SQLCore.DirectoryTables`, each one statement outside a snapshot.
+/// `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`' (through
+/// `SQLStatementReads`); a group's sharing windows for this store's own reads.
 extension PostgresStore {
-    public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
-        try read { try DirectoryTables.deviceCredential(tokenHash: tokenHash, on: PostgresExecutor(c: $0)) }
-    }
-
-    public func deviceOwner(deviceID: DeviceID) throws -> UserID? {
-        try read { try DirectoryTables.deviceOwner(deviceID: deviceID, on: PostgresExecutor(c: $0)) }
-    }
-
-    public func isMember(userID: UserID, groupID: GroupID) throws -> Bool {
-        try read { try DirectoryTables.isMember(userID: userID, groupID: groupID, on: PostgresExecutor(c: $0)) }
-    }
-
-    public func isSharedWith(deviceID: DeviceID, viewerID: UserID) throws -> Bool {
-        try read { try DirectoryTables.isSharedWith(deviceID: deviceID, viewerID: viewerID, on: PostgresExecutor(c: $0)) }
-    }
-
-    public func sharedHistoryWindows(deviceID: DeviceID, viewerID: UserID) throws -> HistoryWindows {
-        try read { try DirectoryTables.sharedHistoryWindows(deviceID: deviceID, viewerID: viewerID, on: PostgresExecutor(c: $0)) }
-    }
-
     /// `DirectoryTables.sharingWindows` inside the transaction on `c`.
     static func sharingWindows(groupID: GroupID, on c: Connection) throws -> [UserID: HistoryWindows] {
         try DirectoryTables.sharingWindows(groupID: groupID, on: PostgresExecutor(c: c))

@@ -36,3 +36,10 @@ struct PostgresSQLRow: SQLRow {
     func text(_ column: Int) throws -> String { try row.text(column) }
     func bool(_ column: Int) throws -> Bool { try row.bool(column) }
 }
+
+/// One-statement reads: on a reader's connection without a transaction (no BEGIN and COMMIT).
+extension PostgresStore: SQLStatementReads {
+    public func readSQLStatement<T>(_ body: (any SQLExecutor) throws -> T) throws -> T {
+        try read { try body(PostgresExecutor(c: $0)) }
+    }
+}

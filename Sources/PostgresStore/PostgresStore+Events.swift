@@ -4,8 +4,8 @@ import Timestamps
 import Tracking
 
 /// The event log: appends here (`EventAppend`, one statement with its `NOTIFY`); the rest is
-/// `SQLCore.EventTables`, written once for both stores (`feedSnapshot` and `pruneEvents`
-/// through `SQLTransactions`).
+/// `SQLCore.EventTables`, written once for both stores (through `SQLTransactions`
+/// and `SQLStatementReads`).
 extension PostgresStore: EventLog {
     /// Appends events to a group's log inside the current write transaction; ids are the next
     /// ones of the group, in the order given, and a `NOTIFY` on `eventChannel` announces them
@@ -19,15 +19,6 @@ extension PostgresStore: EventLog {
     /// `EventTables.redactLocationEvents` inside the current write transaction on `c`.
     static func redactLocationEvents(deviceKey: Int64, before: Int64?, on c: Connection) throws {
         try EventTables.redactLocationEvents(deviceKey: deviceKey, before: before, on: PostgresExecutor(c: c))
-    }
-
-    /// One statement each: no snapshot is opened for them.
-    public func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent] {
-        try read { try EventTables.events(groupID: groupID, after: after, limit: limit, on: PostgresExecutor(c: $0)) }
-    }
-
-    public func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?) {
-        try read { try EventTables.eventBounds(groupID: groupID, on: PostgresExecutor(c: $0)) }
     }
 }
 

@@ -91,3 +91,26 @@ public enum DirectoryTables {
         try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(id)]) { try $0.int64(0) }
     }
 }
+
+/// `PartitionFacts` and `DirectoryStore.deviceCredential`: one statement each, outside a snapshot.
+extension SQLStatementReads {
+    public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
+        try readSQLStatement { try DirectoryTables.deviceCredential(tokenHash: tokenHash, on: $0) }
+    }
+
+    public func deviceOwner(deviceID: DeviceID) throws -> UserID? {
+        try readSQLStatement { try DirectoryTables.deviceOwner(deviceID: deviceID, on: $0) }
+    }
+
+    public func isMember(userID: UserID, groupID: GroupID) throws -> Bool {
+        try readSQLStatement { try DirectoryTables.isMember(userID: userID, groupID: groupID, on: $0) }
+    }
+
+    public func isSharedWith(deviceID: DeviceID, viewerID: UserID) throws -> Bool {
+        try readSQLStatement { try DirectoryTables.isSharedWith(deviceID: deviceID, viewerID: viewerID, on: $0) }
+    }
+
+    public func sharedHistoryWindows(deviceID: DeviceID, viewerID: UserID) throws -> HistoryWindows {
+        try readSQLStatement { try DirectoryTables.sharedHistoryWindows(deviceID: deviceID, viewerID: viewerID, on: $0) }
+    }
+}

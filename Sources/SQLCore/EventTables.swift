@@ -75,3 +75,14 @@ extension SQLTransactions {
         }
     }
 }
+
+/// The one-statement reads of `EventLog`, outside a snapshot.
+extension SQLStatementReads {
+    public func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent] {
+        try readSQLStatement { try EventTables.events(groupID: groupID, after: after, limit: limit, on: $0) }
+    }
+
+    public func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?) {
+        try readSQLStatement { try EventTables.eventBounds(groupID: groupID, on: $0) }
+    }
+}

@@ -4,7 +4,7 @@ import Timestamps
 import Tracking
 
 /// The event log: appends here (the writer's hot path); the rest is `SQLCore.EventTables`,
-/// written once for both stores (`feedSnapshot` and `pruneEvents` through `SQLTransactions`).
+/// written once for both stores (through `SQLTransactions` and `SQLStatementReads`).
 extension SQLiteBackend: EventLog {
     /// Appends events to a group's log inside the current write transaction; ids are the next
     /// ones of the group, in the order given.
@@ -37,13 +37,5 @@ extension SQLiteBackend: EventLog {
     /// `EventTables.redactLocationEvents` inside the writer's transaction on `db`.
     static func redactLocationEvents(deviceKey: Int64, before: Int64?, in db: Database) throws {
         try EventTables.redactLocationEvents(deviceKey: deviceKey, before: before, on: SQLiteExecutor(db: db))
-    }
-
-    public func events(groupID: GroupID, after: EventID, limit: Int) throws -> [GroupEvent] {
-        try read { try EventTables.events(groupID: groupID, after: after, limit: limit, on: SQLiteExecutor(db: $0)) }
-    }
-
-    public func eventBounds(groupID: GroupID) throws -> (last: EventID, oldest: EventID?) {
-        try read { try EventTables.eventBounds(groupID: groupID, on: SQLiteExecutor(db: $0)) }
     }
 }

@@ -60,28 +60,9 @@ extension SQLiteBackend: DirectoryStore {
     }
 }
 
-/// `PartitionFacts`: `SQLCore.DirectoryTables`, each in a read of its own.
+/// `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`' (through
+/// `SQLStatementReads`); a group's sharing windows for this store's own reads.
 extension SQLiteBackend {
-    public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {
-        try read { try DirectoryTables.deviceCredential(tokenHash: tokenHash, on: SQLiteExecutor(db: $0)) }
-    }
-
-    public func deviceOwner(deviceID: DeviceID) throws -> UserID? {
-        try read { try DirectoryTables.deviceOwner(deviceID: deviceID, on: SQLiteExecutor(db: $0)) }
-    }
-
-    public func isMember(userID: UserID, groupID: GroupID) throws -> Bool {
-        try read { try DirectoryTables.isMember(userID: userID, groupID: groupID, on: SQLiteExecutor(db: $0)) }
-    }
-
-    public func isSharedWith(deviceID: DeviceID, viewerID: UserID) throws -> Bool {
-        try read { try DirectoryTables.isSharedWith(deviceID: deviceID, viewerID: viewerID, on: SQLiteExecutor(db: $0)) }
-    }
-
-    public func sharedHistoryWindows(deviceID: DeviceID, viewerID: UserID) throws -> HistoryWindows {
-        try read { try DirectoryTables.sharedHistoryWindows(deviceID: deviceID, viewerID: viewerID, on: SQLiteExecutor(db: $0)) }
-    }
-
     /// `DirectoryTables.sharingWindows` inside the transaction on `db`.
     static func sharingWindows(groupID: GroupID, in db: Database) throws -> [UserID: HistoryWindows] {
         try DirectoryTables.sharingWindows(groupID: groupID, on: SQLiteExecutor(db: db))

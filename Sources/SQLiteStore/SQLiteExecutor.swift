@@ -67,3 +67,10 @@ struct SQLiteRow: SQLRow {
 
     func bool(_ column: Int) throws -> Bool { try int64(column) != 0 }
 }
+
+/// One-statement reads: a read of its own, as `readSQL`.
+extension SQLiteBackend: SQLStatementReads {
+    public func readSQLStatement<T>(_ body: (any SQLExecutor) throws -> T) throws -> T {
+        try read { try body(SQLiteExecutor(db: $0)) }
+    }
+}
