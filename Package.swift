@@ -43,7 +43,7 @@ let package = Package(
         .target(name: "Crypto", dependencies: ["CSodium"]),
         .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
         .target(name: "Outbound", dependencies: ["CCurl", "Timestamps"]),
-        .target(name: "SQLCore", dependencies: ["Tracking", "GeoKit", "JSONCore", "LocationFormats", "Timestamps"]),
+        .target(name: "SQLCore", dependencies: ["ErrorCodes", "Tracking", "GeoKit", "JSONCore", "LocationFormats", "Timestamps"]),
         .target(name: "Tracking", dependencies: ["ErrorCodes", "ThreadControl", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
         .target(name: "SQLiteStore", dependencies: ["Tracking", "SQLCore", "Storage", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "PostgresStore", dependencies: ["Tracking", "SQLCore", "PostgresClient", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),

@@ -4,8 +4,8 @@ import Tracking
 
 /// `DirectoryTransaction` over one connection inside a transaction (the writer's, or a
 /// reader's read-only snapshot): the rows are `SQLCore.DirectoryTables`'
-/// (`DirectoryTablesTransaction`); deleting fixes, `SharedLatest` reads and membership events
-/// are this store's.
+/// (`DirectoryTablesTransaction`); deleting fixes and membership events are this
+/// store's.
 struct PostgresDirectory: DirectoryTablesTransaction {
     let c: Connection
     /// Parsed place shapes (places are edited inside directory transactions too).
@@ -16,14 +16,6 @@ struct PostgresDirectory: DirectoryTablesTransaction {
 
     func deleteAllFixes(deviceKey: Int64) throws {
         try PostgresStore.deleteAllFixes(deviceKey: deviceKey, on: c)
-    }
-
-    func sharedLatest(deviceKey: Int64, last: SharedLatest.Shown?, windows: HistoryWindows, version: Int64) throws -> SharedLatest.Shown? {
-        try PostgresStore.sharedLatest(deviceKey: deviceKey, last: last, windows: windows, version: version, on: c)
-    }
-
-    func newestFix(deviceKey: Int64, in range: ClosedRange<Int64>) throws -> SharedLatest.Shown? {
-        try PostgresStore.newestFix(deviceKey: deviceKey, in: range, on: c)
     }
 
     /// Appends to the group's log (its `NOTIFY` announces it at commit).

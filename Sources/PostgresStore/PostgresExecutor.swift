@@ -8,8 +8,14 @@ struct PostgresExecutor: SQLExecutor {
 
     var dialect: SQLDialect { .postgres }
 
+    var storeIdentity: String { c.databaseIdentity }
+
     func rows<T>(_ sql: String, _ parameters: [SQLParameter], _ decode: (any SQLRow) throws -> T) throws -> [T] {
         try c.queryPrepared(dialect.statement(sql), parameters.map(Self.value)).rows.map { try decode(PostgresSQLRow(row: $0)) }
+    }
+
+    func forEachRow(_ sql: String, _ parameters: [SQLParameter], _ body: (any SQLRow) throws -> Void) throws {
+        for row in try c.queryPrepared(dialect.statement(sql), parameters.map(Self.value)).rows { try body(PostgresSQLRow(row: row)) }
     }
 
     @discardableResult

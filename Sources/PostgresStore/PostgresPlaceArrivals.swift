@@ -96,10 +96,7 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
     }
 
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline,
-                                               windows: try PostgresStore.sharingWindows(groupID: groupID, on: c), on: sql) {
-            try PostgresStore.sharedLatest(deviceKey: $0, last: $1, windows: $2, version: $3, on: c)
-        }
+        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline, on: sql)
     }
 
     func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {

@@ -1,6 +1,6 @@
-import ErrorCodes
 import LocationFormats
 import PostgresClient
+import SQLCore
 import Timestamps
 import Tracking
 
@@ -76,37 +76,6 @@ enum PostgresDeviceReport {
     }
 }
 
-extension PostgresStore: DeviceLogStore {
-    public func rejections(deviceID: DeviceID) throws -> [IngestRejection] {
-        try read { c in
-            try c.rows("""
-                SELECT r.at, r.source, r.reason, r.message, r.sample, r.count FROM device_rejections r
-                JOIN devices d ON d.key = r.device_key WHERE d.id = $1 ORDER BY r.id DESC LIMIT $2
-                """, [.id(deviceID), .int(DeviceReport.maxRejectionsKept)]) { row in
-                IngestRejection(at: try row.time(0), source: IngestSource(rawValue: try row.text(1)) ?? .owntracks,
-                                reason: ErrorCode(rawValue: try row.text(2)), message: try row.text(3), sample: try row.text(4),
-                                count: Int(clamping: try row.int64(5)))
-            }
-        }
-    }
-
-    public func deviceEvents(deviceID: DeviceID) throws -> [DeviceEvent] {
-        try read { c in
-            try c.rows("""
-                SELECT e.received_at, e.ts, e.event, e.region, e.lon, e.lat, e.accuracy, e.detected_by FROM device_events e
-                JOIN devices d ON d.key = e.device_key WHERE d.id = $1 ORDER BY e.id DESC LIMIT $2
-                """, [.id(deviceID), .int(DeviceReport.maxEventsKept)]) { row in
-                DeviceEvent(receivedAt: try row.time(0), transition: RegionTransition(
-                    event: RegionTransition.Event(rawValue: try row.text(2)) ?? .enter, region: try row.text(3),
-                    timestamp: try row.int64(1), longitude: try row.optionalDouble(4), latitude: try row.optionalDouble(5),
-                    accuracy: try row.optionalDouble(6), trigger: try row.optionalText(7)))
-            }
-        }
-    }
-
-    public func ownTracksSecret(deviceID: DeviceID) throws -> String? {
-        try read { c in
-            try c.firstRow("SELECT owntracks_secret FROM devices WHERE id = $1", [.id(deviceID)]) { try $0.optionalText(0) } ?? nil
-        }
-    }
-}
+/// Rejections, region events and the OwnTracks secret: `SQLCore.DeviceLogTables`, written once
+/// for both stores (writing a report stays with the append, above).
+extension PostgresStore: DeviceLogStore {}

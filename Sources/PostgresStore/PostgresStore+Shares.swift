@@ -14,13 +14,9 @@ extension PostgresStore: ShareStore {
     }
 }
 
-/// `SQLCore.FriendSnapshotTables`, with this store's `SharedLatest` reads.
+/// `SQLCore.FriendSnapshotTables`, in one snapshot.
 extension PostgresStore: FriendStore {
     public func friendsSnapshot(deviceID: DeviceID) throws -> FriendsSnapshot? {
-        try readSnapshot { c in
-            try FriendSnapshotTables.snapshot(deviceID: deviceID, on: PostgresExecutor(c: c)) { key, last, windows, version in
-                try Self.sharedLatest(deviceKey: key, last: last, windows: windows, version: version, on: c)
-            }
-        }
+        try readSnapshot { try FriendSnapshotTables.snapshot(deviceID: deviceID, on: PostgresExecutor(c: $0)) }
     }
 }

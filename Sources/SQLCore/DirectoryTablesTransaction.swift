@@ -2,8 +2,8 @@ import Tracking
 
 /// A store's `DirectoryTransaction` over `DirectoryTables`: it gets every directory read and
 /// write from here by giving its transaction's connection and what only it can do — delete a
-/// device's fixes (they have no foreign key), its `SharedLatest` reads, and logging a
-/// membership event (`appendMembershipEvent`, each store's append).
+/// device's fixes (they have no foreign key) and log a membership event
+/// (`appendMembershipEvent`, each store's append).
 public protocol DirectoryTablesTransaction: DirectoryTransaction {
     associatedtype Executor: SQLExecutor
     /// The transaction's connection.
@@ -11,10 +11,6 @@ public protocol DirectoryTablesTransaction: DirectoryTransaction {
     /// Deletes every fix of the device with key `deviceKey` (and whatever the store keeps of
     /// them), before the device's row goes.
     func deleteAllFixes(deviceKey: Int64) throws
-    /// The store's `SharedLatest` read: see `SharedLatestRead`.
-    func sharedLatest(deviceKey: Int64, last: SharedLatest.Shown?, windows: HistoryWindows, version: Int64) throws -> SharedLatest.Shown?
-    /// The newest fix of the device with key `deviceKey` timestamped in `range` (ms).
-    func newestFix(deviceKey: Int64, in range: ClosedRange<Int64>) throws -> SharedLatest.Shown?
 }
 
 // MARK: Users and devices
@@ -76,7 +72,7 @@ extension DirectoryTablesTransaction {
 
     public func newestFix(deviceID: DeviceID, in range: ClosedRange<Int64>) throws -> LastLocation? {
         guard let key = try DirectoryTables.deviceKey(id: deviceID, on: sql) else { return nil }
-        return try newestFix(deviceKey: key, in: range)?.location
+        return try SharedLatestTables.newestFix(deviceKey: key, in: range, on: sql)?.location
     }
 }
 
@@ -107,8 +103,8 @@ extension DirectoryTablesTransaction {
         }
         return try rows.map { row in
             var member = row.member
-            member.location = try sharedLatest(deviceKey: row.key, last: member.location.map { SharedLatest.Shown(location: $0, accuracy: nil) },
-                                               windows: windows[member.userID] ?? .none, version: row.version)?.location
+            member.location = try SharedLatestTables.sharedLatest(deviceKey: row.key, last: member.location,
+                                                                  windows: windows[member.userID] ?? .none, version: row.version, on: sql)
             return member
         }
     }

@@ -5,7 +5,7 @@ import Tracking
 public enum FriendSnapshotTables {
     /// Nil when the device does not exist; no candidates when it does not receive its groups'
     /// locations. Runs inside one read snapshot on `db`.
-    public static func snapshot(deviceID: DeviceID, on db: some SQLExecutor, sharedLatest: SharedLatestRead) throws -> FriendsSnapshot? {
+    public static func snapshot(deviceID: DeviceID, on db: some SQLExecutor) throws -> FriendsSnapshot? {
         guard let receives = try db.firstRow("SELECT receive_group_locations FROM devices WHERE id = ?", [.id(deviceID)], { try $0.bool(0) })
         else { return nil }
         guard receives else { return FriendsSnapshot(receivesGroupLocations: false, candidates: []) }
@@ -27,7 +27,9 @@ public enum FriendSnapshotTables {
             let windows = HistoryWindows(periods: periods[try row.text(0) + " " + row.text(1)] ?? [])
             let last = try row.isNull(8) ? nil : SharedLatest.Shown(location: LastLocation(position: try row.position(6), timestamp: try row.time(8)),
                                                                     accuracy: try row.optionalDouble(9))
-            let shown = try row.bool(5) ? try sharedLatest(try row.int64(11), last, windows, try row.int64(12)) : last
+            let shown = try row.bool(5)
+                ? try SharedLatestTables.sharedLatest(deviceKey: try row.int64(11), last: last, windows: windows, version: try row.int64(12), on: db)
+                : last
             return FriendCandidate(groupID: try row.id(0), userID: try row.id(1), displayName: try row.text(2), deviceID: try row.id(3),
                                    deviceName: try row.text(4), sharing: try row.bool(5), latest: shown?.location, accuracy: shown?.accuracy,
                                    windows: windows, battery: try row.optionalDouble(10))

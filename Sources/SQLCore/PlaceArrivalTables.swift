@@ -37,10 +37,10 @@ public enum PlaceArrivalTables {
     }
 
     /// The latest position the group may see of each sharing member's device, with
-    /// (`baseline`) or without a known state there: `windows` are the sharing members' periods
-    /// by user, `sharedLatest` the store's reads behind `SharedLatest`.
-    public static func latestPositions(groupID: GroupID, baseline: Bool, windows: [UserID: HistoryWindows], on db: some SQLExecutor,
-                                       sharedLatest: SharedLatestRead) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
+    /// (`baseline`) or without a known state there (`SharedLatest`).
+    public static func latestPositions(groupID: GroupID, baseline: Bool,
+                                       on db: some SQLExecutor) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
+        let windows = try DirectoryTables.sharingWindows(groupID: groupID, on: db)
         let rows = try db.rows("""
             SELECT d.key, d.last_lon, d.last_lat, d.last_ts,
                    (SELECT f.accuracy FROM \(db.dialect.fixesTable) f WHERE f.device_key = d.key AND f.ts = d.last_ts ORDER BY f.seq DESC LIMIT 1),
@@ -54,7 +54,8 @@ public enum PlaceArrivalTables {
                                       accuracy: try row.optionalDouble(4)))
         }
         return try rows.compactMap { row in
-            guard let fix = try sharedLatest(row.key, row.last, windows[row.user] ?? .none, row.version) else { return nil }
+            guard let fix = try SharedLatestTables.sharedLatest(deviceKey: row.key, last: row.last, windows: windows[row.user] ?? .none,
+                                                                version: row.version, on: db) else { return nil }
             return (device: DeviceKey(storeValue: row.key),
                     point: LatLng(degreesLatitude: fix.location.position.latitude, longitude: fix.location.position.longitude).normalized.toPoint(),
                     accuracy: fix.accuracy)

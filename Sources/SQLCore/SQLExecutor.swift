@@ -3,9 +3,15 @@
 /// `?` placeholders; an executor on PostgreSQL numbers them (`SQLDialect.statement`).
 public protocol SQLExecutor {
     var dialect: SQLDialect { get }
+    /// Which database the connection is on (a file's path, or PostgreSQL's `host:port/dbname`):
+    /// for caches of what one database holds, when a process opens several.
+    var storeIdentity: String { get }
     /// The rows of `sql`, each decoded by `decode` (all read before `decode` runs, so it may
     /// run further statements).
     func rows<T>(_ sql: String, _ parameters: [SQLParameter], _ decode: (any SQLRow) throws -> T) throws -> [T]
+    /// Hands each row of `sql` to `body` as it is read, keeping none: for long reads (exports).
+    /// `body` must run no statement on this executor, and must not keep the row.
+    func forEachRow(_ sql: String, _ parameters: [SQLParameter], _ body: (any SQLRow) throws -> Void) throws
     /// Runs a statement; returns the rows it changed.
     @discardableResult
     func run(_ sql: String, _ parameters: [SQLParameter]) throws -> Int

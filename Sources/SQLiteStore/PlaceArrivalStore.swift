@@ -83,10 +83,7 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     }
 
     func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline,
-                                               windows: try SQLiteBackend.sharingWindows(groupID: groupID, in: db), on: sql) {
-            try SQLiteBackend.sharedLatest(deviceKey: $0, last: $1, windows: $2, version: $3, in: db)
-        }
+        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline, on: sql)
     }
 
     func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {

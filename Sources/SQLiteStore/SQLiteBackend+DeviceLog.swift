@@ -1,5 +1,5 @@
-import ErrorCodes
 import LocationFormats
+import SQLCore
 import Storage
 import Timestamps
 import Tracking
@@ -61,37 +61,6 @@ enum SQLiteDeviceReport {
     }
 }
 
-extension SQLiteBackend: DeviceLogStore {
-    public func rejections(deviceID: DeviceID) throws -> [IngestRejection] {
-        try read { db in
-            try db.rows("""
-                SELECT r.at, r.source, r.reason, r.message, r.sample, r.count FROM device_rejections r
-                JOIN devices d ON d.key = r.device_key WHERE d.id = ? ORDER BY r.id DESC LIMIT ?
-                """, [.id(deviceID), .int(DeviceReport.maxRejectionsKept)]) { row in
-                IngestRejection(at: row.time(0), source: IngestSource(rawValue: row.string(1)) ?? .owntracks,
-                                reason: ErrorCode(rawValue: row.string(2)), message: row.string(3), sample: row.string(4),
-                                count: Int(clamping: row.int64(5)))
-            }
-        }
-    }
-
-    public func deviceEvents(deviceID: DeviceID) throws -> [DeviceEvent] {
-        try read { db in
-            try db.rows("""
-                SELECT e.received_at, e.ts, e.event, e.region, e.lon, e.lat, e.accuracy, e.detected_by FROM device_events e
-                JOIN devices d ON d.key = e.device_key WHERE d.id = ? ORDER BY e.id DESC LIMIT ?
-                """, [.id(deviceID), .int(DeviceReport.maxEventsKept)]) { row in
-                DeviceEvent(receivedAt: row.time(0), transition: RegionTransition(
-                    event: RegionTransition.Event(rawValue: row.string(2)) ?? .enter, region: row.string(3), timestamp: row.int64(1),
-                    longitude: row.optionalDouble(4), latitude: row.optionalDouble(5), accuracy: row.optionalDouble(6),
-                    trigger: row.optionalString(7)))
-            }
-        }
-    }
-
-    public func ownTracksSecret(deviceID: DeviceID) throws -> String? {
-        try read { db in
-            try db.firstRow("SELECT owntracks_secret FROM devices WHERE id = ?", [.id(deviceID)]) { $0.optionalString(0) } ?? nil
-        }
-    }
-}
+/// Rejections, region events and the OwnTracks secret: `SQLCore.DeviceLogTables`, written once
+/// for both stores (writing a report stays with the append, above).
+extension SQLiteBackend: DeviceLogStore {}

@@ -19,13 +19,9 @@ extension SQLiteBackend: ShareStore {
     }
 }
 
-/// `SQLCore.FriendSnapshotTables`, with this store's `SharedLatest` reads.
+/// `SQLCore.FriendSnapshotTables`, in one read.
 extension SQLiteBackend: FriendStore {
     public func friendsSnapshot(deviceID: DeviceID) throws -> FriendsSnapshot? {
-        try read { db in
-            try FriendSnapshotTables.snapshot(deviceID: deviceID, on: SQLiteExecutor(db: db)) { key, last, windows, version in
-                try Self.sharedLatest(deviceKey: key, last: last, windows: windows, version: version, in: db)
-            }
-        }
+        try read { try FriendSnapshotTables.snapshot(deviceID: deviceID, on: SQLiteExecutor(db: $0)) }
     }
 }

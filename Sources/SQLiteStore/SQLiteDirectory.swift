@@ -4,7 +4,7 @@ import Tracking
 
 /// `DirectoryTransaction` over one SQLite connection inside a transaction: the rows are
 /// `SQLCore.DirectoryTables`' (`DirectoryTablesTransaction`); deleting fixes (with the unmerged
-/// mirror), `SharedLatest` reads and membership events are this store's.
+/// mirror) and membership events are this store's.
 struct SQLiteDirectory: DirectoryTablesTransaction {
     let db: Database
     /// The backend's mirror of unmerged fixes (deleting a device deletes its entries there too).
@@ -17,14 +17,6 @@ struct SQLiteDirectory: DirectoryTablesTransaction {
 
     func deleteAllFixes(deviceKey: Int64) throws {
         try SQLiteBackend.deleteAllFixes(deviceKey: deviceKey, unmerged: unmerged, in: db)
-    }
-
-    func sharedLatest(deviceKey: Int64, last: SharedLatest.Shown?, windows: HistoryWindows, version: Int64) throws -> SharedLatest.Shown? {
-        try SQLiteBackend.sharedLatest(deviceKey: deviceKey, last: last, windows: windows, version: version, in: db)
-    }
-
-    func newestFix(deviceKey: Int64, in range: ClosedRange<Int64>) throws -> SharedLatest.Shown? {
-        try SQLiteBackend.newestFix(deviceKey: deviceKey, in: range, in: db)
     }
 
     /// Appends to the group's log and records the event for the announcement after the commit.

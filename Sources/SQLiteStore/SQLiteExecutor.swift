@@ -7,12 +7,18 @@ struct SQLiteExecutor: SQLExecutor {
 
     var dialect: SQLDialect { .sqlite }
 
+    var storeIdentity: String { db.path }
+
     func rows<T>(_ sql: String, _ parameters: [SQLParameter], _ decode: (any SQLRow) throws -> T) throws -> [T] {
         // Rows are read first, then decoded (decoding may run other statements).
         let raw: [[SQLValue]] = try db.rows(sql, parameters.map(Self.value)) { statement in
             (0..<statement.columnCount).map { statement.value(Int32($0)) }
         }
         return try raw.map { try decode(SQLiteRow(values: $0)) }
+    }
+
+    func forEachRow(_ sql: String, _ parameters: [SQLParameter], _ body: (any SQLRow) throws -> Void) throws {
+        try db.forEachRow(sql, parameters.map(Self.value)) { try body(SQLiteStatementRow(statement: $0)) }
     }
 
     @discardableResult
@@ -43,28 +49,48 @@ struct SQLiteRow: SQLRow {
     }
 
     func isNull(_ column: Int) throws -> Bool { try value(column) == .null }
+    func int64(_ column: Int) throws -> Int64 { try Self.int64(try value(column)) }
+    func double(_ column: Int) throws -> Double { try Self.double(try value(column)) }
+    func text(_ column: Int) throws -> String { try Self.text(try value(column)) }
+    func bool(_ column: Int) throws -> Bool { try int64(column) != 0 }
 
-    func int64(_ column: Int) throws -> Int64 {
-        switch try value(column) {
+    /// A value as an integer: an integer, or a real without a fraction within range.
+    static func int64(_ value: SQLValue) throws -> Int64 {
+        switch value {
         case .integer(let value): return value
         case .real(let value) where value == value.rounded() && abs(value) < 9e18: return Int64(value)
         default: throw WrongType()
         }
     }
 
-    func double(_ column: Int) throws -> Double {
-        switch try value(column) {
+    static func double(_ value: SQLValue) throws -> Double {
+        switch value {
         case .real(let value): return value
         case .integer(let value): return Double(value)
         default: throw WrongType()
         }
     }
 
-    func text(_ column: Int) throws -> String {
-        guard case .text(let value) = try value(column) else { throw WrongType() }
+    static func text(_ value: SQLValue) throws -> String {
+        guard case .text(let value) = value else { throw WrongType() }
         return value
     }
+}
 
+/// The row a statement stands on, read in place (`SQLExecutor.forEachRow`): valid only until
+/// the statement steps on. Types are checked as `SQLiteRow` checks them.
+struct SQLiteStatementRow: SQLRow {
+    let statement: Statement
+
+    private func value(_ column: Int) throws -> SQLValue {
+        guard column >= 0 && column < statement.columnCount else { throw SQLiteRow.WrongType() }
+        return statement.value(Int32(column))
+    }
+
+    func isNull(_ column: Int) throws -> Bool { try value(column) == .null }
+    func int64(_ column: Int) throws -> Int64 { try SQLiteRow.int64(try value(column)) }
+    func double(_ column: Int) throws -> Double { try SQLiteRow.double(try value(column)) }
+    func text(_ column: Int) throws -> String { try SQLiteRow.text(try value(column)) }
     func bool(_ column: Int) throws -> Bool { try int64(column) != 0 }
 }
 
