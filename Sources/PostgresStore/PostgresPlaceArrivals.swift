@@ -5,8 +5,8 @@ import Tracking
 
 /// The PostgreSQL store's `PlaceArrivalLedger`: presence, baselines and the place index, read and
 /// written on the connection of the append's (or the place change's) transaction: the group's
-/// places and cells here, the rest with `SQLCore.PlaceArrivalTables`. The rule itself is
-/// `PlaceArrivalRun`, shared by every store.
+/// places and cells here, the rest with `SQLCore.PlaceArrivalTables` (`PlaceArrivalTablesLedger`).
+/// The rule itself is `PlaceArrivalRun`, shared by every store.
 ///
 /// Presence rows (`place_presence`): inside = true, not known = false; under a baseline
 /// (`place_baselines`: the device's state in the group is known) no row means outside.
@@ -14,7 +14,7 @@ import Tracking
 /// A group's places and index cells are read in one statement per version of them
 /// (`place_versions`, schema 8, read with the append's sharing periods), from `index` when it
 /// holds that version, and the candidate lookups are answered from memory (`GroupPlaces`).
-struct PostgresPlaceArrivals: PlaceArrivalLedger {
+struct PostgresPlaceArrivals: PlaceArrivalTablesLedger {
     let c: Connection
     let shapes: PlaceShapeCache
     /// The version of each group's places as this transaction read them (0: never had one).
@@ -35,7 +35,7 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
 
     /// The group's places: at the version read with the sharing periods, from the cache, or
     /// from the database in one statement, so one snapshot of the version and the rows it counts.
-    private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces {
+    func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces {
         // A group without a known version (-1: none is) is read.
         try read.places(groupID: groupID, version: { placeVersions[groupID] ?? -1 }) { _ in
             // Row kinds: 0 the version, 1 a place (key, id, name, revision, radius), 2 an index cell (cell, place key).
@@ -66,52 +66,9 @@ struct PostgresPlaceArrivals: PlaceArrivalLedger {
     var loadedPlaces: LoadedPlaces { read.loaded }
 
     /// This transaction's connection, for the ledger's statements written once (`PlaceArrivalTables`).
-    private var sql: PostgresExecutor { PostgresExecutor(c: c) }
+    var sql: PostgresExecutor { PostgresExecutor(c: c) }
+
+    func loadedPlace(key: Int64) -> CachedPlace? { read.place(key: key) }
 
     private func geometry(key: Int64) throws -> String { try PlaceArrivalTables.geometry(key: key, on: sql) }
-
-    func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !(try groupPlaces(groupID).places.isEmpty) }
-
-    func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {
-        try PlaceArrivalTables.hasBaseline(groupID: groupID, device: device, on: sql)
-    }
-
-    func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool] {
-        try PlaceArrivalTables.presence(groupID: groupID, device: device, on: sql)
-    }
-
-    func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(try groupPlaces(groupID).places.keys) }
-
-    func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
-        try groupPlaces(groupID).keys(cells: cells, range: range)
-    }
-
-    func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
-        try groupPlaces(groupID).places(cells: cells, range: range, including: including)
-    }
-
-    func place(key: Int64) throws -> CachedPlace? {
-        if let place = read.place(key: key) { return place }
-        return try PlaceArrivalTables.place(key: key, shapes: shapes, on: sql)
-    }
-
-    func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline, on: sql)
-    }
-
-    func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {
-        try PlaceArrivalTables.setPresence(groupID: groupID, device: device, placeKey: placeKey, inside: inside, on: sql)
-    }
-
-    func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try PlaceArrivalTables.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: placeKey, on: sql)
-    }
-
-    func removePresence(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try PlaceArrivalTables.removePresence(groupID: groupID, device: device, placeKey: placeKey, on: sql)
-    }
-
-    func setBaseline(groupID: GroupID, device: DeviceKey) throws {
-        try PlaceArrivalTables.setBaseline(groupID: groupID, device: device, on: sql)
-    }
 }

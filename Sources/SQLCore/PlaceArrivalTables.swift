@@ -88,3 +88,65 @@ public enum PlaceArrivalTables {
                    [.id(groupID), .integer(device.storeValue)])
     }
 }
+
+/// A store's `PlaceArrivalLedger` over `PlaceArrivalTables`: it gets every presence, baseline and
+/// position read and write from here by giving its transaction's connection and how it loads a
+/// group's places and index cells (its own reads and caches on the append's hot path).
+public protocol PlaceArrivalTablesLedger: PlaceArrivalLedger {
+    associatedtype Executor: SQLExecutor
+    /// The transaction's connection.
+    var sql: Executor { get }
+    /// Parses the places' shapes (shared by the store).
+    var shapes: PlaceShapeCache { get }
+    /// The group's places and index cells as this transaction sees them.
+    func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces
+    /// The place with key `key` if this transaction has loaded it already.
+    func loadedPlace(key: Int64) -> CachedPlace?
+}
+
+extension PlaceArrivalTablesLedger {
+    public func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !(try groupPlaces(groupID).places.isEmpty) }
+
+    public func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(try groupPlaces(groupID).places.keys) }
+
+    public func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
+        try groupPlaces(groupID).keys(cells: cells, range: range)
+    }
+
+    public func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
+        try groupPlaces(groupID).places(cells: cells, range: range, including: including)
+    }
+
+    public func place(key: Int64) throws -> CachedPlace? {
+        if let place = loadedPlace(key: key) { return place }
+        return try PlaceArrivalTables.place(key: key, shapes: shapes, on: sql)
+    }
+
+    public func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {
+        try PlaceArrivalTables.hasBaseline(groupID: groupID, device: device, on: sql)
+    }
+
+    public func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool] {
+        try PlaceArrivalTables.presence(groupID: groupID, device: device, on: sql)
+    }
+
+    public func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
+        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline, on: sql)
+    }
+
+    public func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {
+        try PlaceArrivalTables.setPresence(groupID: groupID, device: device, placeKey: placeKey, inside: inside, on: sql)
+    }
+
+    public func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
+        try PlaceArrivalTables.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: placeKey, on: sql)
+    }
+
+    public func removePresence(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
+        try PlaceArrivalTables.removePresence(groupID: groupID, device: device, placeKey: placeKey, on: sql)
+    }
+
+    public func setBaseline(groupID: GroupID, device: DeviceKey) throws {
+        try PlaceArrivalTables.setBaseline(groupID: groupID, device: device, on: sql)
+    }
+}

@@ -5,8 +5,8 @@ import Tracking
 
 /// The SQLite store's `PlaceArrivalLedger`: presence, baselines and the place index, read and
 /// written on the connection of the append's (or the place change's) transaction: the group's
-/// places and cells here, the rest with `SQLCore.PlaceArrivalTables`. The rule itself is
-/// `PlaceArrivalRun`, shared by every store.
+/// places and cells here, the rest with `SQLCore.PlaceArrivalTables` (`PlaceArrivalTablesLedger`).
+/// The rule itself is `PlaceArrivalRun`, shared by every store.
 ///
 /// Presence rows (`place_presence`): inside = 1, not known = 0; under a baseline
 /// (`place_baselines`: the device's state in the group is known) no row means outside.
@@ -14,7 +14,7 @@ import Tracking
 /// A group's places and their index cells are read once per version of them
 /// (`place_versions`, schema 12), from `index` when it holds that version, and the candidate
 /// lookups are answered from memory (`GroupPlaces`).
-struct PlaceArrivalStore: PlaceArrivalLedger {
+struct PlaceArrivalStore: PlaceArrivalTablesLedger {
     let db: Database
     let shapes: PlaceShapeCache
     /// The groups' places this transaction uses.
@@ -30,7 +30,7 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
 
     /// The group's places at their current version. In a transaction of the single writer,
     /// the version and the rows read next are one state.
-    private func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces {
+    func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces {
         try read.places(groupID: groupID, version: {
             try db.firstRow("SELECT version FROM place_versions WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) } ?? 0
         }) { version in
@@ -53,52 +53,9 @@ struct PlaceArrivalStore: PlaceArrivalLedger {
     var loadedPlaces: LoadedPlaces { read.loaded }
 
     /// This transaction's connection, for the ledger's statements written once (`PlaceArrivalTables`).
-    private var sql: SQLiteExecutor { SQLiteExecutor(db: db) }
+    var sql: SQLiteExecutor { SQLiteExecutor(db: db) }
+
+    func loadedPlace(key: Int64) -> CachedPlace? { read.place(key: key) }
 
     private func geometry(key: Int64) throws -> String { try PlaceArrivalTables.geometry(key: key, on: sql) }
-
-    func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !(try groupPlaces(groupID).places.isEmpty) }
-
-    func hasBaseline(groupID: GroupID, device: DeviceKey) throws -> Bool {
-        try PlaceArrivalTables.hasBaseline(groupID: groupID, device: device, on: sql)
-    }
-
-    func presence(groupID: GroupID, device: DeviceKey) throws -> [Int64: Bool] {
-        try PlaceArrivalTables.presence(groupID: groupID, device: device, on: sql)
-    }
-
-    func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(try groupPlaces(groupID).places.keys) }
-
-    func placeKeys(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?) throws -> Set<Int64> {
-        try groupPlaces(groupID).keys(cells: cells, range: range)
-    }
-
-    func place(key: Int64) throws -> CachedPlace? {
-        if let place = read.place(key: key) { return place }
-        return try PlaceArrivalTables.place(key: key, shapes: shapes, on: sql)
-    }
-
-    func places(groupID: GroupID, cells: [Int64], range: ClosedRange<Int64>?, including: Set<Int64>) throws -> [Int64: CachedPlace] {
-        try groupPlaces(groupID).places(cells: cells, range: range, including: including)
-    }
-
-    func latestPositions(groupID: GroupID, baseline: Bool) throws -> [(device: DeviceKey, point: S2Point, accuracy: Double?)] {
-        try PlaceArrivalTables.latestPositions(groupID: groupID, baseline: baseline, on: sql)
-    }
-
-    func setPresence(groupID: GroupID, device: DeviceKey, placeKey: Int64, inside: Bool) throws {
-        try PlaceArrivalTables.setPresence(groupID: groupID, device: device, placeKey: placeKey, inside: inside, on: sql)
-    }
-
-    func setNotKnownIfAbsent(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try PlaceArrivalTables.setNotKnownIfAbsent(groupID: groupID, device: device, placeKey: placeKey, on: sql)
-    }
-
-    func removePresence(groupID: GroupID, device: DeviceKey, placeKey: Int64) throws {
-        try PlaceArrivalTables.removePresence(groupID: groupID, device: device, placeKey: placeKey, on: sql)
-    }
-
-    func setBaseline(groupID: GroupID, device: DeviceKey) throws {
-        try PlaceArrivalTables.setBaseline(groupID: groupID, device: device, on: sql)
-    }
 }
