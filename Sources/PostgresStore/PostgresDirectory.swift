@@ -28,6 +28,8 @@ struct PostgresDirectory: DirectoryTablesTransaction {
     }
 }
 
+/// Directory transactions; `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`'
+/// (through `SQLStatementReads`).
 extension PostgresStore: DirectoryStore {
     public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
         try readSnapshot { try body(PostgresDirectory(c: $0, shapes: placeShapes)) }
@@ -42,14 +44,5 @@ extension PostgresStore: DirectoryStore {
                                             onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
         let shapes = placeShapes
         return try await write({ try body(PostgresDirectory(c: $0, shapes: shapes)) }, onCommit: onCommit)
-    }
-}
-
-/// `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`' (through
-/// `SQLStatementReads`); a group's sharing windows for this store's own reads.
-extension PostgresStore {
-    /// `DirectoryTables.sharingWindows` inside the transaction on `c`.
-    static func sharingWindows(groupID: GroupID, on c: Connection) throws -> [UserID: HistoryWindows] {
-        try DirectoryTables.sharingWindows(groupID: groupID, on: PostgresExecutor(c: c))
     }
 }

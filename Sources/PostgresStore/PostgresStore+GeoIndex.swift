@@ -1,4 +1,5 @@
 import PostgresClient
+import SQLCore
 import Tracking
 
 extension PostgresStore: GeoIndex {
@@ -33,23 +34,9 @@ extension PostgresStore: GeoIndex {
         try c.firstRow(visibilityVersionSQL, [.id(groupID)]) { try $0.int64(0) } ?? 0
     }
 
+    /// `DirectoryTables.sharedDevices` inside the snapshot on `c`.
     static func sharedDevices(groupID: GroupID, on c: Connection) throws -> [SharedDevice] {
-        let windows = try sharingWindows(groupID: groupID, on: c)
-        return try c.rows("""
-            SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts, d.history_version FROM memberships m
-            JOIN devices d ON d.id = m.device_id WHERE m.group_id = $1 AND m.share_location ORDER BY m.joined_at, m.user_id
-            """, [.id(groupID)]) { row in
-            let userID: UserID = try row.id(2)
-            return (device: SharedDevice(key: DeviceKey(storeValue: try row.int64(0)), deviceID: try row.id(1), userID: userID,
-                                         last: try row.lastLocation(at: 3), windows: windows[userID] ?? .none),
-                    version: try row.int64(6))
-        }.map { row in
-            let device = row.device
-            return SharedDevice(key: device.key, deviceID: device.deviceID, userID: device.userID,
-                                last: try sharedLatest(deviceKey: device.key.storeValue, last: device.last, windows: device.windows,
-                                                       version: row.version, on: c),
-                                windows: device.windows)
-        }
+        try DirectoryTables.sharedDevices(groupID: groupID, on: PostgresExecutor(c: c))
     }
 
     /// A reader inside one read-only `REPEATABLE READ` transaction: every scan sees the same

@@ -86,6 +86,26 @@ public enum DirectoryTables {
         return periods.mapValues { HistoryWindows(periods: $0) }
     }
 
+    /// The devices of the group's sharing members in join order, each with its sharing windows
+    /// and the latest position the group may see (`SharedLatest`): for the geo index's queries.
+    public static func sharedDevices(groupID: GroupID, on db: some SQLExecutor) throws -> [SharedDevice] {
+        let windows = try sharingWindows(groupID: groupID, on: db)
+        let rows = try db.rows("""
+            SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts, d.history_version FROM memberships m
+            JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = TRUE ORDER BY m.joined_at, m.user_id
+            """, [.id(groupID)]) { row in
+            (key: try row.int64(0), deviceID: try row.id(1) as DeviceID, userID: try row.id(2) as UserID, version: try row.int64(6),
+             last: try row.isNull(5) ? nil : LastLocation(position: try row.position(3), timestamp: try row.time(5)))
+        }
+        return try rows.map { row in
+            let deviceWindows = windows[row.userID] ?? .none
+            return SharedDevice(key: DeviceKey(storeValue: row.key), deviceID: row.deviceID, userID: row.userID,
+                                last: try SharedLatestTables.sharedLatest(deviceKey: row.key, last: row.last, windows: deviceWindows,
+                                                                          version: row.version, on: db),
+                                windows: deviceWindows)
+        }
+    }
+
     /// The key of device `id`, nil when it does not exist.
     static func deviceKey(id: DeviceID, on db: some SQLExecutor) throws -> Int64? {
         try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(id)]) { try $0.int64(0) }

@@ -1,5 +1,6 @@
-import Tracking
+import SQLCore
 import Storage
+import Tracking
 
 extension SQLiteBackend: GeoIndex {
     public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
@@ -11,18 +12,9 @@ extension SQLiteBackend: GeoIndex {
         try read { db in try visibility.devices(groupID: groupID, in: db) { try Self.sharedDevices(groupID: groupID, in: $0) } }
     }
 
+    /// `DirectoryTables.sharedDevices` inside the read on `db`.
     static func sharedDevices(groupID: GroupID, in db: Database) throws -> [SharedDevice] {
-        let windows = try sharingWindows(groupID: groupID, in: db)
-        return try db.rows("""
-            SELECT d.key, d.id, m.user_id, d.last_lon, d.last_lat, d.last_ts, d.history_version FROM memberships m
-            JOIN devices d ON d.id = m.device_id WHERE m.group_id = ? AND m.share_location = 1
-            """, [.id(groupID)]) { row in
-            let deviceWindows = windows[row.id(2)] ?? .none
-            let last = row.isNull(5) ? nil : LastLocation(position: row.position(3), timestamp: row.time(5))
-            return SharedDevice(key: DeviceKey(storeValue: row.int64(0)), deviceID: row.id(1), userID: row.id(2),
-                                last: try sharedLatest(deviceKey: row.int64(0), last: last, windows: deviceWindows, version: row.int64(6), in: db),
-                                windows: deviceWindows)
-        }
+        try DirectoryTables.sharedDevices(groupID: groupID, on: SQLiteExecutor(db: db))
     }
 
     /// A reader over `cell_index` in one snapshot plus the unmerged fixes that snapshot does not

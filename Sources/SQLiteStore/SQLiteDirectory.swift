@@ -28,6 +28,8 @@ struct SQLiteDirectory: DirectoryTablesTransaction {
     }
 }
 
+/// Directory transactions; `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`'
+/// (through `SQLStatementReads`).
 extension SQLiteBackend: DirectoryStore {
     /// Runs `body` in a write; the events it logs are announced through `commits` right after
     /// the commit, before `onCommit`.
@@ -49,14 +51,5 @@ extension SQLiteBackend: DirectoryStore {
 
     public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
         try await writeDirectory(body, onCommit: { _ in })
-    }
-}
-
-/// `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`' (through
-/// `SQLStatementReads`); a group's sharing windows for this store's own reads.
-extension SQLiteBackend {
-    /// `DirectoryTables.sharingWindows` inside the transaction on `db`.
-    static func sharingWindows(groupID: GroupID, in db: Database) throws -> [UserID: HistoryWindows] {
-        try DirectoryTables.sharingWindows(groupID: groupID, on: SQLiteExecutor(db: db))
     }
 }
