@@ -5,20 +5,9 @@ import Timestamps
 import Tracking
 
 /// A device's report (status, rejections, region events), written inside an append's
-/// transaction in one pipeline (one round trip, and none when there is nothing to write).
+/// transaction in one pipeline (one round trip, and none when there is nothing to write); the
+/// status is read as `SQLCore.DirectoryTables.status` reads it.
 enum PostgresDeviceReport {
-    /// The columns of the device row `status(_:at:)` reads, in its order.
-    static let statusColumns = "last_seen_at, battery, battery_at"
-
-    /// The status in `statusColumns` starting at `column`.
-    static func status(_ row: Row, at column: Int) throws -> DeviceStatus {
-        var battery: BatteryReading?
-        if let percent = try row.optionalDouble(column + 1), let at = try row.optionalInt64(column + 2) {
-            battery = BatteryReading(percent: percent, timestamp: at)
-        }
-        return DeviceStatus(lastSeenAt: try row.optionalInt64(column), battery: battery)
-    }
-
     /// Moves `last_seen_at` only forward and replaces the battery only by a later reading, so
     /// writers on several nodes agree whatever their order.
     static let statusSQL = """

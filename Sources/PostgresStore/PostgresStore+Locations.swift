@@ -1,6 +1,7 @@
 import GeoKit
 import LocationFormats
 import PostgresClient
+import SQLCore
 import Timestamps
 import Tracking
 
@@ -104,7 +105,7 @@ extension PostgresStore: LocationStore {
             let results = try c.pipeline { p in
                 try p.append("""
                     SELECT key, last_ts, EXISTS (SELECT 1 FROM shares s WHERE s.device_id = devices.id AND s.expires_at > $2),
-                           \(PostgresDeviceReport.statusColumns)
+                           \(DirectoryTables.statusColumns)
                     FROM devices WHERE id = $1
                     """, [.id(deviceID), .int64(Timestamp.nowMilliseconds())])
                 try p.append("SELECT nextval('fix_seq') FROM generate_series(1, $1)", [.int(fixes.count)])
@@ -127,7 +128,7 @@ extension PostgresStore: LocationStore {
             deviceKey = try device.int64(0)
             lastTimestamp = try device.optionalInt64(1)
             isShared = try device.bool(2)
-            status = try PostgresDeviceReport.status(device, at: 3)
+            status = try DirectoryTables.status(PostgresSQLRow(row: device), at: 3)
             sequences = try results[1].rows.map { try $0.int64(0) }.sorted()
             guard sequences.count == fixes.count else {
                 throw PostgresError(sqlState: .internalError, origin: .client,
