@@ -4,12 +4,9 @@ import PackageDescription
 /// Find Our Devices: a self-hosted location server.
 ///
 /// C libraries come only from Debian packages, through system-library targets; everything else
-/// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
-/// the stores (SQLiteStore on Storage, PostgresStore on PostgresClient) implement Tracking's ports and are chosen by `fod`;
-/// ErrorCodes (the `ErrorCode` every layer throws) sits below HTTPServer, LocationFormats and Tracking;
-/// only Storage, HTTPServer, Crypto, PlanarGeometry, PostgresClient, GeoKit and ThreadControl import the C modules
-/// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient; CMath: glibc's
-/// `sincos`, for GeoKit; CThreadControl: thread names and scheduling, for ThreadControl).
+/// is this package's own Swift. The modules, their jobs and their arrows (down only) are listed
+/// once, in docs/ARCHITECTURE.md ("Modules"); `ModuleMapTests` checks that list against the
+/// targets below.
 let package = Package(
     name: "FindOurDevices",
     platforms: [.macOS(.v15)],
