@@ -140,7 +140,8 @@ public final class DatabaseWriter: @unchecked Sendable {
                 batch = jobs
                 condition.unlock()
             }
-            recovery?.replaceIfReadOnly(&connection.value)
+            // In place: the recovery closes the connection by dropping it, before it reconnects.
+            connection.update { recovery?.replaceIfReadOnly(&$0) }
             guard let database = connection.value else {
                 let error = recovery?.unavailable ?? StorageError.misuse("the writer has no connection")
                 for job in batch { job.finish(.failure(error)) }

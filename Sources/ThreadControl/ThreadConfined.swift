@@ -31,6 +31,14 @@ public final class ThreadConfined<Value>: @unchecked Sendable {
         return pthread_equal(owner, pthread_self()) != 0
     }
 
+    /// Runs `body` with the value itself (not a copy), on the owning thread: what `body` drops
+    /// from it is released at once — a connection set to nil inside closes there, which a
+    /// copy through `value` (read, change, write back) would delay until the write-back.
+    public func update<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        precondition(isAccessible, "ThreadConfined value changed off its thread")
+        return try body(&storage)
+    }
+
     /// The value; only on the owning thread.
     public var value: Value {
         get {

@@ -1,3 +1,6 @@
+// Why one file of ~500 lines: one suite for the index merger's contract (merged and unmerged
+// fixes answer alike, at every point of a merge cycle); its cases share the fixtures below.
+
 @testable import SQLiteStore
 import Foundation
 import GeoKit

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import ThreadControl
 
@@ -79,5 +80,24 @@ import ThreadControl
             claimed.wait()
             _ = confined.value
         }
+    }
+}
+
+@Suite struct ThreadConfinedUpdateTests {
+    final class Handle {
+        let released: @Sendable () -> Void
+        init(released: @escaping @Sendable () -> Void) { self.released = released }
+        deinit { released() }
+    }
+
+    @Test func updateChangesTheValueInPlaceSoWhatItDropsIsReleasedThere() {
+        let releases = Mutex(0)
+        let confined = ThreadConfined<Handle?>(Handle { releases.withLock { $0 += 1 } })
+        let releasedInside = confined.update { handle -> Int in
+            handle = nil
+            return releases.withLock { $0 }
+        }
+        #expect(releasedInside == 1, "the handle must be released inside update, not at a write-back")
+        #expect(confined.value == nil)
     }
 }
