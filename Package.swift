@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite", "CSQLiteLog", "CMalloc", "ThreadControl"]),
         .target(name: "HTTPServer", dependencies: ["ErrorCodes", "CMicroHTTPD", "Timestamps", "ThreadControl"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
-        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "ThreadControl"]),
         .target(name: "Outbound", dependencies: ["CCurl", "Timestamps"]),
         .target(name: "SQLCore", dependencies: ["Tracking", "JSONCore", "Timestamps"]),
         .target(name: "Tracking", dependencies: ["ErrorCodes", "ThreadControl", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
