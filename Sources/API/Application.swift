@@ -115,7 +115,8 @@ public struct Services: Sendable {
         let limits = backend.limitCounters
         self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, limits: limits)
         self.friends = FriendsService(store: backend, directory: backend)
-        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, limits: limits)
+        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts,
+                                           hashing: PasswordWork(policy: configuration.accounts), limits: limits)
         self.devices = DeviceService(store: backend)
         var groupPolicy = configuration.groups
         // Whenever sign-up is not open to anyone (the default once the server has an account),
