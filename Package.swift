@@ -4,12 +4,9 @@ import PackageDescription
 /// Find Our Devices: a self-hosted location server.
 ///
 /// C libraries come only from Debian packages, through system-library targets; everything else
-/// is this package's own Swift. Arrows point down only: API → Tracking → Crypto/GeoKit/GeoQuery;
-/// the stores (SQLiteStore on Storage, PostgresStore on PostgresClient) implement Tracking's ports and are chosen by `fod`;
-/// ErrorCodes (the `ErrorCode` every layer throws) sits below HTTPServer, LocationFormats and Tracking;
-/// only Storage, HTTPServer, Crypto, PlanarGeometry, PostgresClient, GeoKit and ThreadControl import the C modules
-/// (CMalloc: glibc's allocator, for Storage; CLibPQ: libpq, for PostgresClient; CMath: glibc's
-/// `sincos`, for GeoKit; CThreadControl: thread names and scheduling, for ThreadControl).
+/// is this package's own Swift. The modules, their jobs and their arrows (down only) are listed
+/// once, in docs/ARCHITECTURE.md ("Modules"); `ModuleMapTests` checks that list against the
+/// targets below.
 let package = Package(
     name: "FindOurDevices",
     platforms: [.macOS(.v15)],
@@ -41,13 +38,13 @@ let package = Package(
         .target(name: "Storage", dependencies: ["CSQLite", "CSQLiteLog", "CMalloc", "ThreadControl"]),
         .target(name: "HTTPServer", dependencies: ["ErrorCodes", "CMicroHTTPD", "Timestamps", "ThreadControl"]),
         .target(name: "Crypto", dependencies: ["CSodium"]),
-        .target(name: "PostgresClient", dependencies: ["CLibPQ"]),
+        .target(name: "PostgresClient", dependencies: ["CLibPQ", "ThreadControl"]),
         .target(name: "Outbound", dependencies: ["CCurl", "Timestamps"]),
         .target(name: "SQLCore", dependencies: ["ErrorCodes", "Tracking", "GeoKit", "JSONCore", "LocationFormats", "Timestamps"]),
         .target(name: "Tracking", dependencies: ["ErrorCodes", "ThreadControl", "Crypto", "Timestamps", "GeoKit", "GeoQuery", "LocationFormats", "JSONCore", "Timeline"]),
         .target(name: "SQLiteStore", dependencies: ["Tracking", "SQLCore", "Storage", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
         .target(name: "PostgresStore", dependencies: ["Tracking", "SQLCore", "PostgresClient", "ThreadControl", "GeoKit", "LocationFormats", "JSONCore", "Timestamps"]),
-        .target(name: "API", dependencies: ["ErrorCodes", "Tracking", "Outbound", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
+        .target(name: "API", dependencies: ["ErrorCodes", "ThreadControl", "Tracking", "Outbound", "HTTPServer", "JSONCore", "Timestamps", "LocationFormats", "GeoKit", "GeoQuery", "Crypto", "Exports", "PlanarGeometry", "Timeline"]),
         .executableTarget(name: "fod", dependencies: ["API", "Tracking", "SQLiteStore", "PostgresStore", "HTTPServer", "Storage", "Crypto", "LocationFormats", "GeoKit", "GeoQuery", "JSONCore", "Timestamps", "Exports", "Timeline"]),
 
         .executableTarget(name: "fod-ingest-baseline", dependencies: ["Storage", "GeoKit", "Tracking", "SQLiteStore"], path: "Benchmarks/ingest/Baseline"),
@@ -55,10 +52,10 @@ let package = Package(
         .executableTarget(name: "fod-engine-bench", dependencies: ["GeoQuery", "JSONCore", "Tracking", "SQLiteStore", "PostgresStore"], path: "Benchmarks/report/Engine"),
         .executableTarget(name: "fod-timeline-bench", dependencies: ["Timeline", "Timestamps"], path: "Benchmarks/timeline/Bench"),
         .executableTarget(name: "fod-postgres-bench", dependencies: ["PostgresClient"], path: "Benchmarks/postgres/Bench"),
-        .executableTarget(name: "fod-import-bench", dependencies: ["LocationFormats", "Timestamps", "Tracking", "SQLiteStore"], path: "Benchmarks/import/Bench"),
+        .executableTarget(name: "fod-import-bench", dependencies: ["API", "LocationFormats", "Timestamps", "Tracking", "SQLiteStore"], path: "Benchmarks/import/Bench"),
         .executableTarget(name: "fod-owntracks-bench", dependencies: ["API", "Tracking", "SQLiteStore", "Storage", "HTTPServer", "HTTPTestSupport"],
                           path: "Benchmarks/owntracks/Bench"),
-        .executableTarget(name: "fod-places-bench", dependencies: ["Tracking", "SQLiteStore", "PostgresStore", "PostgresClient", "Storage", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"], path: "Benchmarks/places/Bench"),
+        .executableTarget(name: "fod-places-bench", dependencies: ["API", "Tracking", "SQLiteStore", "PostgresStore", "PostgresClient", "Storage", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"], path: "Benchmarks/places/Bench"),
         .executableTarget(name: "fod-polygon-bench", dependencies: ["GeoKit", "GeoQuery", "JSONCore"], path: "Benchmarks/geo/PolygonBench"),
         .target(name: "ProcessTestSupport", path: "Tests/ProcessTestSupport"),
         .target(name: "HTTPTestSupport", dependencies: ["ProcessTestSupport"], path: "Tests/HTTPTestSupport"),
@@ -81,7 +78,10 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["ErrorCodes", "HTTPServer", "HTTPTestSupport", "TestRandom"]),
         .target(name: "TrackingTestSupport", dependencies: ["Tracking"], path: "Tests/TrackingTestSupport"),
         .testTarget(name: "TrackingTests", dependencies: ["Timestamps", "Tracking", "TrackingTestSupport", "GeoKit", "GeoQuery", "JSONCore", "LocationFormats", "Timeline", "TestRandom"]),
-        .testTarget(name: "StoreConformanceTests", dependencies: ["Timestamps", "Tracking", "GeoQuery", "SQLCore", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"]),
+        .target(name: "StoreTestSupport", dependencies: ["JSONCore", "LocationFormats", "Timestamps", "Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport"], path: "Tests/StoreTestSupport"),
+        .testTarget(name: "StoreConformanceTests", dependencies: ["StoreTestSupport", "Timestamps", "Tracking", "GeoQuery", "SQLCore", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "GeoKit", "JSONCore", "LocationFormats", "TestRandom"]),
+        .testTarget(name: "SQLiteStoreTests", dependencies: ["StoreTestSupport", "TrackingTestSupport", "SQLiteStore", "Storage", "Tracking", "GeoKit", "GeoQuery", "JSONCore", "LocationFormats", "HTTPServer", "TestRandom"]),
+        .testTarget(name: "PostgresStoreTests", dependencies: ["StoreTestSupport", "PostgresStore", "PostgresClient", "PostgresTestSupport", "SQLCore", "Tracking", "TestRandom"]),
         .testTarget(name: "SelfHostingTests", dependencies: ["HTTPTestSupport", "ProcessTestSupport", "PostgresTestSupport", "PostgresClient", "Storage"]),
         .testTarget(name: "ClusterTests", dependencies: ["HTTPTestSupport", "ReceiverTestSupport", "PostgresClient", "PostgresTestSupport", "Timestamps"]),
         .testTarget(name: "APITests", dependencies: ["API", "ReceiverTestSupport", "ProcessTestSupport", "Tracking", "SQLiteStore", "Storage", "PostgresStore", "PostgresClient", "PostgresTestSupport", "TrackingTestSupport", "HTTPServer", "HTTPTestSupport", "TestRandom", "Timeline"]),

@@ -5,13 +5,17 @@ import Tracking
 /// `POST /v1/users`, `POST /v1/sessions`, `GET /v1/sessions`, `DELETE /v1/sessions/current|{id}`,
 /// `GET|PATCH|DELETE /v1/me`.
 struct AccountRoutes {
-    let services: Services
+    let accounts: AccountService
+    let devices: DeviceService
+    let groups: GroupService
+    let shareFeed: ShareFeed
+    let access: RouteAccess
 
     var routes: [Route] {
-        let accounts = services.accounts
-        let devices = services.devices, shareFeed = services.shareFeed
-        let documents = Documents(services: services)
-        let group = RouteGroup(services: services)
+        let accounts = self.accounts
+        let devices = self.devices, shareFeed = self.shareFeed
+        let documents = Documents(groups: groups)
+        let group = RouteGroup(access: access)
         return [
             group.deferred("POST", "/v1/users", .anyone, body: SignUpBody.self) { request, _, body in
                 let signedIn = try await accounts.signUp(email: body.email, password: body.password, displayName: body.displayName,

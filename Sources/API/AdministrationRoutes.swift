@@ -5,12 +5,14 @@ import Tracking
 /// `PUT /v1/me/password`, `GET /v1/server`, `POST /v1/admin/invites` and
 /// `POST /v1/devices/{id}/import-tokens` (API.md, "Accounts, administration and the web app").
 struct AdministrationRoutes {
-    let services: Services
+    let accounts: AccountService
+    let importTokens: ImportTokenService
+    let access: RouteAccess
 
     var routes: [Route] {
-        let accounts = services.accounts
-        let importTokens = services.importTokens
-        let group = RouteGroup(services: services)
+        let accounts = self.accounts
+        let importTokens = self.importTokens
+        let group = RouteGroup(access: access)
         return [
             group.deferred("PUT", "/v1/me/password", .user, body: PasswordChangeBody.self) { request, context, body in
                 let current = try Authentication.bearerToken(request).flatMap { try accounts.session(forUserToken: $0)?.id }

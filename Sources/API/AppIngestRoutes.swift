@@ -12,19 +12,24 @@ import Tracking
 /// endpoint) and records what cannot be stored: the apps are never answered 4xx for what they
 /// sent, only for their credential (401) and rate (429). The secret is always the device token.
 struct AppIngestRoutes {
-    let services: Services
+    let locations: LocationService
+    let devices: DeviceService
+    let friends: FriendsService
+    let deviceLog: DeviceLogService
+    let rejectionMetrics: RejectionMetrics
+    let access: RouteAccess
     /// Largest OsmAnd-protocol body (a Traccar Client JSON batch).
     static let osmandMaxBodyBytes = 256 * 1024
 
     var routes: [Route] {
-        let locations = services.locations
-        let devices = services.devices
-        let friends = services.friends
-        let deviceLog = services.deviceLog
-        let phone = PhoneIngest(locations: locations, metrics: services.rejectionMetrics)
-        let auth = Authentication(services: services)
-        let inlineBodyBytes = services.configuration.ingestInlineBodyBytes
-        let checksInline = services.configuration.credentialChecksInline
+        let locations = self.locations
+        let devices = self.devices
+        let friends = self.friends
+        let deviceLog = self.deviceLog
+        let phone = PhoneIngest(locations: locations, metrics: rejectionMetrics)
+        let auth = access.authentication
+        let inlineBodyBytes = access.ingestInlineBodyBytes
+        let checksInline = access.credentialChecksInline
         let osmand: Handler = .completing(inlineBodyBytes: inlineBodyBytes) { request, reply in
             let read = OsmAndRequest.read(request, now: Timestamp.nowMilliseconds(), rules: locations.rules)
             let checked = (request.headCheckResult as? DeviceCaller).flatMap { $0.token == read.token ? $0.credential : nil }

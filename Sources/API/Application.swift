@@ -115,7 +115,8 @@ public struct Services: Sendable {
         let limits = backend.limitCounters
         self.shares = ShareService(store: backend, directory: backend, policy: configuration.shares, limits: limits)
         self.friends = FriendsService(store: backend, directory: backend)
-        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts, limits: limits)
+        self.accounts = try AccountService(store: backend, directory: backend, policy: configuration.accounts,
+                                           hashing: PasswordWork(policy: configuration.accounts), limits: limits)
         self.devices = DeviceService(store: backend)
         var groupPolicy = configuration.groups
         // Whenever sign-up is not open to anyone (the default once the server has an account),
@@ -138,6 +139,15 @@ public struct Services: Sendable {
     }
 
     public var rules: PartitionRules { PartitionRules(facts: store) }
+
+    /// What turns a request's credentials into a caller (user, device and share tokens).
+    var authentication: Authentication { Authentication(accounts: accounts, devices: devices, shares: shares) }
+
+    /// What every route group needs: the caller check and how its handlers run.
+    var routeAccess: RouteAccess {
+        RouteAccess(authentication: authentication, store: store, credentialChecksInline: configuration.credentialChecksInline,
+                    ingestInlineBodyBytes: configuration.ingestInlineBodyBytes)
+    }
 
     /// Starts matching alerts and sending notifications (after the store is open).
     public func startNotifications() {
@@ -172,21 +182,34 @@ public enum API {
                               openAPI: OpenAPIDocument? = nil, metrics: MetricsEndpoint? = nil) -> Router {
         var router = Router()
         for route in openAPI?.routes ?? [] { router.add(route) }
+        let access = services.routeAccess
         for route in ExportRoutes(services: services, basemap: basemap).routes { router.add(route) }
         for route in web?.routes ?? [] { router.add(route) }
-        for route in AccountRoutes(services: services).routes { router.add(route) }
-        for route in AdministrationRoutes(services: services).routes { router.add(route) }
-        for route in DeviceRoutes(services: services).routes { router.add(route) }
-        for route in GroupRoutes(services: services).routes { router.add(route) }
-        for route in LocationRoutes(services: services).routes { router.add(route) }
-        for route in ImportRoutes(services: services).routes { router.add(route) }
-        for route in TimelineRoutes(services: services).routes { router.add(route) }
-        for route in AppIngestRoutes(services: services).routes { router.add(route) }
-        for route in QueryRoutes(services: services).routes { router.add(route) }
-        for route in LiveRoutes(services: services).routes { router.add(route) }
-        for route in ShareRoutes(services: services, web: web).routes { router.add(route) }
-        for route in PlaceRoutes(services: services).routes { router.add(route) }
-        for route in NotificationRoutes(services: services).routes { router.add(route) }
+        for route in AccountRoutes(accounts: services.accounts, devices: services.devices, groups: services.groups,
+                                   shareFeed: services.shareFeed, access: access).routes { router.add(route) }
+        for route in AdministrationRoutes(accounts: services.accounts, importTokens: services.importTokens, access: access).routes {
+            router.add(route)
+        }
+        for route in DeviceRoutes(devices: services.devices, deviceLog: services.deviceLog, shareFeed: services.shareFeed,
+                                  access: access).routes { router.add(route) }
+        for route in GroupRoutes(groups: services.groups, rules: services.rules, access: access).routes { router.add(route) }
+        for route in LocationRoutes(locations: services.locations, rules: services.rules, access: access).routes { router.add(route) }
+        for route in ImportRoutes(imports: services.imports, slots: services.importSlots, importTokens: services.importTokens,
+                                  maxBytes: services.configuration.importMaxBytes, access: access).routes { router.add(route) }
+        for route in TimelineRoutes(timeline: services.timeline, exports: services.exports, access: access).routes { router.add(route) }
+        for route in AppIngestRoutes(locations: services.locations, devices: services.devices, friends: services.friends,
+                                     deviceLog: services.deviceLog, rejectionMetrics: services.rejectionMetrics, access: access).routes {
+            router.add(route)
+        }
+        for route in QueryRoutes(queries: services.queries, gate: services.queryGate, inlineBudget: services.configuration.queryInlineBudget,
+                                 access: access).routes { router.add(route) }
+        for route in LiveRoutes(live: services.live, feed: services.feed, groups: services.groups, places: services.places,
+                                rules: services.rules, access: access).routes { router.add(route) }
+        for route in ShareRoutes(shares: services.shares, feed: services.shareFeed, logger: services.logger, access: access, web: web).routes {
+            router.add(route)
+        }
+        for route in PlaceRoutes(places: services.places, access: access).routes { router.add(route) }
+        for route in NotificationRoutes(notifications: services.notifications, access: access).routes { router.add(route) }
         for route in OperationsRoutes(metrics: metrics?.bearerToken == nil ? nil : metrics).routes { router.add(route) }
         return router
     }
@@ -203,7 +226,9 @@ public enum API {
 
 /// Turns the `Authorization` header into a credential.
 struct Authentication: Sendable {
-    let services: Services
+    let accounts: AccountService
+    let devices: DeviceService
+    let shares: ShareService
 
     /// The bearer token of `request`, if any (`Authorization: Bearer <token>`).
     static func bearerToken(_ request: Request) -> String? {
@@ -225,11 +250,11 @@ struct Authentication: Sendable {
     /// `clientAddress` (a `Request.clientLimitKey`) is worked out only for a share token: every
     /// authenticated request comes through here.
     func credential(forToken token: String, clientAddress: @autoclosure () -> String) throws -> Credential {
-        if let userID = try services.accounts.userID(forUserToken: token) { return .user(userID: userID) }
-        if let device = try services.devices.credential(forDeviceToken: token) { return device }
+        if let userID = try accounts.userID(forUserToken: token) { return .user(userID: userID) }
+        if let device = try devices.credential(forDeviceToken: token) { return device }
         if token.hasPrefix(ShareService.tokenPrefix) {
             do {
-                return try services.shares.link(forToken: token, clientAddress: clientAddress()).credential
+                return try shares.link(forToken: token, clientAddress: clientAddress()).credential
             } catch let error as TrackingError where error.kind == .notFound {
                 throw TrackingError.unauthenticated
             }

@@ -6,13 +6,16 @@ import Tracking
 /// besides fixes (rejections, region events). Owner's user token only (a device token is
 /// refused; another user's device is 404), but for reading the device document.
 struct DeviceRoutes {
-    let services: Services
+    let devices: DeviceService
+    let deviceLog: DeviceLogService
+    let shareFeed: ShareFeed
+    let access: RouteAccess
 
     var routes: [Route] {
-        let devices = services.devices
-        let deviceLog = services.deviceLog
-        let shareFeed = services.shareFeed
-        let group = RouteGroup(services: services)
+        let devices = self.devices
+        let deviceLog = self.deviceLog
+        let shareFeed = self.shareFeed
+        let group = RouteGroup(access: access)
         return [
             group.deferred("POST", "/v1/devices", .user, body: NewDeviceBody.self) { _, context, body in
                 let (device, token) = try await devices.add(ownerID: try context.userID, name: body.name, platformID: body.platformID)

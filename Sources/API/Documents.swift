@@ -4,7 +4,7 @@ import Tracking
 
 /// JSON documents of the API (field names and shapes as in API.md).
 struct Documents: Sendable {
-    let services: Services
+    let groups: GroupService
 
     /// The caller's own user: `isAdmin` (an administrator of the server) and
     /// `mustChangePassword` (an administrator set the password) included.
@@ -28,7 +28,7 @@ struct Documents: Sendable {
 
     /// `GET /v1/me`.
     func me(userID: UserID) throws -> JSONValue {
-        let profile = try services.groups.profile(userID: userID)
+        let profile = try groups.profile(userID: userID)
         guard case .object(var document) = Self.user(profile.user) else { return .null }
         document["devices"] = .array(profile.devices.map(Self.deviceSummary))
         document["groups"] = .array(profile.memberships.map { m in

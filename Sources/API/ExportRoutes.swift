@@ -9,11 +9,20 @@ import Tracking
 /// back), and scatter-chart data (json, csv, vega-lite, svg). All stream with bounded memory and
 /// contain only what the caller may read.
 public struct ExportRoutes: Sendable {
-    let services: Services
+    let exports: ExportService
+    let groups: GroupService
+    let timeline: TimelineService
+    let logger: Logger
     let basemap: Basemap?
+    let access: RouteAccess
 
+    /// The export routes over what they use of `services` (also `fod export`, without HTTP).
     public init(services: Services, basemap: Basemap?) {
-        self.services = services
+        exports = services.exports
+        groups = services.groups
+        timeline = services.timeline
+        logger = services.logger
+        access = services.routeAccess
         self.basemap = basemap
     }
 
@@ -43,7 +52,7 @@ public struct ExportRoutes: Sendable {
     }
 
     var routes: [Route] {
-        let group = RouteGroup(services: services)
+        let group = RouteGroup(access: access)
         return Endpoint.allCases.map { endpoint in
             let routes = self
             let reader: Caller = endpoint.rawValue.hasPrefix("/v1/groups") ? .reader(.group(parameter: "id")) : .reader(.device(parameter: "id"))
@@ -51,7 +60,7 @@ public struct ExportRoutes: Sendable {
             return group.deferred("GET", endpoint.rawValue, reader) { request, context in
                 // The device's timeline instead of its fixes (stays and trips, TimelineRoutes).
                 if endpoint == .deviceGeoJSON || endpoint == .deviceGPX, let timeline = request.query("timeline"), timeline == "true" || timeline == "1" {
-                    return try TimelineRoutes.export(services: routes.services, deviceID: request.id(), request: request,
+                    return try TimelineRoutes.export(timeline: routes.timeline, exports: routes.exports, deviceID: request.id(), request: request,
                                                      credential: context.credential, gpx: endpoint == .deviceGPX)
                 }
                 let prepared = try routes.prepare(endpoint, id: request.parameter("id"), query: request, credential: context.credential)
@@ -68,31 +77,31 @@ public struct ExportRoutes: Sendable {
         let groupID = GroupID(id), deviceID = DeviceID(id)
         switch endpoint {
         case .groupGeoJSON:
-            let subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
+            let subjects = try exports.groupSubjects(groupID: groupID, credential: credential)
             let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: options.tracks)
             return try make(subjects, options, writer, "application/geo+json", "group-\(id).geojson", rows: options.tracks,
                             scope: .group(groupID), credential: credential)
         case .deviceGeoJSON:
-            let subject = try services.exports.deviceSubject(deviceID: deviceID, credential: credential)
+            let subject = try exports.deviceSubject(deviceID: deviceID, credential: credential)
             let writer = ExportWriter.geoJSON(GeoJSONExport(trackLayout: options.trackLayout), tracks: true)
             return try make([subject], options, writer, "application/geo+json", "device-\(id).geojson", rows: true,
                             scope: .device(deviceID), credential: credential)
         case .deviceGPX:
-            let subject = try services.exports.deviceSubject(deviceID: deviceID, credential: credential)
+            let subject = try exports.deviceSubject(deviceID: deviceID, credential: credential)
             let writer = ExportWriter.gpx(GPXExport(metadata: GPXExport.Metadata(name: subject.deviceName, timeMilliseconds: Time.now()),
                                                     gapMilliseconds: options.gapMilliseconds))
             return try make([subject], options, writer, "application/gpx+xml", "device-\(id).gpx", rows: true,
                             scope: .device(deviceID), credential: credential)
         case .deviceNDJSON:
-            let subject = try services.exports.deviceSubject(deviceID: deviceID, credential: credential)
+            let subject = try exports.deviceSubject(deviceID: deviceID, credential: credential)
             return try make([subject], options, .ndjson(NDJSONExport()), Self.ndjsonType, "device-\(id).ndjson", rows: true,
                             scope: .device(deviceID), credential: credential)
         case .groupNDJSON:
-            let subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
+            let subjects = try exports.groupSubjects(groupID: groupID, credential: credential)
             return try make(subjects, options, .ndjson(NDJSONExport(includeDevice: true)), Self.ndjsonType, "group-\(id).ndjson",
                             rows: true, scope: .group(groupID), credential: credential)
         case .groupScatter:
-            var subjects = try services.exports.groupSubjects(groupID: groupID, credential: credential)
+            var subjects = try exports.groupSubjects(groupID: groupID, credential: credential)
             let field: ScatterColorField
             switch request.query("color") ?? "device" {
             case "device": field = .device
@@ -101,7 +110,7 @@ public struct ExportRoutes: Sendable {
             }
             // Scatter writers need points grouped by series key, oldest first within a series.
             subjects.sort { field == .device ? $0.deviceID < $1.deviceID : ($0.userID, $0.deviceID) < ($1.userID, $1.deviceID) }
-            let groupName = try services.groups.group(id: groupID, for: credential).record.name
+            let groupName = try groups.group(id: groupID, for: credential).record.name
             let title = "\(groupName): positions by \(field.rawValue)"
             let basemap = self.basemap
             switch request.query("format") ?? "json" {
@@ -126,11 +135,11 @@ public struct ExportRoutes: Sendable {
 
     func make(_ subjects: [ExportSubject], _ options: ExportOptions, _ writer: ExportWriter, _ contentType: String,
               _ filename: String, rows: Bool, scope: ExportService.Scope, credential: Credential) throws -> Prepared {
-        let exports = services.exports
+        let exports = self.exports
         let producer = ExportProducer(subjects: subjects,
                                       makeCursor: { exports.rows(of: subjects, from: options.from, to: options.to,
                                                                  scope: scope, credential: credential, detail: writer.detail) },
-                                      within: options.within, simplifyMeters: options.simplifyMeters, writer: writer, logger: services.logger)
+                                      within: options.within, simplifyMeters: options.simplifyMeters, writer: writer, logger: logger)
         let expected = rows ? try exports.countRows(of: subjects, from: options.from, to: options.to) : subjects.count
         return Prepared(contentType: contentType, filename: filename, producer: producer, expectedRows: expected)
     }

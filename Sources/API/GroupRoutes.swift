@@ -4,12 +4,14 @@ import Tracking
 
 /// Groups, invitations, memberships, sharing, and the partition permissions endpoint.
 struct GroupRoutes {
-    let services: Services
+    let groups: GroupService
+    let rules: PartitionRules
+    let access: RouteAccess
 
     var routes: [Route] {
-        let groups = services.groups
-        let rules = services.rules
-        let group = RouteGroup(services: services)
+        let groups = self.groups
+        let rules = self.rules
+        let group = RouteGroup(access: access)
         let member = Caller.reader(.group(parameter: "id"))
         return [
             group.deferred("POST", "/v1/groups", .user, body: NewGroupBody.self) { _, context, body in

@@ -9,17 +9,22 @@ import Tracking
 /// checked before any of the body is read; a device runs at most `importsPerDevice` imports at
 /// once (429 past it) and the node `concurrentImports` (503 past it).
 struct ImportRoutes {
-    let services: Services
+    let imports: HistoryImportService
+    let slots: ImportSlots
+    let importTokens: ImportTokenService
+    /// Largest history file (bytes; `Services.Configuration.importMaxBytes`).
+    let maxBytes: Int
+    let access: RouteAccess
 
     var routes: [Route] {
-        let imports = services.imports
-        let slots = services.importSlots
-        let importTokens = services.importTokens
-        let authentication = Authentication(services: services)
-        let group = RouteGroup(services: services)
+        let imports = self.imports
+        let slots = self.slots
+        let importTokens = self.importTokens
+        let authentication = access.authentication
+        let group = RouteGroup(access: access)
         return [
             // `.anyone`: the credential is resolved here, since an import token is one only here.
-            group.streaming("POST", "/v1/devices/{id}/import", .anyone, maxBodyBytes: services.configuration.importMaxBytes) { request, _ in
+            group.streaming("POST", "/v1/devices/{id}/import", .anyone, maxBodyBytes: maxBytes) { request, _ in
                 let deviceID: DeviceID = request.id()
                 let importToken = Authentication.bearerToken(request).flatMap { ImportTokenService.isImportToken($0) ? $0 : nil }
                 let credential = try importToken.map { try importTokens.credential(token: $0, deviceID: deviceID) }

@@ -18,7 +18,7 @@ extension LiveHub {
         let stream = ResponseStream(capacity: configuration.streamCapacity)
         groups.withLock { all in
             let channel = all[groupID] ?? GroupChannel()
-            channel.subscribers[id] = Subscriber(userID: userID, stream: stream, mode: .replaying([]), lastSent: .start)
+            channel.subscribers[id] = Subscriber(userID: userID, stream: stream, lastSent: .start)
             all[groupID] = channel
         }
         stream.onClose { [weak self] in self?.unsubscribe(groupID: groupID, id: id, userID: userID) }
@@ -74,12 +74,13 @@ extension LiveHub {
     /// (or ends it when the reader left on the way).
     private func handOver(groupID: GroupID, id: Int, opening: Opening) {
         groups.withLock { all in
-            guard let channel = all[groupID], let subscriber = channel.subscribers[id],
-                  case .replaying(let collected) = subscriber.mode else { return }
+            guard let channel = all[groupID], let subscriber = channel.subscribers[id], let collected = subscriber.collected else { return }
             var bytes = opening.bytes
             var last = opening.lastID
             var ended = opening.ends
             let visibility = channel.visibility ?? .empty
+            // The events collected meanwhile that the opening does not hold, up to the reader's
+            // own departure.
             for event in collected where !ended && event.id > last {
                 if visibility.serves(event) { bytes += SSE.event(event) }
                 last = event.id
@@ -88,8 +89,7 @@ extension LiveHub {
             if ended {
                 subscriber.stream.finish(with: bytes)
                 channel.subscribers[id] = nil
-            } else if subscriber.stream.writeOpening(bytes) {
-                subscriber.mode = .live
+            } else if subscriber.goLive(with: bytes) {
                 subscriber.lastSent = last
             } else {
                 subscriber.stream.finish(with: SSE.resync(lastEventID: opening.lastID))

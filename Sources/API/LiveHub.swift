@@ -116,12 +116,7 @@ public final class LiveHub: ReplayingEventConsumer, Sendable {
             guard let channel = all[groupID] else { return }
             var segment = Segment()
             for event in events {
-                for subscriber in channel.subscribers.values {
-                    if case .replaying(var waiting) = subscriber.mode {
-                        waiting.append(event)
-                        subscriber.mode = .replaying(waiting)
-                    }
-                }
+                for subscriber in channel.subscribers.values { _ = subscriber.collect(CollectionOfOne(event)) }
                 // A channel still reading its starting state only collects.
                 guard var visibility = channel.visibility else {
                     channel.collected.append(event)
@@ -170,13 +165,9 @@ public final class LiveHub: ReplayingEventConsumer, Sendable {
     }
 
     func sendHeartbeats() {
-        let comment = Array(": heartbeat\n\n".utf8)
         groups.withLock { all in
             for (groupID, channel) in all {
-                for (id, subscriber) in channel.subscribers where subscriber.isLive && !subscriber.stream.write(comment) {
-                    subscriber.stream.finish(with: SSE.resync(lastEventID: subscriber.lastSent))
-                    channel.subscribers[id] = nil
-                }
+                channel.subscribers.sendHeartbeats { SSE.resync(lastEventID: $0.lastSent) }
                 if channel.subscribers.isEmpty { all[groupID] = nil }
             }
         }
@@ -208,19 +199,16 @@ final class GroupChannel {
     }
 }
 
-/// One open stream. Touched only under the hub's `groups` lock.
-final class Subscriber {
-    enum Mode { case replaying([GroupEvent]), live }
+/// One open stream of a group (`HubStream`: events committed while its opening is read are
+/// collected). Touched only under the hub's `groups` lock.
+final class Subscriber: HubStream<GroupEvent> {
     let userID: UserID
-    let stream: ResponseStream
-    var mode: Mode
+    /// The newest event id written to the stream.
     var lastSent: EventID
-    var isLive: Bool { if case .live = mode { return true } else { return false } }
 
-    init(userID: UserID, stream: ResponseStream, mode: Mode, lastSent: EventID) {
+    init(userID: UserID, stream: ResponseStream, lastSent: EventID) {
         self.userID = userID
-        self.stream = stream
-        self.mode = mode
         self.lastSent = lastSent
+        super.init(stream: stream)
     }
 }

@@ -4,13 +4,17 @@ import Tracking
 
 /// `GET /v1/groups/{id}/live` (server-sent events) and `GET /v1/groups/{id}/changes` (polling).
 struct LiveRoutes {
-    let services: Services
+    let live: LiveHub
+    let feed: FeedService
+    let groups: GroupService
+    let places: PlaceService
+    let rules: PartitionRules
+    let access: RouteAccess
 
     var routes: [Route] {
-        let services = self.services
-        let group = RouteGroup(services: services)
+        let group = RouteGroup(access: access)
         let member = Caller.reader(.group(parameter: "id"))
-        let rules = services.rules
+        let (live, feed, groups, places, rules) = (self.live, self.feed, self.groups, self.places, self.rules)
         return [
             group.deferred("GET", "/v1/groups/{id}/live", member, queryToken: true) { request, context in
                 let groupID: GroupID = request.id()
@@ -18,9 +22,7 @@ struct LiveRoutes {
                 let userID = try context.userID
                 let queryID = try EventID.parse(request.query("lastEventId"))
                 let lastEventID = try EventID.parse(request.header("last-event-id")) ?? queryID
-                let groups = services.groups
-                let places = services.places
-                let stream = try services.live.subscribe(groupID: groupID, userID: userID, lastEventID: lastEventID) {
+                let stream = try live.subscribe(groupID: groupID, userID: userID, lastEventID: lastEventID) {
                     PlaceDocuments.snapshot(group: Documents.group(try groups.group(id: groupID, for: .user(userID: userID))),
                                             places: try places.places(groupID: groupID, for: userID))
                 }
@@ -35,7 +37,7 @@ struct LiveRoutes {
                 let userID = try context.userID
                 let since = try QueryNumber.int(request.query("since"), name: "since").map { EventID(Int64($0)) } ?? .start
                 let limit = try QueryNumber.int(request.query("limit"), name: "limit") ?? FeedService.maxPage
-                let page = try services.feed.changes(groupID: groupID, reader: userID, since: since, limit: limit)
+                let page = try feed.changes(groupID: groupID, reader: userID, since: since, limit: limit)
                 var document: JSONObject = [
                     "events": .array(page.events.map { ["id": .event($0.id), "type": .string($0.kind.rawValue), "data": $0.data] }),
                     "last": .event(page.last),

@@ -6,14 +6,16 @@ import Tracking
 
 /// `POST|GET|DELETE /v1/devices/{id}/locations`.
 struct LocationRoutes {
-    let services: Services
+    let locations: LocationService
+    let rules: PartitionRules
+    let access: RouteAccess
     /// 10,000 fixes of a few hundred bytes each fit.
     static let maxBatchBodyBytes = 8 << 20
 
     var routes: [Route] {
-        let locations = services.locations
-        let rules = services.rules
-        let group = RouteGroup(services: services)
+        let locations = self.locations
+        let rules = self.rules
+        let group = RouteGroup(access: access)
         return [
             // The device's own token only (PartitionRules.requireWrite names the partition),
             // checked before the body is read.

@@ -4,11 +4,12 @@ import Tracking
 
 /// Places (geofences) of a group: API.md, "Places (geofences) and arrivals".
 struct PlaceRoutes {
-    let services: Services
+    let places: PlaceService
+    let access: RouteAccess
 
     var routes: [Route] {
-        let places = services.places
-        let group = RouteGroup(services: services)
+        let places = self.places
+        let group = RouteGroup(access: access)
         let member = Caller.reader(.group(parameter: "id"))
         // A polygon of 1,000 positions is ~40 KB of JSON.
         let placeBodyLimit = 256 * 1024

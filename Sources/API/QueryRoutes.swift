@@ -7,14 +7,18 @@ import Tracking
 
 /// `POST /v1/groups/{id}/query` (MongoDB operator syntax) and `GET /v1/groups/{id}/near`.
 struct QueryRoutes {
-    let services: Services
+    let queries: GeoQueryService
+    let gate: AdmissionGate
+    /// `Services.Configuration.queryInlineBudget`.
+    let inlineBudget: WorkBudget?
+    let access: RouteAccess
 
     var routes: [Route] {
-        let queries = services.queries
-        let group = RouteGroup(services: services)
+        let queries = self.queries
+        let group = RouteGroup(access: access)
         let member = Caller.reader(.group(parameter: "id"))
-        let gate = services.queryGate
-        let inline = services.configuration.queryInlineBudget
+        let gate = self.gate
+        let inline = inlineBudget
         return [
             group.adaptive("POST", "/v1/groups/{id}/query", member, maxBodyBytes: 4 << 20, inlineBudget: inline) { request, context, budget in
                 let body = try JSONBody(request)

@@ -32,9 +32,9 @@ enum PathPartition: Sendable {
     }
 }
 
-/// What a route handler gets besides the request: the services and the checked credential.
+/// What a route handler gets besides the request: the checked credential. (What the handler
+/// works with — its services — its route group holds: each group gets only what it uses.)
 struct RouteContext: Sendable {
-    let services: Services
     let credential: Credential
 
     /// The signed-in user (routes for `.user` and `.reader` callers always have one).
@@ -55,13 +55,13 @@ protocol RouteMiddleware: Sendable {
 /// Resolves the bearer token (or, for live feeds, `?token=`) and checks it against the route's
 /// `Caller`.
 struct Authenticate: RouteMiddleware {
+    let authentication: Authentication
     let caller: Caller
     /// Whether `?token=` may carry a user token (EventSource cannot set headers).
     var allowsQueryToken = false
 
     func prepare(_ request: Request, _ context: inout RouteContext) throws {
         if case .anyone = caller { return }
-        let authentication = Authentication(services: context.services)
         var credential = try authentication.credential(request)
         if credential == .anonymous, allowsQueryToken, let token = request.query("token") {
             credential = try authentication.credential(forToken: token, clientAddress: request.clientLimitKey)
@@ -79,7 +79,7 @@ struct Authenticate: RouteMiddleware {
         case .reader(let path):
             credential = try authentication.reader(credential, of: path.partition(of: request))
         }
-        context = RouteContext(services: context.services, credential: credential)
+        context = RouteContext(credential: credential)
     }
 
     private static func partitionName(_ request: Request) -> String {
@@ -93,16 +93,28 @@ protocol RequestBody: Sendable {
     init(_ body: JSONBody) throws
 }
 
+/// What every route group needs, whatever its routes do: the caller check and how handlers
+/// run (`Services.routeAccess`).
+struct RouteAccess: Sendable {
+    let authentication: Authentication
+    /// For `readingTogether`: an inline route's reads see one committed state.
+    let store: any TrackingStore
+    /// `Services.Configuration.credentialChecksInline`.
+    let credentialChecksInline: Bool
+    /// `Services.Configuration.ingestInlineBodyBytes`.
+    let ingestInlineBodyBytes: Int?
+}
+
 /// Builds the routes of one group: each gets the group's middleware, then its own `Caller`
 /// check, then the handler with a `RouteContext`.
 struct RouteGroup {
-    let services: Services
+    let access: RouteAccess
     var middleware: [any RouteMiddleware] = []
     /// Body limit of routes with a JSON body (bytes).
     static let smallBody = 16 * 1024
 
-    init(services: Services, middleware: [any RouteMiddleware] = []) {
-        self.services = services
+    init(access: RouteAccess, middleware: [any RouteMiddleware] = []) {
+        self.access = access
         self.middleware = middleware
     }
 
@@ -110,9 +122,9 @@ struct RouteGroup {
     /// the route's head check worked out before the body (`headCheck`).
     func context(_ request: Request, _ caller: Caller, queryToken: Bool) throws -> RouteContext {
         if let checked = request.headCheckResult as? RouteContext { return checked }
-        var context = RouteContext(services: services, credential: .anonymous)
+        var context = RouteContext(credential: .anonymous)
         for step in middleware { try step.prepare(request, &context) }
-        try Authenticate(caller: caller, allowsQueryToken: queryToken).prepare(request, &context)
+        try Authenticate(authentication: access.authentication, caller: caller, allowsQueryToken: queryToken).prepare(request, &context)
         return context
     }
 
@@ -125,7 +137,7 @@ struct RouteGroup {
                    admits: (@Sendable (Request, RouteContext) throws -> Void)? = nil) -> HeadCheck? {
         if case .anyone = caller { return nil }
         let group = self
-        return HeadCheck(runsInline: services.configuration.credentialChecksInline) { request in
+        return HeadCheck(runsInline: access.credentialChecksInline) { request in
             let context = try group.context(request, caller, queryToken: queryToken)
             try admits?(request, context)
             return context.credential == .anonymous ? .anonymous : .authenticated(context)
@@ -136,7 +148,7 @@ struct RouteGroup {
     func inline(_ method: String, _ pattern: String, _ caller: Caller, queryToken: Bool = false, maxBodyBytes: Int? = nil,
                 _ handle: @escaping @Sendable (Request, RouteContext) throws -> Response) -> Route {
         let group = self
-        let store = services.store
+        let store = access.store
         return Route(method, pattern, maxBodyBytes: maxBodyBytes, headCheck: headCheck(caller, queryToken: queryToken), .inline { request in
             try store.readingTogether { try handle(request, try group.context(request, caller, queryToken: queryToken)) }
         })
@@ -164,7 +176,7 @@ struct RouteGroup {
         guard let inlineBudget else {
             return deferred(method, pattern, caller, maxBodyBytes: maxBodyBytes) { request, context in try handle(request, context, nil) }
         }
-        let store = services.store
+        let store = access.store
         return Route(method, pattern, maxBodyBytes: maxBodyBytes, headCheck: headCheck(caller, queryToken: false), .adaptive(inline: { request in
             guard request.body.count <= Self.smallBody else { return nil }
             do {
@@ -187,7 +199,7 @@ struct RouteGroup {
                     _ start: @escaping @Sendable (Request, RouteContext, Reply) throws -> Void) -> Route {
         let group = self
         return Route(method, pattern, maxBodyBytes: maxBodyBytes, headCheck: headCheck(caller, queryToken: false, admits: admits),
-                     .completing(inlineBodyBytes: services.configuration.ingestInlineBodyBytes) { request, reply in
+                     .completing(inlineBodyBytes: access.ingestInlineBodyBytes) { request, reply in
             try start(request, try group.context(request, caller, queryToken: false), reply)
         })
     }

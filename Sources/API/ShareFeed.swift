@@ -28,18 +28,19 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
         public init() {}
     }
 
-    final class Subscriber {
-        enum Mode { case collecting([StoredFix]), live }
+    /// One open stream of a link (`HubStream`: fixes stored while its snapshot is read are
+    /// collected). Touched only under the `devices` lock.
+    final class Subscriber: HubStream<StoredFix> {
         let shareID: ShareID
+        /// The link's `since` (ms): older fixes are not served.
         let since: Int64
+        /// When the link expires (ms).
         var expiresAt: Int64
-        let stream: ResponseStream
-        var mode = Mode.collecting([])
         init(shareID: ShareID, since: Int64, expiresAt: Int64, stream: ResponseStream) {
             self.shareID = shareID
             self.since = since
             self.expiresAt = expiresAt
-            self.stream = stream
+            super.init(stream: stream)
         }
     }
 
@@ -91,16 +92,14 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
         scheduleExpiry(share.id, deviceID: share.deviceID, at: view.expiresAt.millisecondsSince1970)
         let opening = Array("retry: 5000\n\n".utf8) + SSE.frame(id: nil, name: "snapshot", data: document(view))
         devices.withLock { all in
-            guard let subscriber = all[share.deviceID]?[id], case .collecting(let collected) = subscriber.mode else { return }
+            guard let subscriber = all[share.deviceID]?[id], let collected = subscriber.collected else { return }
             subscriber.expiresAt = view.expiresAt.millisecondsSince1970
             var bytes = opening
             let shown = view.sequences
             for fix in collected where !shown.contains(fix.sequence) && fix.fix.timestamp >= subscriber.since {
                 bytes += Self.event(fix, latest: false)
             }
-            if subscriber.stream.writeOpening(bytes) {
-                subscriber.mode = .live
-            } else {
+            if !subscriber.goLive(with: bytes) {
                 subscriber.stream.finish()
                 all[share.deviceID]?[id] = nil
             }
@@ -125,21 +124,17 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
             for (id, subscriber) in subscribers {
                 let visible = fixes.filter { $0.fix.timestamp >= subscriber.since }
                 guard !visible.isEmpty else { continue }
-                switch subscriber.mode {
-                case .collecting(let collected):
-                    subscriber.mode = .collecting(collected + visible)
-                case .live:
-                    if now >= subscriber.expiresAt {
-                        subscriber.stream.finish(with: Self.end("expired"))
-                        all[deviceID]?[id] = nil
-                        continue
-                    }
-                    var bytes: [UInt8] = []
-                    for fix in visible { bytes += Self.event(fix, latest: fix.sequence == latest) }
-                    if !subscriber.stream.write(bytes) {
-                        subscriber.stream.finish()
-                        all[deviceID]?[id] = nil
-                    }
+                if subscriber.collect(visible) { continue }
+                if now >= subscriber.expiresAt {
+                    subscriber.stream.finish(with: Self.end("expired"))
+                    all[deviceID]?[id] = nil
+                    continue
+                }
+                var bytes: [UInt8] = []
+                for fix in visible { bytes += Self.event(fix, latest: fix.sequence == latest) }
+                if !subscriber.stream.write(bytes) {
+                    subscriber.stream.finish()
+                    all[deviceID]?[id] = nil
                 }
             }
             if all[deviceID]?.isEmpty == true { all[deviceID] = nil }
@@ -227,16 +222,9 @@ public final class ShareFeed: RelayedShareStreams, Sendable {
     }
 
     private func sendHeartbeats() {
-        let comment = Array(": heartbeat\n\n".utf8)
         devices.withLock { all in
-            for (deviceID, subscribers) in all {
-                for (id, subscriber) in subscribers {
-                    guard case .live = subscriber.mode else { continue }
-                    if !subscriber.stream.write(comment) {
-                        subscriber.stream.finish()
-                        all[deviceID]?[id] = nil
-                    }
-                }
+            for deviceID in all.keys {
+                all[deviceID]?.sendHeartbeats { _ in [] }
                 if all[deviceID]?.isEmpty == true { all[deviceID] = nil }
             }
         }

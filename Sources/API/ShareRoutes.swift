@@ -7,15 +7,18 @@ import Tracking
 /// need no account: the token is the credential. Every answer for an unknown, expired or
 /// revoked token is the same 404; failed lookups are limited per client address (429).
 struct ShareRoutes {
-    let services: Services
+    let shares: ShareService
+    let feed: ShareFeed
+    let logger: Logger
+    let access: RouteAccess
     let web: WebAssets?
 
     var routes: [Route] {
-        let shares = services.shares
-        let feed = services.shareFeed
-        let logger = services.logger
+        let shares = self.shares
+        let feed = self.feed
+        let logger = self.logger
         let web = self.web
-        let group = RouteGroup(services: services)
+        let group = RouteGroup(access: access)
         /// The link of the path's token, counted as a view when `counts`.
         @Sendable func link(_ request: Request, counts: Bool) async throws -> ShareLink {
             let share = try shares.link(forToken: request.parameter("token"), clientAddress: request.clientLimitKey)

@@ -10,15 +10,17 @@ import Tracking
 /// LineStrings) and `export.gpx?timeline=true` (one track per trip). Readers of the device, with
 /// the history visibility rule.
 struct TimelineRoutes {
-    let services: Services
+    let timeline: TimelineService
+    let exports: ExportService
+    let access: RouteAccess
 
     var routes: [Route] {
-        let group = RouteGroup(services: services)
-        let routes = self
+        let group = RouteGroup(access: access)
+        let timeline = self.timeline
         return [
             group.deferred("GET", "/v1/devices/{id}/timeline", .reader(.device(parameter: "id"))) { request, context in
                 let query = try TimelineQuery(request)
-                let entries = try routes.services.timeline.timeline(deviceID: request.id(), credential: context.credential,
+                let entries = try timeline.timeline(deviceID: request.id(), credential: context.credential,
                                                                     range: query.range, parameters: query.parameters)
                 return .json(["segments": .array(entries.map(TimelineDocuments.segment)),
                               "from": .string(Time.format(query.range.lowerBound)), "to": .string(Time.format(query.range.upperBound))])
@@ -28,11 +30,12 @@ struct TimelineRoutes {
 
     /// A timeline export (`timeline=true` on a device export): computed first (segments are
     /// few), then streamed feature by feature, each trip's path read when its turn comes.
-    static func export(services: Services, deviceID: DeviceID, request: Request, credential: Credential, gpx: Bool) throws -> Response {
+    static func export(timeline: TimelineService, exports: ExportService, deviceID: DeviceID, request: Request, credential: Credential,
+                       gpx: Bool) throws -> Response {
         let query = try TimelineQuery(request)
-        let entries = try services.timeline.timeline(deviceID: deviceID, credential: credential, range: query.range, parameters: query.parameters)
-        let writer = TimelineExportWriter(entries: entries, deviceID: deviceID, service: services.timeline, gpx: gpx,
-                                          deviceName: try services.exports.deviceSubject(deviceID: deviceID, credential: credential).deviceName)
+        let entries = try timeline.timeline(deviceID: deviceID, credential: credential, range: query.range, parameters: query.parameters)
+        let writer = TimelineExportWriter(entries: entries, deviceID: deviceID, service: timeline, gpx: gpx,
+                                          deviceName: try exports.deviceSubject(deviceID: deviceID, credential: credential).deviceName)
         var response = Response(contentType: gpx ? "application/gpx+xml" : "application/geo+json",
                                 stream: ResponseStream { chunk in writer.next(into: &chunk) })
         response.setHeader("Content-Disposition", "inline; filename=\"timeline-\(deviceID.rawValue).\(gpx ? "gpx" : "geojson")\"")

@@ -1,4 +1,5 @@
 import Foundation
+import ThreadControl
 
 /// A fixed number of connections shared by many threads; `withConnection` lends one.
 ///
@@ -19,11 +20,8 @@ public final class ConnectionPool: @unchecked Sendable {
     private let prepare: (@Sendable (Connection) throws(PostgresError) -> Void)?
 
     private let condition = NSCondition()
-    /// Connected, unused connections (guarded by `condition`).
-    private var idle: [Connection] = []
-    /// Connections lent out or being opened (guarded by `condition`).
-    private var busy = 0
-    private var isClosed = false
+    /// Idle connections and places lent out or being opened (guarded by `condition`).
+    private var state: PoolState<Connection>
 
     /// - Parameters:
     ///   - connectionString: libpq's, as for `Connection`.
@@ -34,6 +32,7 @@ public final class ConnectionPool: @unchecked Sendable {
                 prepare: (@Sendable (Connection) throws(PostgresError) -> Void)? = nil) {
         self.connectionString = connectionString
         self.size = max(1, size)
+        self.state = PoolState(size: size)
         self.checkoutTimeout = checkoutTimeout
         self.prepare = prepare
     }
@@ -52,15 +51,13 @@ public final class ConnectionPool: @unchecked Sendable {
     public var statistics: (open: Int, lent: Int) {
         condition.lock()
         defer { condition.unlock() }
-        return (idle.count + busy, busy)
+        return (state.openCount, state.lent)
     }
 
     /// Closes the idle connections; later checkouts fail, connections lent out close on return.
     public func close() {
         condition.lock()
-        isClosed = true
-        let closing = idle
-        idle.removeAll()
+        let closing = state.close()
         condition.broadcast()
         condition.unlock()
         _ = closing // freed here, outside the lock
@@ -68,38 +65,30 @@ public final class ConnectionPool: @unchecked Sendable {
 
     // MARK: Lending
 
-    private enum Claim {
-        case reuse(Connection)
-        case open
-    }
-
     private func checkOut() throws(PostgresError) -> Connection {
         let deadline = Date().addingTimeInterval(Self.seconds(checkoutTimeout))
-        switch try claim(until: deadline) {
-        case .reuse(let connection):
-            if connection.isAliveWhenIdle() { return connection }
-            return try open()  // its session ended: a new connection takes its place
-        case .open:
-            return try open()
-        }
+        guard let connection = try claim(until: deadline) else { return try open() }
+        if connection.isAliveWhenIdle() { return connection }
+        return try open()  // its session ended: a new connection takes its place
     }
 
-    /// Takes an idle connection or a free place for a new one, waiting until `deadline`.
-    private func claim(until deadline: Date) throws(PostgresError) -> Claim {
+    /// Takes an idle connection, or (nil) a free place for a new one, waiting until `deadline`.
+    private func claim(until deadline: Date) throws(PostgresError) -> Connection? {
         condition.lock()
         defer { condition.unlock() }
+        var timedOut = false
         while true {
-            if isClosed { throw .misuse("the connection pool is closed") }
-            if let connection = idle.popLast() {
-                busy += 1
-                return .reuse(connection)
-            }
-            if busy < size {
-                busy += 1
-                return .open
-            }
-            if !condition.wait(until: deadline) && idle.isEmpty && busy >= size {
-                throw .client(.tooManyConnections, "all \(size) pooled connections stayed busy for \(checkoutTimeout)")
+            switch state.claim() {
+            case .reuse(let connection):
+                return connection
+            case .open:
+                return nil
+            case .closed:
+                throw .misuse("the connection pool is closed")
+            case .wait:
+                // After the deadline, the claim above was the last look.
+                if timedOut { throw .client(.tooManyConnections, "all \(size) pooled connections stayed busy for \(checkoutTimeout)") }
+                timedOut = !condition.wait(until: deadline)
             }
         }
     }
@@ -126,10 +115,10 @@ public final class ConnectionPool: @unchecked Sendable {
     /// is closed when the last reference goes, outside the lock).
     private func release(_ connection: Connection?) {
         condition.lock()
-        busy -= 1
-        if let connection, !isClosed { idle.append(connection) }
+        let dropped = state.release(connection)
         condition.signal()
         condition.unlock()
+        _ = dropped // closed here, outside the lock
     }
 
     private static func seconds(_ duration: Duration) -> TimeInterval {

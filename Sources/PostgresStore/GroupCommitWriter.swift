@@ -21,26 +21,24 @@ import ThreadControl
 /// deduplicated) and the next batch connects again; a connection whose session ended while it
 /// was idle (the database restarted) is replaced before the batch, which then succeeds.
 final class GroupCommitWriter: @unchecked Sendable {
-    // @unchecked: `queue`, `stopping`, `stopped`, `commits` are guarded by `condition`;
-    // `connection` is touched only by the writer thread after init.
+    // @unchecked: `queue` and `commits` are guarded by `condition`; the connection is the
+    // writer thread's (`ThreadConfined`, checked).
     private let condition = NSCondition()
-    private var queue: [any PostgresWriteJob] = []
-    private var stopping = false
-    private var stopped = false
+    private var queue: GroupCommitQueue<any PostgresWriteJob>
     private var commits: UInt64 = 0
-    private var connection: Connection?
+    private let connection = ThreadConfined<Connection?>(nil)
     private let connectionString: String
-    private let maxJobsPerCommit: Int
     /// Shared by the node's writers: jobs are reported in commit order across them.
     private let sequencer: CommitSequencer
     static let maxAttempts = 5
 
     init(connectionString: String, maxJobsPerCommit: Int = 1_024, sequencer: CommitSequencer = CommitSequencer()) {
         self.connectionString = connectionString
-        self.maxJobsPerCommit = maxJobsPerCommit
+        self.queue = GroupCommitQueue(maxJobsPerCommit: maxJobsPerCommit)
         self.sequencer = sequencer
         let thread = Thread { [unowned self] in
             CurrentThread.name("fod-pg-writer")
+            self.connection.claim()
             self.runLoop()
         }
         thread.start()
@@ -75,40 +73,41 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// Finishes the queued jobs, stops the thread and closes the connection. Idempotent.
     func close() {
         condition.lock()
-        stopping = true
+        queue.close()
         condition.broadcast()
-        while !stopped { condition.wait() }
+        while !queue.isStopped { condition.wait() }
         condition.unlock()
     }
 
     private func enqueue(_ job: any PostgresWriteJob) {
         condition.lock()
-        guard !stopping else {
+        switch queue.submit(job) {
+        case .queued:
+            condition.signal()
+            condition.unlock()
+        case .refused(let job):
             condition.unlock()
             job.finish(.failure(StoreFailure(.unavailable, detail: "the store is closing")))
-            return
         }
-        queue.append(job)
-        condition.signal()
-        condition.unlock()
     }
 
+    /// The writer thread: takes the queue's batches, in lock order, and commits them.
     private func runLoop() {
         while true {
             condition.lock()
-            while queue.isEmpty && !stopping { condition.wait() }
-            if queue.isEmpty {
-                connection = nil
-                stopped = true
+            switch queue.next() {
+            case .wait:
+                condition.wait()
+                condition.unlock()
+            case .stop:
+                connection.value = nil
                 condition.broadcast()
                 condition.unlock()
                 return
+            case .commit(let jobs):
+                condition.unlock()
+                run(Self.lockOrdered(jobs))
             }
-            let take = min(queue.count, maxJobsPerCommit)
-            let batch = Self.lockOrdered(Array(queue.prefix(take)))
-            queue.removeFirst(take)
-            condition.unlock()
-            run(batch)
         }
     }
 
@@ -148,7 +147,7 @@ final class GroupCommitWriter: @unchecked Sendable {
             case .notBegun(let error):
                 // The session died while idle (a database restart the liveness check missed):
                 // nothing of the batch was sent, so a new connection may run it.
-                self.connection = nil
+                self.connection.value = nil
                 if let error = error as? PostgresError, error.isConnectionLost, attempt < Self.maxAttempts {
                     attempt += 1
                     continue
@@ -169,10 +168,10 @@ final class GroupCommitWriter: @unchecked Sendable {
     /// The writer's connection, opened again when it was lost — also when its session ended
     /// while it was idle (the database restarted), which is found before the batch is sent.
     private func connected() throws -> Connection {
-        if let connection, connection.isAliveWhenIdle() { return connection }
-        connection = nil
+        if let current = connection.value, current.isAliveWhenIdle() { return current }
+        connection.value = nil
         let fresh = try Connection(connectionString)
-        connection = fresh
+        connection.value = fresh
         return fresh
     }
 

@@ -13,8 +13,8 @@ import ThreadControl
 /// Lifetime: `start` once (it listens before it returns, so nothing committed after it is
 /// missed); `stop` once, before what the callbacks use goes away.
 final class ListeningLoop: @unchecked Sendable {
-    // @unchecked: `listener` is touched only by the loop's thread after `start`; `stopping`
-    // and `running` are guarded by `condition`.
+    // @unchecked: the session is the loop thread's after `start` (`ThreadConfined`, checked);
+    // `stopping` and `running` are guarded by `condition`.
     struct Callbacks: Sendable {
         /// Notifications that arrived, in commit order.
         var received: @Sendable ([PostgresNotification]) -> Void
@@ -32,7 +32,8 @@ final class ListeningLoop: @unchecked Sendable {
     private let condition = NSCondition()
     private var stopping = false
     private var running = false
-    private var listener: NotificationListener?
+    /// The listening session: set up by `start`, then the loop thread's alone (checked).
+    private let session = ThreadConfined<NotificationListener?>(nil)
     /// Ends the loop's wait when `stop` is called (nil if no pipe could be made: the wait then
     /// ends by its timeout).
     private let wakeup = try? Wakeup()
@@ -53,6 +54,7 @@ final class ListeningLoop: @unchecked Sendable {
         condition.unlock()
         let thread = Thread { [self, name] in
             CurrentThread.name(name)
+            session.claim()
             run(callbacks)
         }
         thread.start()
@@ -75,15 +77,15 @@ final class ListeningLoop: @unchecked Sendable {
     }
 
     private func connect() throws {
-        let session = try NotificationListener(connectionString)
-        for channel in channels { try session.listen(channel) }
-        listener = session
+        let listener = try NotificationListener(connectionString)
+        for channel in channels { try listener.listen(channel) }
+        session.value = listener
     }
 
     private func run(_ callbacks: Callbacks) {
         while !isStopping {
             do {
-                guard let listener else {
+                guard let listener = session.value else {
                     try connect()
                     callbacks.reconnected()
                     continue
@@ -92,14 +94,14 @@ final class ListeningLoop: @unchecked Sendable {
                 let notifications = try listener.waitForNotifications(timeout: .milliseconds(250), wakeup: wakeup)
                 if !notifications.isEmpty { callbacks.received(notifications) }
             } catch {
-                if listener != nil { log("\(name): lost its database session (\(error)); reconnecting") }
-                listener = nil
+                if session.value != nil { log("\(name): lost its database session (\(error)); reconnecting") }
+                session.value = nil
                 condition.lock()
                 if !stopping { _ = condition.wait(until: Date().addingTimeInterval(Self.retryInterval)) }
                 condition.unlock()
             }
         }
-        listener = nil
+        session.value = nil
         condition.lock()
         running = false
         condition.broadcast()

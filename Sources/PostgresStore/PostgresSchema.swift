@@ -1,3 +1,6 @@
+// Why one file of ~470 lines: the schema is one append-only list of numbered migrations, read
+// top to bottom as the history of the database; splitting it would hide the order that matters.
+
 import SQLCore
 import PostgresClient
 import Tracking

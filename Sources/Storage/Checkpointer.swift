@@ -12,19 +12,20 @@ import ThreadControl
 /// `WALLimits.passiveIntervalMilliseconds` otherwise. What makes the log start over is the
 /// writer's own checkpoint between commits (`WALBound`), which then has little left to copy.
 public final class Checkpointer: @unchecked Sendable {
-    // @unchecked: `stopping` and `running` are guarded by `condition`; `database` is used only by
-    // the checkpoint thread (and released by it when it ends).
+    // @unchecked: `stopping` and `running` are guarded by `condition`; the connection is the
+    // checkpoint thread's (`ThreadConfined`, checked; released by it when it ends).
     private let condition = NSCondition()
     private var stopping = false
     private var running = true
-    private var database: Database?
+    private let connection: ThreadConfined<Database?>
     private let bound: WALBound
 
     public init(path: String, bound: WALBound) throws {
-        database = try Database(path: path)
+        connection = ThreadConfined(try Database(path: path))
         self.bound = bound
         let thread = Thread { [self] in
             CurrentThread.name("fod-checkpoint")
+            connection.claim()
             loop()
         }
         thread.start()
@@ -36,13 +37,13 @@ public final class Checkpointer: @unchecked Sendable {
         condition.lock()
         while !stopping {
             condition.unlock()
-            let lag = database.map { bound.passiveCheckpoint(on: $0) } ?? 0
+            let lag = connection.value.map { bound.passiveCheckpoint(on: $0) } ?? 0
             condition.lock()
             if stopping { break }
             let pause = lag >= backlog ? 0.005 : lag > 0 ? 0.05 : idle
             _ = condition.wait(until: Date().addingTimeInterval(pause))
         }
-        database = nil
+        connection.value = nil
         running = false
         condition.broadcast()
         condition.unlock()

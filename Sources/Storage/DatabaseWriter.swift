@@ -10,15 +10,12 @@ import ThreadControl
 /// (with `synchronous=FULL`, after the WAL was fsynced), so "a 2xx means committed" holds for
 /// anyone answering after `write` returns.
 public final class DatabaseWriter: @unchecked Sendable {
-    // @unchecked: `queue`, `stopping` and `stopped` are guarded by `condition`; `database` and
-    // `recovery` are touched only by the writer thread after init.
+    // @unchecked: `queue` and the statistics are guarded by `condition`; the connection is the
+    // writer thread's (`ThreadConfined`, checked); `recovery` is used only by the writer thread.
     private let condition = NSCondition()
-    private var queue: [any WriteJob] = []
-    private var stopping = false
-    private var stopped = false
-    private var database: Database?
+    private var queue: GroupCommitQueue<any WriteJob>
+    private let connection: ThreadConfined<Database?>
     private var thread: Thread?
-    private let maxJobsPerCommit: Int
     private let commitHooks: CommitHooks
     private let observer: (any TransactionObserver)?
     private let maintenance: (any WriterMaintenance)?
@@ -40,14 +37,15 @@ public final class DatabaseWriter: @unchecked Sendable {
     public init(database: Database, maxJobsPerCommit: Int = 4_096, commitHooks: CommitHooks = CommitHooks(),
                 observer: (any TransactionObserver)? = nil, maintenance: (any WriterMaintenance)? = nil,
                 reconnect: (@Sendable () throws -> Database)? = nil) {
-        self.database = database
-        self.maxJobsPerCommit = maxJobsPerCommit
+        self.connection = ThreadConfined(database)
+        self.queue = GroupCommitQueue(maxJobsPerCommit: maxJobsPerCommit)
         self.commitHooks = commitHooks
         self.observer = observer
         self.recovery = reconnect.map { WriterRecovery(path: database.path, reconnect: $0) }
         self.maintenance = maintenance
         let thread = Thread { [unowned self] in
             CurrentThread.name("fod-writer")
+            self.connection.claim()
             self.runLoop()
         }
         self.thread = thread
@@ -55,7 +53,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     }
 
     deinit {
-        precondition(stopped || thread == nil, "DatabaseWriter.close() must be called before release")
+        precondition(queue.isStopped || thread == nil, "DatabaseWriter.close() must be called before release")
     }
 
     /// Runs `body` on the writer connection inside the next group commit and returns its result
@@ -96,49 +94,55 @@ public final class DatabaseWriter: @unchecked Sendable {
 
     private func enqueue(_ job: any WriteJob) {
         condition.lock()
-        if stopping {
+        switch queue.submit(job) {
+        case .queued:
+            condition.signal()
+            condition.unlock()
+        case .refused(let job):
             condition.unlock()
             job.finish(.failure(StorageError(code: 21, message: "the database is closing")))
-            return
         }
-        queue.append(job)
-        condition.signal()
-        condition.unlock()
     }
 
     /// Finishes every queued job, stops the thread and closes the connection. Idempotent; blocks
     /// until done.
     public func close() {
         condition.lock()
-        stopping = true
+        queue.close()
         condition.broadcast()
-        while !stopped { condition.wait() }
+        while !queue.isStopped { condition.wait() }
         condition.unlock()
     }
 
+    /// The writer thread: takes the queue's batches and commits them; while idle, runs
+    /// `maintenance` when it is due.
     private func runLoop() {
         while true {
             condition.lock()
-            while queue.isEmpty && !stopping {
-                guard let maintenance, let database, let due = maintenance.idleDeadline() else { condition.wait(); continue }
-                if condition.wait(until: due) || !queue.isEmpty || stopping { continue }
+            let batch: [any WriteJob]
+            switch queue.next() {
+            case .wait:
+                guard let maintenance, let database = connection.value, let due = maintenance.idleDeadline() else {
+                    condition.wait()
+                    condition.unlock()
+                    continue
+                }
+                let woken = condition.wait(until: due) || queue.count > 0 || queue.isClosing
                 condition.unlock()
-                maintenance.idle(database)
-                condition.lock()
-            }
-            if queue.isEmpty && stopping {
-                database = nil
-                stopped = true
+                if !woken { maintenance.idle(database) }
+                continue
+            case .stop:
+                connection.value = nil
                 condition.broadcast()
                 condition.unlock()
                 return
+            case .commit(let jobs):
+                batch = jobs
+                condition.unlock()
             }
-            let take = min(queue.count, maxJobsPerCommit)
-            let batch = Array(queue.prefix(take))
-            queue.removeFirst(take)
-            condition.unlock()
-            recovery?.replaceIfReadOnly(&database)
-            guard let database else {
+            // In place: the recovery closes the connection by dropping it, before it reconnects.
+            connection.update { recovery?.replaceIfReadOnly(&$0) }
+            guard let database = connection.value else {
                 let error = recovery?.unavailable ?? StorageError.misuse("the writer has no connection")
                 for job in batch { job.finish(.failure(error)) }
                 continue

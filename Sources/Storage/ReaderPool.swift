@@ -1,4 +1,5 @@
 import Foundation
+import ThreadControl
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -13,15 +14,11 @@ import Glibc
 /// `reopenConnections`; connections are then opened again as reads need them (see
 /// `WriterRecovery` for why the writer needs this).
 public final class ReaderPool: @unchecked Sendable {
-    // @unchecked: every var is guarded by `condition`; a borrowed `Database` is used by
-    // exactly one thread until returned.
+    // @unchecked: `state` is guarded by `condition`; a borrowed `Database` is used by exactly
+    // one thread until returned.
     private let condition = NSCondition()
-    private var idle: [Database]
-    /// Connections open: idle plus borrowed plus the extra ones of `readAlone`. Invariant:
-    /// `idle.count <= open`; `open <= size` but for those extra connections.
-    private var open: Int
-    private var suspended = false
-    private var closed = false
+    /// Which connections are idle and lent (the extra ones of `readAlone` count as lent).
+    private var state: PoolState<Database>
     private let path: String
     public let size: Int
 
@@ -29,8 +26,7 @@ public final class ReaderPool: @unchecked Sendable {
         precondition(size > 0, "a reader pool needs at least one connection")
         self.path = path
         self.size = size
-        self.idle = try (0..<size).map { _ in try Database(path: path, mode: .readOnly) }
-        self.open = size
+        state = PoolState(size: size, connections: try (0..<size).map { _ in try Database(path: path, mode: .readOnly) })
     }
 
     /// The read transaction a thread runs `readingTogether` in: its pool and connection.
@@ -95,21 +91,9 @@ public final class ReaderPool: @unchecked Sendable {
     /// commits made since the joined transaction's snapshot began.
     public func readAlone<T>(_ body: (Database) throws -> T) throws -> T {
         guard joinedDatabase() != nil else { return try read(body) }
-        condition.lock()
-        while !closed && suspended { condition.wait() }
-        if closed {
-            condition.unlock()
-            throw StorageError(code: 21, message: "the database is closing")
-        }
-        open += 1
-        condition.unlock()
-        defer {
-            condition.lock()
-            open -= 1
-            condition.broadcast()
-            condition.unlock()
-        }
-        // The connection is released (closed) at the end of this closure, before `open` drops.
+        try claim { $0.claimExtra() }
+        defer { giveBack(nil) }
+        // The connection is released (closed) at the end of this closure, before its place is given back.
         return try {
             let database = try Database(path: path, mode: .readOnly)
             try database.prepare("BEGIN").run()
@@ -118,33 +102,38 @@ public final class ReaderPool: @unchecked Sendable {
         }()
     }
 
-    private func giveBack(_ database: Database) {
+    /// Gives a place back, with its connection to lend again or nil; a connection the pool
+    /// does not keep is closed here, outside the lock.
+    private func giveBack(_ database: Database?) {
         condition.lock()
-        idle.append(database)
+        let dropped = state.release(database)
         condition.broadcast()
         condition.unlock()
+        _ = dropped
+    }
+
+    /// Waits until `take` (a claim on `state`) answers something other than `wait`; returns
+    /// the idle connection it gave, or nil for a place to open one in.
+    @discardableResult
+    private func claim(_ take: (inout PoolState<Database>) -> PoolState<Database>.Claim) throws -> Database? {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            switch take(&state) {
+            case .reuse(let database): return database
+            case .open: return nil
+            case .closed: throw StorageError(code: 21, message: "the database is closing")
+            case .wait: condition.wait()
+            }
+        }
     }
 
     private func borrow() throws -> Database {
-        condition.lock()
-        while !closed && (suspended || (idle.isEmpty && open == size)) { condition.wait() }
-        if closed {
-            condition.unlock()
-            throw StorageError(code: 21, message: "the database is closing")
-        }
-        if let database = idle.popLast() {
-            condition.unlock()
-            return database
-        }
-        open += 1
-        condition.unlock()
+        if let database = try claim({ $0.claim() }) { return database }
         do {
             return try Database(path: path, mode: .readOnly)
         } catch {
-            condition.lock()
-            open -= 1
-            condition.broadcast()
-            condition.unlock()
+            giveBack(nil)
             throw error
         }
     }
@@ -153,17 +142,17 @@ public final class ReaderPool: @unchecked Sendable {
     /// `reopenConnections`.
     public func closeConnections() {
         condition.lock()
-        suspended = true
-        while idle.count < open { condition.wait() }
-        idle.removeAll()
-        open = 0
+        var closing = state.suspend()
+        while !state.allReturned { condition.wait() }
+        closing += state.suspend()
         condition.unlock()
+        closing.removeAll()  // closes them, outside the lock
     }
 
     /// Lets reads run again after `closeConnections`, opening connections as they need them.
     public func reopenConnections() {
         condition.lock()
-        suspended = false
+        state.resume()
         condition.broadcast()
         condition.unlock()
     }
@@ -172,17 +161,16 @@ public final class ReaderPool: @unchecked Sendable {
     public func releaseMemory() {
         condition.lock()
         defer { condition.unlock() }
-        for database in idle { database.releaseMemory() }
+        state.forEachIdle { $0.releaseMemory() }
     }
 
     /// Waits for borrowed connections to come back, then closes them all.
     public func close() {
         condition.lock()
-        while idle.count < open { condition.wait() }
-        closed = true
-        idle.removeAll()
-        open = 0
+        while !state.allReturned { condition.wait() }
+        var closing = state.close()
         condition.broadcast()
         condition.unlock()
+        closing.removeAll()  // closes them, outside the lock
     }
 }

@@ -58,17 +58,21 @@ public final class AccountService: Sendable {
     let signUps: WindowLimit
     let signInsByPair: WindowLimit
     let signInsByAddress: WindowLimit
-    let hashing: BlockingWorkPool
+    /// Where passwords are hashed (the server's threads).
+    let hashing: any BlockingWorkRunner
     let dummyHash: String
     /// When each session's last use was last written (ms), so a busy session writes once a minute.
     let touched = Mutex<[SessionID: Int64]>([:])
     /// Writes of last use still running (awaited by `waitForRecordedUses`).
     let touches = Mutex<[Task<Void, Never>]>([])
 
-    /// - Parameter limits: where sign-ups and sign-ins are counted (the store's counters, so that
-    ///   every node on a shared database counts alike).
+    /// - Parameters:
+    ///   - hashing: where passwords are hashed: threads of the server's, with a bounded queue
+    ///     (`policy.hashingThreads`, `policy.hashingQueue` say how many).
+    ///   - limits: where sign-ups and sign-ins are counted (the store's counters, so that every
+    ///     node on a shared database counts alike).
     public init(store: any AccountStore & SignInRecordStore & AccountAdministrationStore, directory: any DirectoryStore, policy: Policy = Policy(),
-                limits: any LimitCounters = LocalLimitCounters()) throws {
+                hashing: any BlockingWorkRunner, limits: any LimitCounters = LocalLimitCounters()) throws {
         self.store = store
         self.directory = directory
         self.policy = policy
@@ -78,8 +82,7 @@ public final class AccountService: Sendable {
         self.signInsByPair = WindowLimit(scope: "sign-ins-by-account-and-address", limit: policy.signInsPerAccountAndAddressPerMinute,
                                          windowMilliseconds: 60_000)
         self.signInsByAddress = WindowLimit(scope: "sign-ins-by-address", limit: policy.signInsPerAddressPerMinute, windowMilliseconds: 60_000)
-        self.hashing = BlockingWorkPool(name: "fod-hashing", threads: policy.hashingThreads, maxQueued: policy.hashingQueue,
-                                        what: "password checks")
+        self.hashing = hashing
         self.dummyHash = try hasher.hash(Base64URL.encode(Secrets.randomBytes(16)))
     }
 

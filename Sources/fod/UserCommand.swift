@@ -1,3 +1,4 @@
+import API
 import Foundation
 import Timestamps
 import Tracking
@@ -32,7 +33,7 @@ enum UserCommand {
         let offline = try OfflineStore.open(arguments, environment: environment, purpose: "fod user \(subcommand)",
                                             advice: "stop it first (on PostgreSQL, fod user runs beside the nodes)")
         defer { offline.close() }
-        let accounts = try AccountService(store: offline.store, directory: offline.store)
+        let accounts = try AccountService(store: offline.store, directory: offline.store, hashing: PasswordWork(policy: AccountService.Policy()))
         let email = words.dropFirst().first ?? ""
         switch subcommand {
         case "add":

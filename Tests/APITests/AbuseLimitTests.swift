@@ -84,7 +84,10 @@ import TrackingTestSupport
     /// Password hashing never queues without bound: with every thread busy and the queue full,
     /// the next hash is refused at once with 503.
     @Test func hashingIsBoundedAndOffTheRequestThreads() async throws {
-        let pool = BlockingWorkPool(name: "test-hashing", threads: 1, maxQueued: 1, what: "password checks")
+        var policy = AccountService.Policy()
+        policy.hashingThreads = 1
+        policy.hashingQueue = 1
+        let pool = PasswordWork(policy: policy)
         let release = DispatchSemaphore(value: 0)
         let started = DispatchSemaphore(value: 0)
         async let first: Int = pool.run { started.signal(); release.wait(); return 1 }

@@ -1,3 +1,4 @@
+import API
 import Foundation
 import Testing
 import SQLiteStore
@@ -26,7 +27,7 @@ struct AdministrationMigrationTests {
         let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
         defer { backend.close() }
         #expect(try backend.accounts().map { "\($0.id.rawValue) \($0.isAdmin)" } == ["u_vessel false", "u_ann true", "u_bob false"])
-        let accounts = try AccountService(store: backend, directory: backend)
+        let accounts = try AccountService(store: backend, directory: backend, hashing: PasswordWork(policy: AccountService.Policy()))
         #expect(try accounts.signUpPolicy() == .invite)
     }
 }

@@ -1,3 +1,6 @@
+// Why one file of ~460 lines: the straightforward reference versions of the cell predicates and
+// the randomized comparisons against the fast paths belong side by side.
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,3 +1,4 @@
+import StoreTestSupport
 import Testing
 import Tracking
 
@@ -5,48 +6,28 @@ import Tracking
 /// invite codes, invitations by email, passwords, disabled accounts and import tokens.
 @Suite("Store conformance: administration")
 struct AdministrationConformance {
-    /// A new account of `name` (a password hash anyone could sign in with), signed in with
-    /// session token hash `session-<name>`.
-    static func account(_ name: String, admin: Bool = false, createdAt: Int64 = Fixtures.t0) -> NewAccount {
-        let user = User(id: .generate(), email: "\(name)@example.org", displayName: name, createdAt: Fixtures.time(createdAt), isAdmin: admin)
-        let session = Session(id: .generate(), userID: user.id, createdAt: user.createdAt, lastUsedAt: user.createdAt, client: nil)
-        return NewAccount(user: user, passwordHash: "$argon2id$hash-\(name)", session: session, sessionTokenHash: "session-\(name)")
-    }
-
-    /// The code of the `TrackingError` that `body` throws ("none" when it throws none).
-    static func refused(_ body: () async throws -> Void) async -> String {
-        do {
-            try await body()
-            return "none"
-        } catch let error as TrackingError {
-            return error.code.rawValue
-        } catch {
-            return "unexpected: \(error)"
-        }
-    }
-
     @Test(arguments: StoreFactory.all)
     func theFirstAccountIsTheAdministratorAndLaterOnesNeedAnInvitation(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
             // An account nobody can sign in to (the demo's vessels) is no account here.
             try await Fixtures.user(store, "vessel", createdAt: Fixtures.t0 - 1)
             #expect(try !store.hasAccounts())
-            let ann = try await store.createAccount(Self.account("ann"), admission: .firstOrInvited(inviteCodeHash: nil), now: Fixtures.t0)
+            let ann = try await store.createAccount(Fixtures.account("ann"), admission: .firstOrInvited(inviteCodeHash: nil), now: Fixtures.t0)
             #expect(ann.isAdmin && !ann.isDisabled)
             #expect(try store.hasAccounts())
             #expect(try store.user(id: ann.id) == ann)
             #expect(try store.session(tokenHash: "session-ann")?.userID == ann.id)
-            let bob = Self.account("bob")
-            let code = await Self.refused { _ = try await store.createAccount(bob, admission: .firstOrInvited(inviteCodeHash: nil), now: Fixtures.t0) }
+            let bob = Fixtures.account("bob")
+            let code = await Fixtures.refused { _ = try await store.createAccount(bob, admission: .firstOrInvited(inviteCodeHash: nil), now: Fixtures.t0) }
             #expect(code == "signup_closed")
             // Atomic: nothing of the refused account stayed.
             #expect(try store.user(id: bob.user.id) == nil && store.session(tokenHash: "session-bob") == nil)
             // Admitted by anyone's rule, a later account is no administrator unless asked.
-            let cat = try await store.createAccount(Self.account("cat", createdAt: Fixtures.t0 + 1), admission: .anyone, now: Fixtures.t0)
-            let dan = try await store.createAccount(Self.account("dan", admin: true, createdAt: Fixtures.t0 + 2), admission: .anyone, now: Fixtures.t0)
+            let cat = try await store.createAccount(Fixtures.account("cat", createdAt: Fixtures.t0 + 1), admission: .anyone, now: Fixtures.t0)
+            let dan = try await store.createAccount(Fixtures.account("dan", admin: true, createdAt: Fixtures.t0 + 2), admission: .anyone, now: Fixtures.t0)
             #expect(!cat.isAdmin && dan.isAdmin)
             #expect(try store.accounts().map(\.displayName) == ["vessel", "ann", "cat", "dan"])
-            let taken = await Self.refused { _ = try await store.createAccount(Self.account("cat"), admission: .anyone, now: Fixtures.t0) }
+            let taken = await Fixtures.refused { _ = try await store.createAccount(Fixtures.account("cat"), admission: .anyone, now: Fixtures.t0) }
             #expect(taken == "email_taken")
         }
     }
@@ -57,8 +38,8 @@ struct AdministrationConformance {
             let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
                 for n in 0..<8 {
                     group.addTask {
-                        await Self.refused {
-                            _ = try await store.createAccount(Self.account("first\(n)"), admission: .firstOrInvited(inviteCodeHash: nil), now: Fixtures.t0)
+                        await Fixtures.refused {
+                            _ = try await store.createAccount(Fixtures.account("first\(n)"), admission: .firstOrInvited(inviteCodeHash: nil), now: Fixtures.t0)
                         } == "none"
                     }
                 }
@@ -72,21 +53,21 @@ struct AdministrationConformance {
     @Test(arguments: StoreFactory.all)
     func anInviteCodeAdmitsOneAccountBeforeItExpires(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
-            _ = try await store.createAccount(Self.account("ann"), admission: .anyone, now: Fixtures.t0)
+            _ = try await store.createAccount(Fixtures.account("ann"), admission: .anyone, now: Fixtures.t0)
             try await store.insertInviteCode(codeHash: "code-1", createdAt: Fixtures.t0, expiresAt: Fixtures.t0 + 1_000)
             try await store.insertInviteCode(codeHash: "code-2", createdAt: Fixtures.t0, expiresAt: Fixtures.t0 + 1_000)
-            let bob = try await store.createAccount(Self.account("bob"), admission: .invited(inviteCodeHash: "code-1"), now: Fixtures.t0 + 999)
+            let bob = try await store.createAccount(Fixtures.account("bob"), admission: .invited(inviteCodeHash: "code-1"), now: Fixtures.t0 + 999)
             #expect(!bob.isAdmin)
-            let again = await Self.refused { _ = try await store.createAccount(Self.account("cat"), admission: .invited(inviteCodeHash: "code-1"), now: Fixtures.t0) }
-            let unknown = await Self.refused { _ = try await store.createAccount(Self.account("cat"), admission: .invited(inviteCodeHash: "nope"), now: Fixtures.t0) }
-            let expired = await Self.refused { _ = try await store.createAccount(Self.account("cat"), admission: .invited(inviteCodeHash: "code-2"), now: Fixtures.t0 + 1_000) }
-            let none = await Self.refused { _ = try await store.createAccount(Self.account("cat"), admission: .invited(inviteCodeHash: nil), now: Fixtures.t0) }
+            let again = await Fixtures.refused { _ = try await store.createAccount(Fixtures.account("cat"), admission: .invited(inviteCodeHash: "code-1"), now: Fixtures.t0) }
+            let unknown = await Fixtures.refused { _ = try await store.createAccount(Fixtures.account("cat"), admission: .invited(inviteCodeHash: "nope"), now: Fixtures.t0) }
+            let expired = await Fixtures.refused { _ = try await store.createAccount(Fixtures.account("cat"), admission: .invited(inviteCodeHash: "code-2"), now: Fixtures.t0 + 1_000) }
+            let none = await Fixtures.refused { _ = try await store.createAccount(Fixtures.account("cat"), admission: .invited(inviteCodeHash: nil), now: Fixtures.t0) }
             #expect([again, unknown, expired, none] == Array(repeating: "signup_closed", count: 4))
             // An email already taken is refused before the code is looked at: the code stays usable.
             try await store.insertInviteCode(codeHash: "code-3", createdAt: Fixtures.t0, expiresAt: Fixtures.t0 + 1_000)
-            let taken = await Self.refused { _ = try await store.createAccount(Self.account("bob"), admission: .invited(inviteCodeHash: "code-3"), now: Fixtures.t0) }
+            let taken = await Fixtures.refused { _ = try await store.createAccount(Fixtures.account("bob"), admission: .invited(inviteCodeHash: "code-3"), now: Fixtures.t0) }
             #expect(taken == "email_taken")
-            _ = try await store.createAccount(Self.account("dan"), admission: .invited(inviteCodeHash: "code-3"), now: Fixtures.t0)
+            _ = try await store.createAccount(Fixtures.account("dan"), admission: .invited(inviteCodeHash: "code-3"), now: Fixtures.t0)
         }
     }
 
@@ -102,14 +83,14 @@ struct AdministrationConformance {
             }
             #expect(try store.readDirectory { try $0.hasEmailInvitation(groupID: world.group, email: "zed@example.org", now: Fixtures.t0 + 9_999) })
             #expect(try !store.readDirectory { try $0.hasEmailInvitation(groupID: world.group, email: "old@example.org", now: Fixtures.t0 + 10) })
-            let expired = await Self.refused { _ = try await store.createAccount(Self.account("old"), admission: .invited(inviteCodeHash: nil), now: Fixtures.t0 + 10) }
+            let expired = await Fixtures.refused { _ = try await store.createAccount(Fixtures.account("old"), admission: .invited(inviteCodeHash: nil), now: Fixtures.t0 + 10) }
             #expect(expired == "signup_closed")
-            let zed = try await store.createAccount(Self.account("zed"), admission: .invited(inviteCodeHash: nil), now: Fixtures.t0 + 100)
+            let zed = try await store.createAccount(Fixtures.account("zed"), admission: .invited(inviteCodeHash: nil), now: Fixtures.t0 + 100)
             let invitations = try store.readDirectory { try $0.invitationSummaries(inviteeID: zed.id) }
             #expect(invitations.map(\.groupID) == [world.group] && invitations.first?.senderEmail == world.owner.email)
             #expect(try !store.readDirectory { try $0.hasEmailInvitation(groupID: world.group, email: "zed@example.org", now: Fixtures.t0) })
             // An expired invitation by email becomes no invitation of an account made later anyway.
-            let old = try await store.createAccount(Self.account("old"), admission: .anyone, now: Fixtures.t0 + 100)
+            let old = try await store.createAccount(Fixtures.account("old"), admission: .anyone, now: Fixtures.t0 + 100)
             #expect(try store.readDirectory { try $0.invitationSummaries(inviteeID: old.id) }.isEmpty)
             // Inviting again replaces an expired invitation.
             try await store.writeDirectory { tx in
@@ -123,11 +104,11 @@ struct AdministrationConformance {
     @Test(arguments: StoreFactory.all)
     func aNewPasswordEndsEveryOtherSession(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
-            let ann = try await store.createAccount(Self.account("ann"), admission: .anyone, now: Fixtures.t0)
+            let ann = try await store.createAccount(Fixtures.account("ann"), admission: .anyone, now: Fixtures.t0)
             let kept = try #require(try store.session(tokenHash: "session-ann"))
             let other = Session(id: .generate(), userID: ann.id, createdAt: Fixtures.time(Fixtures.t0 + 1), lastUsedAt: Fixtures.time(Fixtures.t0 + 1), client: nil)
             try await store.createSession(other, tokenHash: "session-ann-2", keepAtMost: 10)
-            let bob = try await store.createAccount(Self.account("bob"), admission: .anyone, now: Fixtures.t0)
+            let bob = try await store.createAccount(Fixtures.account("bob"), admission: .anyone, now: Fixtures.t0)
             #expect(try await store.setPassword(userID: ann.id, passwordHash: "$argon2id$new", mustChange: true, keepSession: kept.id))
             #expect(try store.session(tokenHash: "session-ann") == kept)
             #expect(try store.session(tokenHash: "session-ann-2") == nil)
@@ -144,7 +125,7 @@ struct AdministrationConformance {
     @Test(arguments: StoreFactory.all)
     func aDisabledAccountsCredentialsWorkNoMoreUntilItIsEnabled(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
-            let ann = try await store.createAccount(Self.account("ann"), admission: .anyone, now: Fixtures.t0)
+            let ann = try await store.createAccount(Fixtures.account("ann"), admission: .anyone, now: Fixtures.t0)
             let device = try await Fixtures.device(store, owner: ann.id)
             let deviceToken = "device-token-\(device.id.rawValue)"
             #expect(try await store.insertImportToken(tokenHash: "import-1", deviceID: device.id, ownerID: ann.id, createdAt: Fixtures.t0,
@@ -219,8 +200,8 @@ struct AdministrationConformance {
                                                   expiresAt: Fixtures.t0 + 10, keepPerDevice: 10)
             #expect(try await store.deleteExpiredGrants(now: Fixtures.t0 + 10) == 3)
             #expect(try await store.deleteExpiredGrants(now: Fixtures.t0 + 10) == 0)
-            _ = try await store.createAccount(Self.account("ann"), admission: .anyone, now: Fixtures.t0)
-            _ = try await store.createAccount(Self.account("bob"), admission: .invited(inviteCodeHash: "new"), now: Fixtures.t0 + 50)
+            _ = try await store.createAccount(Fixtures.account("ann"), admission: .anyone, now: Fixtures.t0)
+            _ = try await store.createAccount(Fixtures.account("bob"), admission: .invited(inviteCodeHash: "new"), now: Fixtures.t0 + 50)
         }
     }
 }

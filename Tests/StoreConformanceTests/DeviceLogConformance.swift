@@ -1,5 +1,6 @@
 import ErrorCodes
 import LocationFormats
+import StoreTestSupport
 import Testing
 import Timestamps
 import Tracking

@@ -1,4 +1,5 @@
 import Synchronization
+import StoreTestSupport
 import Testing
 import Tracking
 

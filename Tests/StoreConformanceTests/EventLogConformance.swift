@@ -1,5 +1,6 @@
 import JSONCore
 import Synchronization
+import StoreTestSupport
 import Testing
 import Tracking
 

@@ -1,3 +1,4 @@
+import StoreTestSupport
 import Testing
 import Tracking
 

@@ -3,6 +3,7 @@ import GeoQuery
 import JSONCore
 import LocationFormats
 import TestRandom
+import StoreTestSupport
 import Testing
 import Tracking
 

@@ -1,4 +1,5 @@
 import JSONCore
+import StoreTestSupport
 import Testing
 import Tracking
 

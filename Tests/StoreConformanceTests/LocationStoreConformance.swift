@@ -1,4 +1,5 @@
 import LocationFormats
+import StoreTestSupport
 import Testing
 import Tracking
 

@@ -1,4 +1,5 @@
 import JSONCore
+import StoreTestSupport
 import Testing
 import Timestamps
 import Tracking
@@ -23,7 +24,7 @@ struct NotificationStoreConformance {
     /// The world's owner device leaves "home" and comes back: an exit and an enter event.
     static func placeEvents(_ store: any TrackingStore, _ world: SharingWorld) async throws -> PlaceID {
         try await Fixtures.append(store, world.device.id, [Fixtures.fix(1_000, longitude: 2.3500, latitude: 48.8500)])
-        let home = PlaceStoreConformance.circle(world.group, by: world.owner.id, longitude: 2.35, latitude: 48.85, name: "home")
+        let home = Fixtures.circle(world.group, by: world.owner.id, longitude: 2.35, latitude: 48.85, name: "home")
         let shape = try home.shape()
         try await store.writePlaces { tx in try tx.insertPlace(home, shape: shape) }
         try await Fixtures.append(store, world.device.id, [Fixtures.fix(2_000, longitude: 2.3800, latitude: 48.8500)])

@@ -1,24 +1,18 @@
 import JSONCore
+import StoreTestSupport
 import Testing
 import Tracking
 
 /// `PlaceStore`: places in their group, presence set silently, arrivals logged on ingest.
 @Suite("Store conformance: places")
 struct PlaceStoreConformance {
-    /// A circle of 200 m around (`longitude`, `latitude`).
-    static func circle(_ group: GroupID, by user: UserID, longitude: Double, latitude: Double, name: String) -> Place {
-        Place(id: .generate(), groupID: group, name: name,
-              geometry: .object(["type": .string("Point"), "coordinates": .array([.number(JSONNumber(longitude)), .number(JSONNumber(latitude))])]),
-              radiusMeters: 200, createdBy: user, createdAt: Fixtures.time(Fixtures.t0), updatedAt: Fixtures.time(Fixtures.t0))
-    }
-
     @Test(arguments: StoreFactory.all)
     func aDeviceArrivingAndLeavingLogsEnterAndExitAndPresenceFollows(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
             let world = try await SharingWorld.make(store)
             // Already inside when the place is made: set silently, no event.
             try await Fixtures.append(store, world.device.id, [Fixtures.fix(1_000, longitude: 2.3500, latitude: 48.8500)])
-            let home = Self.circle(world.group, by: world.owner.id, longitude: 2.3500, latitude: 48.8500, name: "home")
+            let home = Fixtures.circle(world.group, by: world.owner.id, longitude: 2.3500, latitude: 48.8500, name: "home")
             let shape = try home.shape()
             try await store.writePlaces { tx in try tx.insertPlace(home, shape: shape) }
             #expect(try store.readPlaces { try $0.places(groupID: world.group) } == [home])

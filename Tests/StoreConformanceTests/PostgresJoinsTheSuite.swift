@@ -1,4 +1,5 @@
 import PostgresTestSupport
+import StoreTestSupport
 import Testing
 
 /// Says, as a skipped test, when the PostgreSQL store is left out of the conformance suite.

@@ -1,3 +1,4 @@
+import API
 import Foundation
 import LocationFormats
 import SQLiteStore
@@ -26,7 +27,7 @@ enum StoreBaseline {
         defer { backend.close() }
         var policy = AccountService.Policy()
         policy.passwordCost = .minimal
-        let accounts = try AccountService(store: backend, directory: backend, policy: policy)
+        let accounts = try AccountService(store: backend, directory: backend, policy: policy, hashing: PasswordWork(policy: policy))
         let user = try await accounts.signUp(email: "baseline@example.org", password: "baseline-password", displayName: "Baseline").user
         let (device, _) = try await DeviceService(store: backend).add(ownerID: user.id, name: "baseline", platformID: nil)
         let locations = LocationService(store: backend, directory: backend, requestLimit: .none)

@@ -1,3 +1,4 @@
+import API
 import Foundation
 import GeoKit
 import JSONCore
@@ -145,7 +146,7 @@ struct Side {
     policy.signUpsPerAddressPerHour = 1_000_000
     policy.hashingQueue = 100_000
     policy.signUp = .open
-    let accounts = try AccountService(store: backend, directory: backend, policy: policy)
+    let accounts = try AccountService(store: backend, directory: backend, policy: policy, hashing: PasswordWork(policy: policy))
     let devices = DeviceService(store: backend)
     let groups = GroupService(store: backend)
     var limits = PlaceLimits()

@@ -7,7 +7,8 @@ import Tracking
 /// Channels (`/v1/me/channels`), their delivery log and test send, and a member's alerts
 /// (`/v1/groups/{id}/alerts`): API.md, "Notifications: arrivals reach people".
 struct NotificationRoutes {
-    let services: Services
+    let notifications: NotificationService
+    let access: RouteAccess
 
     /// Test sends in flight at once, all users together (each holds a thread up to the
     /// transport's timeout): 503 `busy` beyond.
@@ -15,8 +16,8 @@ struct NotificationRoutes {
     static let testSends = Mutex(0)
 
     var routes: [Route] {
-        let notifications = services.notifications
-        let group = RouteGroup(services: services)
+        let notifications = self.notifications
+        let group = RouteGroup(access: access)
         let member = Caller.reader(.group(parameter: "id"))
         let smallBody = 16 * 1024
         return [

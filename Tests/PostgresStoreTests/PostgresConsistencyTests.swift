@@ -2,6 +2,7 @@ import Foundation
 import PostgresClient
 import PostgresStore
 import PostgresTestSupport
+import StoreTestSupport
 import Testing
 import Tracking
 

@@ -4,6 +4,7 @@ import PostgresStore
 import PostgresTestSupport
 import SQLCore
 import Synchronization
+import StoreTestSupport
 import Testing
 import Tracking
 
@@ -30,8 +31,8 @@ struct PostgresAccountCreationTests {
         let finished = Atomic<Bool>(false)
         let attempt = Task {
             defer { finished.store(true, ordering: .sequentiallyConsistent) }
-            return await AdministrationConformance.refused {
-                _ = try await store.createAccount(AdministrationConformance.account("ann"), admission: .firstOrInvited(inviteCodeHash: nil),
+            return await Fixtures.refused {
+                _ = try await store.createAccount(Fixtures.account("ann"), admission: .firstOrInvited(inviteCodeHash: nil),
                                                   now: Fixtures.t0)
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import PostgresClient
 import PostgresStore
 import PostgresTestSupport
+import StoreTestSupport
 import Testing
 import Tracking
 
@@ -19,7 +20,7 @@ struct PostgresPlaceCopyTests {
         let nodeB = try PostgresStore.open(server.url(database: name), readerCount: 2)
         defer { nodeB.close() }
         let world = try await SharingWorld.make(nodeA)
-        let home = PlaceStoreConformance.circle(world.group, by: world.owner.id, longitude: 2.3500, latitude: 48.8500, name: "home")
+        let home = Fixtures.circle(world.group, by: world.owner.id, longitude: 2.3500, latitude: 48.8500, name: "home")
         let shape = try home.shape()
         try await nodeA.writePlaces { tx in try tx.insertPlace(home, shape: shape) }
         func placeEvents(_ outcome: IngestOutcome) -> [String] {

@@ -1,3 +1,6 @@
+// Why one file of ~500 lines: one suite for the index merger's contract (merged and unmerged
+// fixes answer alike, at every point of a merge cycle); its cases share the fixtures below.
+
 @testable import SQLiteStore
 import Foundation
 import GeoKit
@@ -8,17 +11,22 @@ import Synchronization
 import Testing
 import TestRandom
 @testable import Tracking
-import API
 import Storage
 import HTTPServer
+import StoreTestSupport
+import TrackingTestSupport
 
 /// The ingest path stores fixes in `locations` and `index_queue`; merges move them into
 /// `cell_index` / `client_ids` later. Whatever the mix of merged and unmerged fixes — and across
 /// restarts, deletions and duplicates — geo queries, history and dedupe must answer exactly as
 /// if every fix were in one table. A seeded random sequence of operations is checked against a
 /// plain in-memory model after every step.
-@Suite(.enabled(if: TestStoreKind.isSQLite, "the SQLite store's two-stage index (index_queue merged into cell_index later); PostgreSQL indexes each fix in its append's transaction"))
-struct IndexMergeTests {
+/// The SQLite store's two-stage index (index_queue merged into cell_index later); PostgreSQL
+/// indexes each fix in its append's transaction.
+@Suite struct IndexMergeTests {
+    /// Runs awaited work off the cooperative pool, for a test thread that blocks on it.
+    static let waitExecutor = HandlerExecutor(label: "fod.test.merge-wait")
+
     /// One stored fix in the model.
     struct ModelFix: Hashable {
         let deviceKey: DeviceKey
@@ -37,11 +45,9 @@ struct IndexMergeTests {
 
         init(devices: Int) async throws {
             backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: .manual)
-            let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
-            let user = try await services.accounts.signUp(email: "model@example.org", password: "model-password", displayName: "Model")
+            let user = try await Fixtures.user(backend, "model")
             for i in 0..<devices {
-                let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d\(i)", platformID: nil)
-                deviceIDs.append(device.id)
+                deviceIDs.append(try await Fixtures.device(backend, owner: user.id, name: "d\(i)").id)
             }
             keys = try backend.read { db in
                 Dictionary(uniqueKeysWithValues: try db.rows("SELECT id, key FROM devices", []) { (DeviceID($0.string(0)), DeviceKey(storeValue: $0.int64(1))) })
@@ -246,9 +252,8 @@ struct IndexMergeTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal, merging: policy)
         defer { backend.close() }
-        let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
-        let user = try await services.accounts.signUp(email: "auto@example.org", password: "auto-password", displayName: "Auto")
-        let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
+        let user = try await Fixtures.user(backend, "auto")
+        let device = try await Fixtures.device(backend, owner: user.id, name: "d")
         for batch in 0..<3 {
             let fixes = (0..<10).map { Fix(longitude: 1, latitude: 2, timestamp: 1_700_000_000_000 + Int64(batch * 10 + $0), clientID: "a\(batch)-\($0)") }
             _ = try await backend.append(deviceID: device.id, fixes: fixes, events: .standard) { _ in }
@@ -327,11 +332,10 @@ struct IndexMergeTests {
         let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal,
                                              merging: MergePolicy(idleMilliseconds: 1, maxAgeSeconds: 0, cycleBatch: 60, chunk: 5))
         defer { backend.close() }
-        let services = try Services(store: backend, configuration: TestApp.configuration(), logger: Logger(level: .error))
-        let user = try await services.accounts.signUp(email: "race@example.org", password: "race-password", displayName: "Race")
-        let (device, _) = try await services.devices.add(ownerID: user.user.id, name: "d", platformID: nil)
+        let user = try await Fixtures.user(backend, "race")
+        let device = try await Fixtures.device(backend, owner: user.id, name: "d")
         let key = try backend.read { db in try db.firstRow("SELECT key FROM devices WHERE id = ?", [.text(device.id.rawValue)]) { DeviceKey(storeValue: $0.int64(0)) } }!
-        let readable = [key: SharedDevice(key: key, deviceID: device.id, userID: user.user.id, last: nil)]
+        let readable = [key: SharedDevice(key: key, deviceID: device.id, userID: user.id, last: nil)]
         let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))
         let service = GeoQueryService(index: backend, directory: backend)
         let committed = Mutex<Set<Int64>>([])
@@ -377,7 +381,7 @@ struct IndexMergeTests {
         backend.readerTestHook.withLock { $0 = {
             let merged = DispatchSemaphore(value: 0)
             // Not on the cooperative pool: this thread, blocked below, may be one of its two.
-            Task(executorPreference: TestApp.waitExecutor) { try await backend.drainIndex(); merged.signal() }
+            Task(executorPreference: Self.waitExecutor) { try await backend.drainIndex(); merged.signal() }
             merged.wait()
         } }
         let within = try GeoFilter.parse(JSONParser.parse(Array(#"{"$geoWithin":{"$centerSphere":[[2.35,48.85],0.001]}}"#.utf8)))
@@ -433,7 +437,8 @@ struct IndexMergeTests {
     }
 }
 
-@Suite(.enabled(if: TestStoreKind.isSQLite, "`fod db check`'s consistency check of the SQLite store's cell index against its history"))
+/// Of `fod db check`'s consistency check of the SQLite store's cell index against its history.
+@Suite
 struct IndexConsistencyTests {
     @Test func findsIndexedFixesMissingFromHistoryAndMergedFixesMissingFromTheIndex() async throws {
         let world = try await IndexMergeTests.World(devices: 1)
@@ -454,7 +459,8 @@ struct IndexConsistencyTests {
 }
 
 /// A database written by the one-table layout (schema 4) moves to history + merged cell index.
-@Suite(.enabled(if: TestStoreKind.isSQLite, "a migration of the SQLite schema (schema 4's one table to history + cell index), which PostgreSQL never had"))
+/// Of a migration of the SQLite schema (schema 4's one table to history + cell index), which PostgreSQL never had.
+@Suite
 struct LocationLayoutMigrationTests {
     @Test func fixesOfSchemaFourBecomeMergedHistory() async throws {
         let directory = NSTemporaryDirectory() + "fod-migrate-" + UUID().uuidString

@@ -7,7 +7,8 @@ import TestRandom
 
 /// The client-id filter lets ingest skip the `client_ids` probe for ids it rules out; a false
 /// "no" would store a duplicate, so every test here is about the filter never missing an id.
-@Suite(.enabled(if: TestStoreKind.isSQLite, "the SQLite store's dedupe filter"))
+/// Of the SQLite store's dedupe filter.
+@Suite
 struct ClientIDFilterTests {
     @Test func bitsNeverMissAnInsertedFingerprintAndRarelyClaimOthers() throws {
         let bits = try #require(BloomBits(bitCount: 1 << 20))

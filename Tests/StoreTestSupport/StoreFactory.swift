@@ -13,20 +13,20 @@ import Tracking
 ///
 /// Every test opens its own store (`open()`), so tests never see each other's rows and may run
 /// in parallel.
-struct StoreFactory: Sendable, CustomTestStringConvertible {
-    let name: String
-    let open: @Sendable () throws -> OpenedStore
+public struct StoreFactory: Sendable, CustomTestStringConvertible {
+    public let name: String
+    public let open: @Sendable () throws -> OpenedStore
 
-    var testDescription: String { name }
+    public var testDescription: String { name }
 
     /// Every implementation of `TrackingStore` the suite knows. A store joins the suite by
     /// adding its factory here.
     /// PostgreSQL joins when its server programs are installed (CI installs them); without
     /// them `PostgresJoinsTheSuite` is skipped, saying why.
-    static let all: [StoreFactory] = PostgresTestServer.isAvailable ? [.sqlite, .postgres] : [.sqlite]
+    public static let all: [StoreFactory] = PostgresTestServer.isAvailable ? [.sqlite, .postgres] : [.sqlite]
 
     /// The embedded store in a fresh temporary directory.
-    static let sqlite = StoreFactory(name: "SQLite") {
+    public static let sqlite = StoreFactory(name: "SQLite") {
         let directory = NSTemporaryDirectory() + "fod-conformance-" + UUID().uuidString
         let backend = try SQLiteBackend.open(directory: directory, synchronous: .normal)
         return OpenedStore(store: backend) {
@@ -38,7 +38,7 @@ struct StoreFactory: Sendable, CustomTestStringConvertible {
 
 extension StoreFactory {
     /// A new database on the test process's throwaway PostgreSQL server, dropped afterwards.
-    static let postgres = StoreFactory(name: "PostgreSQL") {
+    public static let postgres = StoreFactory(name: "PostgreSQL") {
         let server = try PostgresTestServer.shared.get()
         let name = "fod_conformance_\(databaseCounter.add(1, ordering: .relaxed).newValue)"
         try Connection(server.url).execute("CREATE DATABASE \(name)")
@@ -54,21 +54,21 @@ extension StoreFactory {
 }
 
 /// A store opened for one test; `close()` closes it and deletes what it stored.
-final class OpenedStore: Sendable {
-    let store: any TrackingStore
+public final class OpenedStore: Sendable {
+    public let store: any TrackingStore
     private let discard: @Sendable () -> Void
 
-    init(store: any TrackingStore, discard: @escaping @Sendable () -> Void) {
+    public init(store: any TrackingStore, discard: @escaping @Sendable () -> Void) {
         self.store = store
         self.discard = discard
     }
 
-    func close() { discard() }
+    public func close() { discard() }
 }
 
 extension StoreFactory {
     /// Runs `body` with a fresh store of this kind, closing it afterwards however `body` ends.
-    func withStore<T>(_ body: (any TrackingStore) async throws -> T) async throws -> T {
+    public func withStore<T>(_ body: (any TrackingStore) async throws -> T) async throws -> T {
         let opened = try open()
         defer { opened.close() }
         return try await body(opened.store)

@@ -1,0 +1,79 @@
+/// The queue of a group-committing writer, as a state machine: it decides what the writer does
+/// next and does nothing itself — no I/O, no lock, no thread (its owner guards it with its own
+/// lock and acts on the answers). Both stores' writers (`Storage.DatabaseWriter`,
+/// `PostgresStore.GroupCommitWriter`) run on it, so "which jobs go into the next commit, and when
+/// does the writer stop" is written and tested once (`GroupCommitQueueTests`).
+///
+/// Invariants: jobs leave in submission order, at most `maxJobsPerCommit` per batch; once
+/// closing, no job is accepted, every job accepted before is still handed out, and `stop` comes
+/// only after the last batch.
+public struct GroupCommitQueue<Job> {
+    /// What the writer does after `submit`.
+    public enum Submission {
+        /// Queued: wake the writer.
+        case queued
+        /// The writer is closing: fail the job at once (it was not queued).
+        case refused(Job)
+    }
+
+    /// What the writer does next.
+    public enum Next {
+        /// Run these jobs in one transaction.
+        case commit([Job])
+        /// Nothing to do: wait for a submission (or do idle work).
+        case wait
+        /// Closed and drained: end the writer thread.
+        case stop
+    }
+
+    /// Jobs at most per batch (at least 1).
+    public let maxJobsPerCommit: Int
+    private var jobs: [Job] = []
+    /// Index of the oldest queued job in `jobs` (taken jobs stay until compaction).
+    private var head = 0
+    public private(set) var isClosing = false
+    /// Whether `next` answered `stop`: the writer has ended.
+    public private(set) var isStopped = false
+
+    public init(maxJobsPerCommit: Int) {
+        self.maxJobsPerCommit = max(1, maxJobsPerCommit)
+    }
+
+    /// Jobs queued and not yet handed out.
+    public var count: Int { jobs.count - head }
+
+    /// Queues `job` unless the writer is closing.
+    public mutating func submit(_ job: Job) -> Submission {
+        guard !isClosing else { return .refused(job) }
+        jobs.append(job)
+        return .queued
+    }
+
+    /// No more jobs; those queued still go out.
+    public mutating func close() {
+        isClosing = true
+    }
+
+    /// The next batch (the oldest jobs, up to `maxJobsPerCommit`), or whether to wait or stop.
+    public mutating func next() -> Next {
+        guard count > 0 else {
+            if isClosing {
+                isStopped = true
+                return .stop
+            }
+            return .wait
+        }
+        let end = head + min(count, maxJobsPerCommit)
+        let batch = Array(jobs[head..<end])
+        head = end
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: jobs.capacity <= 4 * maxJobsPerCommit)
+            head = 0
+        } else if head >= maxJobsPerCommit, head * 2 >= jobs.count {
+            // More than half is taken: drop it, so the array does not grow without bound.
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return .commit(batch)
+    }
+}
