@@ -50,7 +50,8 @@ public struct GPXExport: Sendable {
     /// Track points written so far.
     public private(set) var pointCount = 0
     /// Points ignored because their coordinates were invalid.
-    public private(set) var skippedPointCount = 0
+    public var skippedPointCount: Int { admission.skipped }
+    private var admission = PointAdmission()
 
     private let metadata: Metadata
     private var started = false
@@ -68,11 +69,7 @@ public struct GPXExport: Sendable {
 
     /// Writes one fix, opening a new track on a device change or a new segment after a gap.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard !finished else { return }
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point, finished: finished) else { return }
         beginIfNeeded(into: &out)
         if point.deviceID != currentDeviceID {
             if currentDeviceID != nil { out.append(ascii: "    </trkseg>\n  </trk>\n") }

@@ -1,3 +1,5 @@
+import JSONCore
+
 /// A longitude/latitude bounding box in degrees, RFC 7946 style: `[west, south, east, north]`.
 ///
 /// Invariants: `-90 ≤ southDegrees ≤ northDegrees ≤ 90`; `westDegrees`, `eastDegrees` ∈
@@ -150,5 +152,18 @@ public struct GeoBoundsAccumulator: Sendable {
             if west == 180 { west = -180 }
         }
         return GeoBounds(westDegrees: west, southDegrees: south, eastDegrees: east, northDegrees: north)
+    }
+}
+
+extension GeoBounds {
+    /// Writes the bounds as a GeoJSON `bbox` array, `[west, south, east, north]` in degrees
+    /// with 7 decimals (`west > east` across the antimeridian, as RFC 7946 says).
+    func writeBBox(into json: inout JSONWriter) {
+        json.beginArray()
+        json.number(westDegrees, fractionDigits: 7)
+        json.number(southDegrees, fractionDigits: 7)
+        json.number(eastDegrees, fractionDigits: 7)
+        json.number(northDegrees, fractionDigits: 7)
+        json.endArray()
     }
 }

@@ -77,7 +77,8 @@ public struct GeoJSONExport: Sendable {
     /// Features written so far (points and tracks).
     public internal(set) var featureCount = 0
     /// Points ignored because their coordinates were invalid.
-    public private(set) var skippedPointCount = 0
+    public var skippedPointCount: Int { admission.skipped }
+    private var admission = PointAdmission()
 
     enum Phase: Sendable { case notStarted, writing, finished }
 
@@ -108,11 +109,7 @@ public struct GeoJSONExport: Sendable {
 
     /// Writes one `Point` feature (typically a device's latest position). Closes an open track.
     public mutating func addPosition(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard phase != .finished else { return }
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point, finished: phase == .finished) else { return }
         swap(&json.bytes, &out)
         defer { swap(&json.bytes, &out) }
         beginIfNeeded()
@@ -123,11 +120,7 @@ public struct GeoJSONExport: Sendable {
 
     /// Adds one fix to its device's track (see the type documentation for the required order).
     public mutating func addTrackPoint(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard phase != .finished else { return }
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point, finished: phase == .finished) else { return }
         swap(&json.bytes, &out)
         defer { swap(&json.bytes, &out) }
         beginIfNeeded()
@@ -145,12 +138,7 @@ public struct GeoJSONExport: Sendable {
         json.endArray()
         if let bounds = boundsAccumulator.bounds {
             json.key("bbox")
-            json.beginArray()
-            json.number(bounds.westDegrees, fractionDigits: 7)
-            json.number(bounds.southDegrees, fractionDigits: 7)
-            json.number(bounds.eastDegrees, fractionDigits: 7)
-            json.number(bounds.northDegrees, fractionDigits: 7)
-            json.endArray()
+            bounds.writeBBox(into: &json)
         }
         json.endObject()
         phase = .finished

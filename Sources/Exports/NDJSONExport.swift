@@ -25,7 +25,8 @@ public struct NDJSONExport: Sendable {
     /// Lines written so far.
     public private(set) var lineCount = 0
     /// Points ignored because their coordinates were invalid.
-    public private(set) var skippedPointCount = 0
+    public var skippedPointCount: Int { admission.skipped }
+    private var admission = PointAdmission()
 
     private var json = JSONWriter(capacity: 0)
 
@@ -35,10 +36,7 @@ public struct NDJSONExport: Sendable {
 
     /// Appends the line of one fix to `out`.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point) else { return }
         json.reset()
         swap(&json.bytes, &out)
         defer { swap(&json.bytes, &out) }

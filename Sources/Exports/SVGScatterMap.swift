@@ -48,7 +48,8 @@ public struct SVGScatterMap: Sendable {
     /// Points drawn so far.
     public private(set) var pointCount = 0
     /// Points ignored because their coordinates were invalid.
-    public private(set) var skippedPointCount = 0
+    public var skippedPointCount: Int { admission.skipped }
+    private var admission = PointAdmission()
 
     let options: Options
     let frame: SVGMapFrame
@@ -83,11 +84,7 @@ public struct SVGScatterMap: Sendable {
 
     /// Draws one point.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard !finished else { return }
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point, finished: finished) else { return }
         beginIfNeeded(into: &out)
         let (index, startsRun) = tracker.observe(point)
         if startsRun {

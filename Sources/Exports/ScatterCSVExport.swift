@@ -23,7 +23,8 @@ public struct ScatterCSVExport: Sendable {
     /// The field that defines series (and so colours).
     public let colorField: ScatterColorField
     /// Points ignored because their coordinates were invalid.
-    public private(set) var skippedPointCount = 0
+    public var skippedPointCount: Int { admission.skipped }
+    private var admission = PointAdmission()
 
     private var tracker: ScatterSeriesTracker
     private var numbers = DecimalFormatter()
@@ -40,11 +41,7 @@ public struct ScatterCSVExport: Sendable {
 
     /// Writes one record.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard !finished else { return }
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point, finished: finished) else { return }
         beginIfNeeded(into: &out)
         let index = tracker.observe(point).index
         let color = tracker.series[index].color

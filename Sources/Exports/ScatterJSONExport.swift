@@ -21,7 +21,8 @@ public struct ScatterJSONExport: Sendable {
     /// The field that defines series.
     public let colorField: ScatterColorField
     /// Points ignored because their coordinates were invalid.
-    public private(set) var skippedPointCount = 0
+    public var skippedPointCount: Int { admission.skipped }
+    private var admission = PointAdmission()
 
     private var tracker: ScatterSeriesTracker
     private var json = JSONWriter(capacity: 0)
@@ -43,11 +44,7 @@ public struct ScatterJSONExport: Sendable {
 
     /// Writes one point, opening its series when a new run starts.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard !finished else { return }
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point, finished: finished) else { return }
         swap(&json.bytes, &out)
         defer { swap(&json.bytes, &out) }
         beginIfNeeded()
@@ -82,12 +79,7 @@ public struct ScatterJSONExport: Sendable {
         json.endArray()
         json.key("bbox")
         if let bounds = boundsAccumulator.bounds {
-            json.beginArray()
-            json.number(bounds.westDegrees, fractionDigits: 7)
-            json.number(bounds.southDegrees, fractionDigits: 7)
-            json.number(bounds.eastDegrees, fractionDigits: 7)
-            json.number(bounds.northDegrees, fractionDigits: 7)
-            json.endArray()
+            bounds.writeBBox(into: &json)
         } else {
             json.null()
         }

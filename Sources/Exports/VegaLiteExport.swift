@@ -62,7 +62,8 @@ public struct VegaLiteExport: Sendable {
     /// The field that defines series.
     public let colorField: ScatterColorField
     /// Points ignored because their coordinates were invalid.
-    public private(set) var skippedPointCount = 0
+    public var skippedPointCount: Int { admission.skipped }
+    private var admission = PointAdmission()
 
     private let options: Options
     private let basemap: Basemap?
@@ -88,11 +89,7 @@ public struct VegaLiteExport: Sendable {
 
     /// Writes one data value.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard !finished else { return }
-        guard point.hasValidCoordinates else {
-            skippedPointCount += 1
-            return
-        }
+        guard admission.admits(point, finished: finished) else { return }
         swap(&json.bytes, &out)
         defer { swap(&json.bytes, &out) }
         beginIfNeeded()

@@ -200,24 +200,16 @@ final class GroupCommitWriter: @unchecked Sendable {
                 results.append(Result { try job.run(connection) })
                 continue
             }
-            do {
-                try connection.execute("SAVEPOINT job")
-                try job.run(connection)
-                try connection.execute("RELEASE SAVEPOINT job")
+            // The connection broke, or the server aborted the transaction as a whole: the batch fails.
+            switch JobSavepoint.run(execute: { _ = try connection.execute($0) }, abortsTransaction: Self.abortsTransaction,
+                                    { try job.run(connection) }) {
+            case .kept:
                 results.append(.success(()))
-            } catch {
-                // The connection broke, or the server aborted the transaction as a whole.
-                if Self.abortsTransaction(error) {
-                    try? connection.rollback()
-                    return .failed(error)
-                }
-                do {
-                    try connection.execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")
-                } catch {
-                    try? connection.rollback()
-                    return .failed(error)
-                }
+            case .undone(let error):
                 results.append(.failure(error))
+            case .transactionLost(let error):
+                try? connection.rollback()
+                return .failed(error)
             }
         }
         if single, case .failure(let error) = results[0] {
@@ -253,31 +245,21 @@ protocol PostgresWriteJob: AnyObject {
     func finish(_ result: Result<Void, Error>)
 }
 
+/// A closure job with the lock order it runs in (`GroupCommitWriter`).
 private final class PostgresClosureJob<T: Sendable>: PostgresWriteJob {
-    let body: @Sendable (Connection) throws -> T
-    let completion: @Sendable (Result<T, Error>) -> Void
     let lockOrder: String?
-    var value: T?
+    private let job: ClosureWriteJob<Connection, T>
 
     init(body: @escaping @Sendable (Connection) throws -> T, lockOrder: String?,
          completion: @escaping @Sendable (Result<T, Error>) -> Void) {
-        self.body = body
         self.lockOrder = lockOrder
-        self.completion = completion
-    }
-
-    func run(_ connection: Connection) throws { value = try body(connection) }
-
-    func finish(_ result: Result<Void, Error>) {
-        switch result {
-        case .success:
-            if let value { completion(.success(value)) } else {
-                completion(.failure(StoreFailure(.unavailable, detail: "a write job finished without a value")))
-            }
-        case .failure(let error):
-            completion(.failure(error))
+        job = ClosureWriteJob(body: body, completion: completion) {
+            StoreFailure(.unavailable, detail: "a write job finished without a value")
         }
     }
+
+    func run(_ connection: Connection) throws { try job.run(connection) }
+    func finish(_ result: Result<Void, Error>) { job.finish(result) }
 }
 
 /// A node's writers: `count` group-committing connections, so that the database can work on

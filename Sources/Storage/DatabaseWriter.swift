@@ -62,7 +62,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     @discardableResult
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            enqueue(ClosureJob(body: body) { continuation.resume(with: $0) })
+            enqueue(ClosureWriteJob(body: body) { continuation.resume(with: $0) })
         }
     }
 
@@ -73,7 +73,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T,
                                    onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, Error>) in
-            enqueue(ClosureJob(body: body) { result in
+            enqueue(ClosureWriteJob(body: body) { result in
                 if case .success(let value) = result { onCommit(value) }
                 continuation.resume(with: result)
             })
@@ -83,7 +83,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// Same as `write`, completing on the writer thread through `completion` (no task needed).
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T,
                                    completion: @escaping @Sendable (Result<T, Error>) -> Void) {
-        enqueue(ClosureJob(body: body, completion: completion))
+        enqueue(ClosureWriteJob(body: body, completion: completion))
     }
 
     /// Commits and jobs so far.
@@ -177,21 +177,18 @@ public final class DatabaseWriter: @unchecked Sendable {
                 results.append(Result { try job.run(database) })
                 continue
             }
-            do {
-                try database.execute("SAVEPOINT job")
-                try job.run(database)
-                try database.execute("RELEASE job")
+            switch JobSavepoint.run(execute: { try database.execute($0) }, abortsTransaction: { _ in !database.isInTransaction },
+                                    { try job.run(database) }) {
+            case .kept:
                 results.append(.success(()))
-            } catch {
-                guard database.isInTransaction else {
-                    observer?.transactionRolledBack()
-                    for job in batch { job.finish(.failure(error)) }
-                    return [error]
-                }
-                try? database.execute("ROLLBACK TO job")
-                try? database.execute("RELEASE job")
+            case .undone(let error):
                 observer?.jobRolledBack()
                 results.append(.failure(error))
+            case .transactionLost(let error):
+                if database.isInTransaction { try? database.execute("ROLLBACK") }
+                observer?.transactionRolledBack()
+                for job in batch { job.finish(.failure(error)) }
+                return [error]
             }
         }
         if single, case .failure(let error) = results[0] {
@@ -242,25 +239,11 @@ protocol WriteJob: AnyObject {
     func finish(_ result: Result<Void, Error>)
 }
 
-private final class ClosureJob<T: Sendable>: WriteJob {
-    let body: @Sendable (Database) throws -> T
-    let completion: @Sendable (Result<T, Error>) -> Void
-    var value: T?
+/// The writer's closure jobs.
+extension ClosureWriteJob: WriteJob where Connection == Database {}
 
-    init(body: @escaping @Sendable (Database) throws -> T, completion: @escaping @Sendable (Result<T, Error>) -> Void) {
-        self.body = body
-        self.completion = completion
-    }
-
-    func run(_ database: Database) throws { value = try body(database) }
-
-    func finish(_ result: Result<Void, Error>) {
-        switch result {
-        case .success:
-            if let value { completion(.success(value)) }
-            else { completion(.failure(StorageError.misuse("write job finished without a value"))) }
-        case .failure(let error):
-            completion(.failure(error))
-        }
+extension ClosureWriteJob where Connection == Database {
+    convenience init(body: @escaping @Sendable (Database) throws -> Value, completion: @escaping @Sendable (Result<Value, Error>) -> Void) {
+        self.init(body: body, completion: completion, missingValue: { StorageError.misuse("write job finished without a value") })
     }
 }

@@ -77,3 +77,70 @@ public struct GroupCommitQueue<Job> {
         return .commit(batch)
     }
 }
+
+/// How a group-committing writer runs one job of a batch in a savepoint of its own, so that a
+/// job's failure undoes only that job — the same SQL on SQLite and PostgreSQL, written once for
+/// both writers.
+public enum JobSavepoint {
+    /// What became of the job.
+    public enum Outcome {
+        /// Ran; its changes are part of the transaction.
+        case kept
+        /// Threw this error; its changes were undone, the transaction goes on.
+        case undone(Error)
+        /// The transaction as a whole is gone (the database aborted it, or undoing the job
+        /// failed): nothing of the batch may be committed.
+        case transactionLost(Error)
+    }
+
+    /// Runs `job` between `SAVEPOINT job` and its release through `execute` (one statement a
+    /// call); on its error, rolls back to the savepoint unless `abortsTransaction` says the
+    /// database already ended the whole transaction.
+    public static func run(execute: (String) throws -> Void, abortsTransaction: (Error) -> Bool,
+                           _ job: () throws -> Void) -> Outcome {
+        do {
+            try execute("SAVEPOINT job")
+            try job()
+            try execute("RELEASE SAVEPOINT job")
+            return .kept
+        } catch {
+            if abortsTransaction(error) { return .transactionLost(error) }
+            do {
+                try execute("ROLLBACK TO SAVEPOINT job")
+                try execute("RELEASE SAVEPOINT job")
+            } catch let rollback {
+                return .transactionLost(rollback)
+            }
+            return .undone(error)
+        }
+    }
+}
+
+/// A write job made of a closure, for either store's writer: `run` (inside the batch's
+/// transaction, on the writer thread) keeps the body's value; `finish` (after the commit, or
+/// with the batch's error) hands it to the completion. Used by one writer thread at a time.
+public final class ClosureWriteJob<Connection, Value: Sendable> {
+    private let body: @Sendable (Connection) throws -> Value
+    private let completion: @Sendable (Result<Value, Error>) -> Void
+    /// The error for a job reported successful whose body never ran (a writer's bug).
+    private let missingValue: @Sendable () -> Error
+    private var value: Value?
+
+    public init(body: @escaping @Sendable (Connection) throws -> Value, completion: @escaping @Sendable (Result<Value, Error>) -> Void,
+                missingValue: @escaping @Sendable () -> Error) {
+        self.body = body
+        self.completion = completion
+        self.missingValue = missingValue
+    }
+
+    public func run(_ connection: Connection) throws { value = try body(connection) }
+
+    public func finish(_ result: Result<Void, Error>) {
+        switch result {
+        case .success:
+            if let value { completion(.success(value)) } else { completion(.failure(missingValue())) }
+        case .failure(let error):
+            completion(.failure(error))
+        }
+    }
+}
