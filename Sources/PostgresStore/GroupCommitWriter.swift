@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import PostgresClient
 import Tracking
 import ThreadControl
@@ -21,11 +22,9 @@ import ThreadControl
 /// deduplicated) and the next batch connects again; a connection whose session ended while it
 /// was idle (the database restarted) is replaced before the batch, which then succeeds.
 final class GroupCommitWriter: @unchecked Sendable {
-    // @unchecked: `queue` and `commits` are guarded by `condition`; the connection is the
-    // writer thread's (`ThreadConfined`, checked).
-    private let condition = NSCondition()
-    private var queue: GroupCommitQueue<any PostgresWriteJob>
-    private var commits: UInt64 = 0
+    // @unchecked: the connection is the writer thread's (`ThreadConfined`, checked).
+    private let line: GroupCommitLine<any PostgresWriteJob>
+    private let commits = Atomic<UInt64>(0)
     private let connection = ThreadConfined<Connection?>(nil)
     private let connectionString: String
     /// Shared by the node's writers: jobs are reported in commit order across them.
@@ -34,7 +33,7 @@ final class GroupCommitWriter: @unchecked Sendable {
 
     init(connectionString: String, maxJobsPerCommit: Int = 1_024, sequencer: CommitSequencer = CommitSequencer()) {
         self.connectionString = connectionString
-        self.queue = GroupCommitQueue(maxJobsPerCommit: maxJobsPerCommit)
+        self.line = GroupCommitLine(maxJobsPerCommit: maxJobsPerCommit)
         self.sequencer = sequencer
         let thread = Thread { [unowned self] in
             CurrentThread.name("fod-pg-writer")
@@ -64,51 +63,21 @@ final class GroupCommitWriter: @unchecked Sendable {
     }
 
     /// Transactions committed so far.
-    var commitCount: UInt64 {
-        condition.lock()
-        defer { condition.unlock() }
-        return commits
-    }
+    var commitCount: UInt64 { commits.load(ordering: .relaxed) }
 
     /// Finishes the queued jobs, stops the thread and closes the connection. Idempotent.
     func close() {
-        condition.lock()
-        queue.close()
-        condition.broadcast()
-        while !queue.isStopped { condition.wait() }
-        condition.unlock()
+        line.closeAndWait()
     }
 
     private func enqueue(_ job: any PostgresWriteJob) {
-        condition.lock()
-        switch queue.submit(job) {
-        case .queued:
-            condition.signal()
-            condition.unlock()
-        case .refused(let job):
-            condition.unlock()
-            job.finish(.failure(StoreFailure(.unavailable, detail: "the store is closing")))
-        }
+        guard let refused = line.submit(job) else { return }
+        refused.finish(.failure(StoreFailure(.unavailable, detail: "the store is closing")))
     }
 
     /// The writer thread: takes the queue's batches, in lock order, and commits them.
     private func runLoop() {
-        while true {
-            condition.lock()
-            switch queue.next() {
-            case .wait:
-                condition.wait()
-                condition.unlock()
-            case .stop:
-                connection.value = nil
-                condition.broadcast()
-                condition.unlock()
-                return
-            case .commit(let jobs):
-                condition.unlock()
-                run(Self.lockOrdered(jobs))
-            }
-        }
+        line.runWriter(stop: { connection.value = nil }) { jobs in run(Self.lockOrdered(jobs)) }
     }
 
     /// `batch` with the jobs that name no lock order first, then the others sorted by it;
@@ -137,9 +106,7 @@ final class GroupCommitWriter: @unchecked Sendable {
             }
             switch commit(batch, on: connection) {
             case .committed(let results, let ticket):
-                condition.lock()
-                commits += 1
-                condition.unlock()
+                commits.add(1, ordering: .relaxed)
                 if let ticket { sequencer.waitForTurn(ticket) }
                 for (job, result) in zip(batch, results) { job.finish(result) }
                 if let ticket { sequencer.done(ticket) }

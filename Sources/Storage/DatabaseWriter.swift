@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import ThreadControl
 
 /// The single writer: one connection on one thread that group-commits.
@@ -10,19 +11,19 @@ import ThreadControl
 /// (with `synchronous=FULL`, after the WAL was fsynced), so "a 2xx means committed" holds for
 /// anyone answering after `write` returns.
 public final class DatabaseWriter: @unchecked Sendable {
-    // @unchecked: `queue` and the statistics are guarded by `condition`; the connection is the
-    // writer thread's (`ThreadConfined`, checked); `recovery` is used only by the writer thread.
-    private let condition = NSCondition()
-    private var queue: GroupCommitQueue<any WriteJob>
+    // @unchecked: the connection is the writer thread's (`ThreadConfined`, checked); `recovery`
+    // is used only by the writer thread; `thread` is set once in init.
+    private let line: GroupCommitLine<any WriteJob>
     private let connection: ThreadConfined<Database?>
     private var thread: Thread?
     private let commitHooks: CommitHooks
     private let observer: (any TransactionObserver)?
     private let maintenance: (any WriterMaintenance)?
 
-    /// Statistics for metrics: commits done and jobs committed (guarded by `condition`).
-    private var commitCount: UInt64 = 0
-    private var jobCount: UInt64 = 0
+    /// Statistics for metrics: commits done and jobs committed.
+    private let counts = Mutex<(commits: UInt64, jobs: UInt64)>((0, 0))
+    /// Set by `close()` (for the check in deinit).
+    private let closed = Atomic<Bool>(false)
 
     /// Replaces a connection that cannot write (nil: never); writer thread only.
     private let recovery: WriterRecovery?
@@ -38,7 +39,7 @@ public final class DatabaseWriter: @unchecked Sendable {
                 observer: (any TransactionObserver)? = nil, maintenance: (any WriterMaintenance)? = nil,
                 reconnect: (@Sendable () throws -> Database)? = nil) {
         self.connection = ThreadConfined(database)
-        self.queue = GroupCommitQueue(maxJobsPerCommit: maxJobsPerCommit)
+        self.line = GroupCommitLine(maxJobsPerCommit: maxJobsPerCommit)
         self.commitHooks = commitHooks
         self.observer = observer
         self.recovery = reconnect.map { WriterRecovery(path: database.path, reconnect: $0) }
@@ -53,7 +54,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     }
 
     deinit {
-        precondition(queue.isStopped || thread == nil, "DatabaseWriter.close() must be called before release")
+        precondition(closed.load(ordering: .relaxed) || thread == nil, "DatabaseWriter.close() must be called before release")
     }
 
     /// Runs `body` on the writer connection inside the next group commit and returns its result
@@ -88,69 +89,41 @@ public final class DatabaseWriter: @unchecked Sendable {
 
     /// Commits and jobs so far.
     public var statistics: (commits: UInt64, jobs: UInt64) {
-        condition.lock(); defer { condition.unlock() }
-        return (commitCount, jobCount)
+        counts.withLock { $0 }
     }
 
     private func enqueue(_ job: any WriteJob) {
-        condition.lock()
-        switch queue.submit(job) {
-        case .queued:
-            condition.signal()
-            condition.unlock()
-        case .refused(let job):
-            condition.unlock()
-            job.finish(.failure(StorageError(code: 21, message: "the database is closing")))
-        }
+        guard let refused = line.submit(job) else { return }
+        refused.finish(.failure(StorageError(code: 21, message: "the database is closing")))
     }
 
     /// Finishes every queued job, stops the thread and closes the connection. Idempotent; blocks
     /// until done.
     public func close() {
-        condition.lock()
-        queue.close()
-        condition.broadcast()
-        while !queue.isStopped { condition.wait() }
-        condition.unlock()
+        line.closeAndWait()
+        closed.store(true, ordering: .relaxed)
     }
 
     /// The writer thread: takes the queue's batches and commits them; while idle, runs
     /// `maintenance` when it is due.
     private func runLoop() {
-        while true {
-            condition.lock()
-            let batch: [any WriteJob]
-            switch queue.next() {
-            case .wait:
-                guard let maintenance, let database = connection.value, let due = maintenance.idleDeadline() else {
-                    condition.wait()
-                    condition.unlock()
-                    continue
-                }
-                let woken = condition.wait(until: due) || queue.count > 0 || queue.isClosing
-                condition.unlock()
-                if !woken { maintenance.idle(database) }
-                continue
-            case .stop:
-                connection.value = nil
-                condition.broadcast()
-                condition.unlock()
-                return
-            case .commit(let jobs):
-                batch = jobs
-                condition.unlock()
-            }
+        // Idle work is due only while there is a connection to do it on.
+        line.runWriter(idleDeadline: { connection.value == nil ? nil : maintenance?.idleDeadline() }, idle: {
+            if let maintenance, let database = connection.value { maintenance.idle(database) }
+        }, stop: {
+            connection.value = nil
+        }, commit: { batch in
             // In place: the recovery closes the connection by dropping it, before it reconnects.
             connection.update { recovery?.replaceIfReadOnly(&$0) }
             guard let database = connection.value else {
                 let error = recovery?.unavailable ?? StorageError.misuse("the writer has no connection")
                 for job in batch { job.finish(.failure(error)) }
-                continue
+                return
             }
             let errors = commit(batch, on: database)
             recovery?.batchEnded(errors: errors)
             maintenance?.afterCommit(database)
-        }
+        })
     }
 
     /// Runs `batch` in one transaction and reports every job's outcome.
@@ -207,10 +180,7 @@ public final class DatabaseWriter: @unchecked Sendable {
         }
         observer?.transactionCommitted()
         commitHooks.afterCommit?()
-        condition.lock()
-        commitCount += 1
-        jobCount += UInt64(batch.count)
-        condition.unlock()
+        counts.withLock { $0 = ($0.commits + 1, $0.jobs + UInt64(batch.count)) }
         for (job, result) in zip(batch, results) { job.finish(result) }
         return results.compactMap { if case .failure(let error) = $0 { error } else { nil } }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The queue of a group-committing writer, as a state machine: it decides what the writer does
 /// next and does nothing itself — no I/O, no lock, no thread (its owner guards it with its own
 /// lock and acts on the answers). Both stores' writers (`Storage.DatabaseWriter`,
@@ -75,6 +77,88 @@ public struct GroupCommitQueue<Job> {
             head = 0
         }
         return .commit(batch)
+    }
+}
+
+/// A writer's `GroupCommitQueue` behind its lock: jobs are submitted from any thread, the
+/// writer thread takes batches (waiting while there are none) and says when it has stopped.
+/// Both stores' writers run on it.
+public final class GroupCommitLine<Job>: @unchecked Sendable {
+    // @unchecked: `queue` and `ended` are guarded by `condition`.
+    private let condition = NSCondition()
+    private var queue: GroupCommitQueue<Job>
+    /// The writer thread finished its clean-up after `stop` (`stopped()`).
+    private var ended = false
+
+    public init(maxJobsPerCommit: Int) {
+        queue = GroupCommitQueue(maxJobsPerCommit: maxJobsPerCommit)
+    }
+
+    /// Queues `job` and wakes the writer. Returns the job, not queued, when the writer is
+    /// closing (the caller fails it).
+    public func submit(_ job: Job) -> Job? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard case .refused(let refused) = queue.submit(job) else {
+            condition.signal()
+            return nil
+        }
+        return refused
+    }
+
+    /// Takes no more jobs; returns once the writer has run those queued and called `stopped()`.
+    public func closeAndWait() {
+        condition.lock()
+        queue.close()
+        condition.broadcast()
+        while !ended { condition.wait() }
+        condition.unlock()
+    }
+
+    /// For the writer thread: the next batch to commit, or `stop` once closing and drained.
+    /// While there is none it waits — until `idleDeadline()` (nil: no limit), when it answers
+    /// `wait`: time for the writer's idle work.
+    public func next(idleDeadline: () -> Date? = { nil }) -> GroupCommitQueue<Job>.Next {
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            switch queue.next() {
+            case .wait:
+                guard let deadline = idleDeadline() else {
+                    condition.wait()
+                    continue
+                }
+                if !condition.wait(until: deadline) && queue.count == 0 && !queue.isClosing { return .wait }
+            case let next:
+                return next
+            }
+        }
+    }
+
+    /// The writer thread's loop, until the line is closed and drained: `commit` each batch,
+    /// `idle` when `idleDeadline()` passed with nothing to do, and at the end `stop` (the
+    /// writer's clean-up, before `closeAndWait` returns).
+    public func runWriter(idleDeadline: () -> Date? = { nil }, idle: () -> Void = {}, stop: () -> Void, commit: ([Job]) -> Void) {
+        while true {
+            switch next(idleDeadline: idleDeadline) {
+            case .wait:
+                idle()
+            case .stop:
+                stop()
+                stopped()
+                return
+            case .commit(let jobs):
+                commit(jobs)
+            }
+        }
+    }
+
+    /// For the writer thread, after `stop` and its clean-up: lets `closeAndWait` return.
+    public func stopped() {
+        condition.lock()
+        ended = true
+        condition.broadcast()
+        condition.unlock()
     }
 }
 

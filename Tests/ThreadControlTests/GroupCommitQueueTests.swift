@@ -101,3 +101,25 @@ import ThreadControl
         #expect(confined.value == nil)
     }
 }
+
+@Suite struct GroupCommitLineTests {
+    @Test func theWriterCommitsEveryJobInOrderAndCloseWaitsForItsCleanUp() async {
+        let line = GroupCommitLine<Int>(maxJobsPerCommit: 4)
+        let committed = Mutex<[Int]>([])
+        let cleanedUp = Mutex(false)
+        let largest = Mutex(0)
+        let writer = Thread {
+            line.runWriter(stop: { cleanedUp.withLock { $0 = true } }) { batch in
+                committed.withLock { $0 += batch }
+                largest.withLock { $0 = max($0, batch.count) }
+            }
+        }
+        writer.start()
+        for job in 0..<100 { #expect(line.submit(job) == nil) }
+        line.closeAndWait()
+        #expect(cleanedUp.withLock { $0 }, "closeAndWait returns only after the writer's clean-up")
+        #expect(committed.withLock { $0 } == Array(0..<100))
+        #expect(largest.withLock { $0 } <= 4)
+        #expect(line.submit(100) == 100, "a closed line refuses, handing the job back")
+    }
+}
