@@ -70,6 +70,31 @@ def cpu_seconds(pids):
     return total / TICKS
 
 
+# fod's threads by what they do (their names, `/proc/<pid>/task/*/comm`); other names count as "other".
+THREAD_ROLES = {"fod-writer": "writer", "MHD-worker": "http", "MHD-single": "http", "fod-checkpoint": "checkpoint",
+                "fod-index-merge": "merge"}
+
+
+def thread_cpu_seconds(pids):
+    """utime + stime by thread role (THREAD_ROLES) over the processes' threads, seconds."""
+    totals = {}
+    for pid in pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except FileNotFoundError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{task}/comm") as f:
+                    role = THREAD_ROLES.get(f.read().strip(), "other")
+                with open(f"/proc/{pid}/task/{task}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except FileNotFoundError:
+                continue
+            totals[role] = totals.get(role, 0) + (int(fields[11]) + int(fields[12])) / TICKS
+    return totals
+
+
 def settle(pids, limit=60.0):
     """Waits until the processes use under 3% of a core over half a second (background work
     the load left, e.g. the cell-index merge), at most `limit` seconds."""
@@ -181,11 +206,11 @@ def fleet_run(client, system, phones_file, period, duration, warmup, keepalive, 
     pids = system.pids
     settle(pids)
     load = load_average()
-    cpu0, tcp0 = cpu_seconds(pids), tcp_counters()
+    cpu0, tcp0, roles0 = cpu_seconds(pids), tcp_counters(), thread_cpu_seconds(pids)
     out = subprocess.run(niced([client, "--port", str(system.port), "--phones", phones_file, "--period", f"{period:.6f}",
                                 "--duration", str(duration), "--warmup", str(warmup), "--keepalive", str(keepalive)], nice),
                          capture_output=True, text=True, check=True)
-    cpu1, tcp1 = cpu_seconds(pids), tcp_counters()
+    cpu1, tcp1, roles1 = cpu_seconds(pids), tcp_counters(), thread_cpu_seconds(pids)
     settle(pids)
     cpu2 = cpu_seconds(pids)
     result = json.loads(out.stdout)
@@ -193,6 +218,9 @@ def fleet_run(client, system, phones_file, period, duration, warmup, keepalive, 
     result.update(load_before=load, server_cpu_s=round(cpu1 - cpu0, 3),
                   server_cpu_us_per_post=round((cpu1 - cpu0) / answered * 1e6, 1),
                   server_cpu_us_per_post_settled=round((cpu2 - cpu0) / answered * 1e6, 1),
+                  # The run's CPU per answered post by thread role (fod: the writer, the HTTP threads, …).
+                  server_cpu_us_per_post_by_thread={role: round((roles1.get(role, 0) - roles0.get(role, 0)) / answered * 1e6, 1)
+                                                    for role in sorted(set(roles0) | set(roles1))},
                   client_cpu_us_per_post=round(result["client_cpu_s"] / answered * 1e6, 1),
                   **{k: tcp1[k] - tcp0[k] for k in tcp0})
     return result
@@ -208,10 +236,17 @@ def sustained(runs, offered):
         all(r["failed"] + r["timed_out"] + r["status_4xx"] + r["status_5xx"] + r["skipped"] == 0 for r in runs)
 
 
+def by_thread(runs):
+    """`; writer W, http H` — the medians of fod's CPU per post by thread role (nginx: empty)."""
+    roles = [role for role in ("writer", "http") if all(role in r.get("server_cpu_us_per_post_by_thread", {}) for r in runs)]
+    return "".join(f"; {role} {statistics.median(r['server_cpu_us_per_post_by_thread'][role] for r in runs):.0f}" for role in roles)
+
+
 def summary_line(name, runs, offered):
     return (f"  {name:5s} answered {median(runs, 'answered_per_s'):8.0f}/s  served {median(runs, 'served_per_s'):8.0f}/s  "
             f"p50 {median(runs, 'p50_ms'):7.2f}  p99 {median(runs, 'p99_ms'):8.2f} ms  "
-            f"CPU/post {median(runs, 'server_cpu_us_per_post'):6.1f} µs ({median(runs, 'server_cpu_us_per_post_settled'):6.1f} settled)  "
+            f"CPU/post {median(runs, 'server_cpu_us_per_post'):6.1f} µs ({median(runs, 'server_cpu_us_per_post_settled'):6.1f} settled"
+            f"{by_thread(runs)})  "
             f"client {median(runs, 'client_cpu_us_per_post'):5.1f} µs  errors {sum(r['failed'] + r['timed_out'] + r['status_4xx'] + r['status_5xx'] for r in runs)}  "
             f"skipped {sum(r['skipped'] for r in runs)}  friends replies {median(runs, 'nonempty_replies'):.0f}  "
             f"load {min(r['load_before'] for r in runs):.1f}–{max(r['load_before'] for r in runs):.1f}"
