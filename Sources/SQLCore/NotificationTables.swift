@@ -124,18 +124,9 @@ public enum NotificationTables {
     /// or that another node holds the group's cursor now (`busy`: it is matching the group).
     public static func matchAlerts(groupID: GroupID, consumer: String, limit: Int, on db: some SQLExecutor,
                                    _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> AlertMatchStep {
-        let d = db.dialect
         let group = SQLParameter.text(groupID.rawValue), name = SQLParameter.text(consumer)
-        try db.run("""
-            INSERT INTO consumer_cursors (consumer, group_id, last_id)
-            VALUES (?, ?, coalesce((SELECT min(since_event) FROM alerts WHERE group_id = ?), 0))
-            ON CONFLICT (consumer, group_id) DO NOTHING
-            """, [name, group, group])
         // Another node matching the group holds the row: leave the group to it for now.
-        guard let cursor = try db.firstRow("SELECT last_id FROM consumer_cursors WHERE consumer = ? AND group_id = ?"
-                                           + d.lockSkippingLocked(table: "consumer_cursors"), [name, group], { try $0.int64(0) }) else {
-            return .busy
-        }
+        guard let cursor = try lockCursor(consumer: name, group: group, on: db) else { return .busy }
         let head = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [group]) { try $0.int64(0) } ?? 0
         guard head > cursor else { return .done }
         let (upper, overflow) = cursor.addingReportingOverflow(Int64(max(1, limit)))
@@ -159,6 +150,27 @@ public enum NotificationTables {
         }
         try db.run("UPDATE consumer_cursors SET last_id = ? WHERE consumer = ? AND group_id = ?", [.integer(through), name, group])
         return through < head ? .more : .done
+    }
+
+    /// The consumer's cursor of the group (an event id), its row locked until the transaction
+    /// ends; nil when another transaction holds it. The row is made the first time (at the
+    /// group's oldest alert's `since_event`).
+    ///
+    /// Never waits for another node's transaction while the row exists: an
+    /// `INSERT … ON CONFLICT DO NOTHING` on every call would wait for whichever transaction last
+    /// updated the row to end (its conflict check cannot tell whether that one commits), so the
+    /// matchers of every node, which all hear every event, queued behind each other's commits.
+    static func lockCursor(consumer name: SQLParameter, group: SQLParameter, on db: some SQLExecutor) throws -> Int64? {
+        let lock = "SELECT last_id FROM consumer_cursors WHERE consumer = ? AND group_id = ?" + db.dialect.lockSkippingLocked(table: "consumer_cursors")
+        if let cursor = try db.firstRow(lock, [name, group], { try $0.int64(0) }) { return cursor }
+        let exists = try db.firstRow("SELECT 1 FROM consumer_cursors WHERE consumer = ? AND group_id = ?", [name, group]) { _ in true } ?? false
+        if exists { return nil }
+        try db.run("""
+            INSERT INTO consumer_cursors (consumer, group_id, last_id)
+            VALUES (?, ?, coalesce((SELECT min(since_event) FROM alerts WHERE group_id = ?), 0))
+            ON CONFLICT (consumer, group_id) DO NOTHING
+            """, [name, group, group])
+        return try db.firstRow(lock, [name, group]) { try $0.int64(0) }
     }
 
     static func input(groupID: GroupID, events: [GroupEvent], alerts: [Alert], on db: some SQLExecutor) throws -> AlertMatchInput {
