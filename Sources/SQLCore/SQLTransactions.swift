@@ -77,17 +77,7 @@ extension SQLTransactions {
     public func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int,
                             _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> AlertMatchProgress {
         try writeSQLWaiting { db in
-            let now = Timestamp.nowMilliseconds()
-            var progress = AlertMatchProgress()
-            // In one order on every node, so that their transactions never wait on each other in a circle.
-            for group in groupIDs.sorted() {
-                switch try NotificationTables.matchAlerts(groupID: group, consumer: consumer, limit: limit, on: db, match, now: now) {
-                case .done: break
-                case .more: progress.behind.insert(group)
-                case .busy: progress.busy.insert(group)
-                }
-            }
-            return progress
+            try NotificationTables.matchAlerts(groupIDs: groupIDs, consumer: consumer, limit: limit, on: db, match, now: Timestamp.nowMilliseconds())
         }
     }
 
@@ -108,7 +98,7 @@ extension SQLTransactions {
     public func recordAttempts(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID]) throws {
         guard !attempts.isEmpty || !unattempted.isEmpty else { return }
         try writeSQLWaiting { db in
-            for attempt in attempts { try NotificationTables.recordAttempt(attempt, on: db) }
+            try NotificationTables.recordAttempts(attempts, on: db)
             try NotificationTables.releaseDeliveries(unattempted, on: db)
         }
     }
