@@ -176,8 +176,10 @@ public enum NotificationTables {
     /// The newest event id of each group's log (a group without events is missing).
     static func logHeads(groupIDs: [GroupID], on db: some SQLExecutor) throws -> [GroupID: Int64] {
         guard !groupIDs.isEmpty else { return [:] }
-        let rows = try db.rows("SELECT group_id, last_id FROM event_heads WHERE group_id IN (\(placeholders(groupIDs.count)))",
-                               groupIDs.map { .text($0.rawValue) }) { (GroupID(try $0.text(0)), try $0.int64(1)) }
+        let list = InList(groupIDs.map { .text($0.rawValue) })
+        let rows = try db.rows("SELECT group_id, last_id FROM event_heads WHERE group_id IN (\(list.sql))", list.parameters) {
+            (GroupID(try $0.text(0)), try $0.int64(1))
+        }
         return Dictionary(rows, uniquingKeysWith: { first, _ in first })
     }
 
@@ -187,11 +189,12 @@ public enum NotificationTables {
     static func lockCursors(groupIDs: Set<GroupID>, consumer name: SQLParameter,
                             on db: some SQLExecutor) throws -> (locked: [GroupID: Int64], busy: Set<GroupID>) {
         guard !groupIDs.isEmpty else { return ([:], []) }
-        let ids = groupIDs.sorted()
+        let ids = groupIDs.sorted(), list = InList(ids.map { .text($0.rawValue) })
         let rows = try db.rows("""
-            SELECT group_id, last_id FROM consumer_cursors WHERE consumer = ? AND group_id IN (\(placeholders(ids.count)))
-            """ + db.dialect.lockSkippingLocked(table: "consumer_cursors"),
-            [name] + ids.map { .text($0.rawValue) }) { (GroupID(try $0.text(0)), try $0.int64(1)) }
+            SELECT group_id, last_id FROM consumer_cursors WHERE consumer = ? AND group_id IN (\(list.sql))
+            """ + db.dialect.lockSkippingLocked(table: "consumer_cursors"), [name] + list.parameters) {
+            (GroupID(try $0.text(0)), try $0.int64(1))
+        }
         var locked = Dictionary(rows, uniquingKeysWith: { first, _ in first })
         var busy: Set<GroupID> = []
         for group in ids where locked[group] == nil {
@@ -268,8 +271,6 @@ public enum NotificationTables {
     /// Joins each channel's head — its oldest pending delivery, the only one that may be due — to `d`.
     static let channelHeads = "JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head"
 
-    /// `?, ?, …`: `count` placeholders (at least one), for `IN (…)`.
-    static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: max(1, count)).joined(separator: ", ") }
 
     static func delivery(_ row: any SQLRow) throws -> Delivery {
         Delivery(id: DeliveryID(try row.text(1)), sequence: try row.int64(0), channelID: ChannelID(try row.text(2)),
@@ -298,8 +299,8 @@ public enum NotificationTables {
             jobs += run.map { DeliveryJob(delivery: $0, channel: channel) }
         }
         if !jobs.isEmpty {
-            try db.run("UPDATE deliveries SET lease_until = ? WHERE seq IN (\(placeholders(jobs.count)))",
-                       [.integer(now + leaseMilliseconds)] + jobs.map { .integer($0.delivery.sequence) })
+            let list = InList(jobs.map { .integer($0.delivery.sequence) })
+            try db.run("UPDATE deliveries SET lease_until = ? WHERE seq IN (\(list.sql))", [.integer(now + leaseMilliseconds)] + list.parameters)
         }
         return jobs
     }
@@ -307,8 +308,8 @@ public enum NotificationTables {
     /// The channels of `ids` that exist, by id: one statement.
     static func channels(ids: Set<ChannelID>, on db: some SQLExecutor) throws -> [ChannelID: Channel] {
         guard !ids.isEmpty else { return [:] }
-        let found = try db.rows("SELECT \(channelColumns) FROM channels WHERE id IN (\(placeholders(ids.count)))",
-                                ids.map { .text($0.rawValue) }, channel)
+        let list = InList(ids.map { .text($0.rawValue) })
+        let found = try db.rows("SELECT \(channelColumns) FROM channels WHERE id IN (\(list.sql))", list.parameters, channel)
         return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -331,8 +332,8 @@ public enum NotificationTables {
     /// Ends the leases of deliveries leased and not attempted (they are due again at once).
     public static func releaseDeliveries(_ ids: [DeliveryID], on db: some SQLExecutor) throws {
         guard !ids.isEmpty else { return }
-        try db.run("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND id IN (\(placeholders(ids.count)))",
-                   ids.map { .text($0.rawValue) })
+        let list = InList(ids.map { .text($0.rawValue) })
+        try db.run("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND id IN (\(list.sql))", list.parameters)
     }
 
     /// Records the attempts' outcomes and ends their leases, in a fixed number of statements
@@ -345,8 +346,8 @@ public enum NotificationTables {
         let failing = Set(attempts.lazy.filter { $0.outcome != .delivered }.map(\.channelID))
         let delivered = Set(attempts.map(\.channelID)).subtracting(failing)
         if !delivered.isEmpty {
-            try db.run("UPDATE channels SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (\(placeholders(delivered.count)))",
-                       delivered.map { .text($0.rawValue) })
+            let list = InList(delivered.map { .text($0.rawValue) })
+            try db.run("UPDATE channels SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (\(list.sql))", list.parameters)
         }
         for attempt in attempts where failing.contains(attempt.channelID) { try recordChannelState(attempt, on: db) }
     }
@@ -354,16 +355,19 @@ public enum NotificationTables {
     /// Each attempt's delivery row: its status, attempt count, next attempt (retries), HTTP
     /// status and error, its lease ended; one `UPDATE … FROM` a list of values.
     static func updateDeliveries(_ attempts: [DeliveryAttempt], on db: some SQLExecutor) throws {
-        let values = Array(repeating: "(?, ?, CAST(? AS bigint), CAST(? AS bigint), CAST(? AS bigint), ?)", count: attempts.count).joined(separator: ", ")
-        let parameters = attempts.flatMap { attempt -> [SQLParameter] in
+        // Rows padded as `InList` pads (a repeated row updates its delivery to the same values);
+        // the optional numbers bound as text, so that a null and a number bind as one type.
+        let rows = InList.padded(attempts)
+        let values = Array(repeating: "(?, ?, CAST(? AS bigint), ?, CAST(? AS bigint), ?)", count: rows.count).joined(separator: ", ")
+        let parameters = rows.flatMap { attempt -> [SQLParameter] in
             let status: String, next: Int64?
             switch attempt.outcome {
             case .delivered: (status, next) = ("delivered", nil)
             case .retry(let at): (status, next) = ("pending", at)
             case .failed: (status, next) = ("failed", nil)
             }
-            return [.text(attempt.deliveryID.rawValue), .text(status), .optional(next), .integer(attempt.at),
-                    .optional(attempt.httpStatus.map(Int64.init)), .optional(attempt.error)]
+            return [.text(attempt.deliveryID.rawValue), .text(status), .optional(next.map(String.init)), .integer(attempt.at),
+                    .optional(attempt.httpStatus.map(String.init)), .optional(attempt.error)]
         }
         try db.run("""
             WITH v (id, status, next_attempt_at, at, http_status, error) AS (VALUES \(values))
@@ -416,6 +420,29 @@ public enum NotificationTables {
         try db.run("""
             UPDATE deliveries SET status = 'failed', error = ?, last_attempt_at = ?, lease_until = NULL WHERE channel_id = ? AND status = 'pending'
             """, [.text(reason), .integer(at), .text(channelID.rawValue)])
+    }
+}
+
+/// The placeholders and parameters of an `IN (…)` list, its last value repeated up to the next
+/// power of two in count: lists then come in a few lengths, so a PostgreSQL session prepares a
+/// few statements of each (its cache of prepared statements is bounded) rather than one a length.
+struct InList {
+    /// `?, ?, …`, one per parameter.
+    let sql: String
+    let parameters: [SQLParameter]
+
+    /// - Parameter values: at least one (an empty list is written `NULL`, which matches nothing).
+    init(_ values: [SQLParameter]) {
+        parameters = values.isEmpty ? [.null] : Self.padded(values)
+        sql = Array(repeating: "?", count: parameters.count).joined(separator: ", ")
+    }
+
+    /// `values` with the last repeated up to the next power of two in count.
+    static func padded<T>(_ values: [T]) -> [T] {
+        guard let last = values.last else { return values }
+        var size = 1
+        while size < values.count { size *= 2 }
+        return values + Array(repeating: last, count: size - values.count)
     }
 }
 
