@@ -8,7 +8,7 @@ Measures, against real `fod serve` processes on loopback:
      side by side with an identical server holding none, in alternating rounds.
 The receiver runs in a process of its own (no lock shared with the clients).
 
-    Benchmarks/notify/run.py [--fod .build/release/fod] [--postgres] [--seconds 10] [--walkers 100]
+    Benchmarks/notify/run.py [--fod .build/release/fod] [--postgres] [--seconds 10] [--walkers 100] [--latency-only]
 
 With --postgres every server is three nodes on one throwaway PostgreSQL database (posts spread
 over the nodes; any node sends). Prints a table with medians; figures go into the issue's note.
@@ -212,6 +212,7 @@ def main():
     parser.add_argument("--seconds", type=float, default=10)
     parser.add_argument("--walkers", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--latency-only", action="store_true", help="measure the latency only (no ingest rounds)")
     args = parser.parse_args()
     work = tempfile.mkdtemp(prefix="fod-notify-bench-")
     database_urls = [None, None]
@@ -250,6 +251,13 @@ def main():
                 print(f"    of which from the delivery row to its sending: p50 {stage[0]} ms, p99 {stage[1]} ms")
     finally:
         with_alerts.stop()
+        if args.latency_only:
+            stop.set()
+            receiver.join(timeout=5)
+            if args.postgres:
+                subprocess.run([script, "stop", pg_dir], capture_output=True)
+    if args.latency_only:
+        return
     # Ingest: 100 alerts on each of 100 walkers' groups (10,000), against the same without.
     loaded = Server(args.fod, database_urls[0] if not args.postgres else database_urls[1], receiver_port, 100, 100, work, "b")
     bare = Server(args.fod, None if not args.postgres else database_urls[0], receiver_port, 100, 0, work, "c") if not args.postgres else None

@@ -19,6 +19,9 @@ public final class PostgresStore: Sendable {
     let connectionString: String
     let writers: GroupCommitWriters
     let readers: ConnectionPool
+    /// Connections for the notification queue's short write transactions, each its own
+    /// (`writeSQLAside`), beside the group commit.
+    let asideWriters: ConnectionPool
     /// Parsed place shapes for arrivals on ingest.
     let placeShapes = PlaceShapeCache()
     /// The groups' places and place-index cells by version, for appends (`PostgresPlaceArrivals`).
@@ -52,10 +55,14 @@ public final class PostgresStore: Sendable {
     /// ingest of one writer on this 2-core machine; three or four measured no better).
     public static let defaultWriterCount = 2
 
+    /// Connections a node opens at most for `writeSQLAside`.
+    static let asideWriterCount = 4
+
     init(connectionString: String, readerCount: Int, writerCount: Int) {
         self.connectionString = connectionString
         writers = GroupCommitWriters(connectionString: connectionString, count: writerCount)
         readers = ConnectionPool(connectionString, size: readerCount, checkoutTimeout: .seconds(10))
+        asideWriters = ConnectionPool(connectionString, size: Self.asideWriterCount, checkoutTimeout: .seconds(10))
         limitCounters = PostgresLimitCounters(readers: readers)
     }
 
@@ -120,6 +127,7 @@ public final class PostgresStore: Sendable {
     public func close() {
         writers.close()
         readers.close()
+        asideWriters.close()
     }
 }
 

@@ -124,22 +124,39 @@ public enum NotificationTables {
     /// or that another node holds the group's cursor now (`busy`: it is matching the group).
     public static func matchAlerts(groupID: GroupID, consumer: String, limit: Int, on db: some SQLExecutor,
                                    _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> AlertMatchStep {
-        let d = db.dialect
-        let group = SQLParameter.text(groupID.rawValue), name = SQLParameter.text(consumer)
-        try db.run("""
-            INSERT INTO consumer_cursors (consumer, group_id, last_id)
-            VALUES (?, ?, coalesce((SELECT min(since_event) FROM alerts WHERE group_id = ?), 0))
-            ON CONFLICT (consumer, group_id) DO NOTHING
-            """, [name, group, group])
-        // Another node matching the group holds the row: leave the group to it for now.
-        guard let cursor = try db.firstRow("SELECT last_id FROM consumer_cursors WHERE consumer = ? AND group_id = ?"
-                                           + d.lockSkippingLocked(table: "consumer_cursors"), [name, group], { try $0.int64(0) }) else {
-            return .busy
+        let progress = try matchAlerts(groupIDs: [groupID], consumer: consumer, limit: limit, on: db, match, now: now)
+        return progress.busy.contains(groupID) ? .busy : progress.behind.contains(groupID) ? .more : .done
+    }
+
+    /// The matcher over several groups in the caller's transaction. The cursors are locked and
+    /// the logs' heads read for all the groups at once (two statements), so that a group with
+    /// nothing new — the usual case on a node that heard of events another node matched — costs
+    /// no statement of its own.
+    public static func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int, on db: some SQLExecutor,
+                                   _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> AlertMatchProgress {
+        var progress = AlertMatchProgress()
+        let name = SQLParameter.text(consumer)
+        let cursors = try lockCursors(groupIDs: Set(groupIDs), consumer: name, on: db)
+        progress.busy = cursors.busy
+        let heads = try logHeads(groupIDs: Array(cursors.locked.keys), on: db)
+        for (groupID, cursor) in cursors.locked.sorted(by: { $0.key < $1.key }) {
+            let head = heads[groupID] ?? 0
+            guard head > cursor else { continue }
+            let (upper, overflow) = cursor.addingReportingOverflow(Int64(max(1, limit)))
+            let through = overflow ? head : min(head, upper)
+            try matchEvents(groupID: groupID, after: cursor, through: through, on: db, match, now: now)
+            try db.run("UPDATE consumer_cursors SET last_id = ? WHERE consumer = ? AND group_id = ?",
+                       [.integer(through), name, .text(groupID.rawValue)])
+            if through < head { progress.behind.insert(groupID) }
         }
-        let head = try db.firstRow("SELECT last_id FROM event_heads WHERE group_id = ?", [group]) { try $0.int64(0) } ?? 0
-        guard head > cursor else { return .done }
-        let (upper, overflow) = cursor.addingReportingOverflow(Int64(max(1, limit)))
-        let through = overflow ? head : min(head, upper)
+        return progress
+    }
+
+    /// Matches the group's `place` events in `(after, through]` to its alerts of enabled
+    /// channels and inserts the deliveries `match` makes of them.
+    static func matchEvents(groupID: GroupID, after cursor: Int64, through: Int64, on db: some SQLExecutor,
+                            _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws {
+        let group = SQLParameter.text(groupID.rawValue)
         let events = try db.rows("""
             SELECT id, user_id, data FROM events WHERE group_id = ? AND id > ? AND id <= ? AND type = 'place' ORDER BY id
             """, [group, .integer(cursor), .integer(through)]) { row -> GroupEvent in
@@ -147,18 +164,64 @@ public enum NotificationTables {
             return GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), kind: .place,
                               userID: try row.optionalText(1).map(UserID.init), data: data)
         }
-        if !events.isEmpty {
-            let alerts = try db.rows("""
-                SELECT \(alertColumns.split(separator: ",").map { "a." + $0.trimmingSpaces }.joined(separator: ", "))
-                FROM alerts a JOIN channels c ON c.id = a.channel_id WHERE a.group_id = ? AND c.enabled = ?
-                """, [group, .bool(true)], alert)
-            if !alerts.isEmpty {
-                try insertDeliveries(match(try input(groupID: groupID, events: events, alerts: alerts, on: db)),
-                                     groupID: groupID, now: now, on: db)
-            }
+        guard !events.isEmpty else { return }
+        let alerts = try db.rows("""
+            SELECT \(alertColumns.split(separator: ",").map { "a." + $0.trimmingSpaces }.joined(separator: ", "))
+            FROM alerts a JOIN channels c ON c.id = a.channel_id WHERE a.group_id = ? AND c.enabled = ?
+            """, [group, .bool(true)], alert)
+        guard !alerts.isEmpty else { return }
+        try insertDeliveries(match(try input(groupID: groupID, events: events, alerts: alerts, on: db)), groupID: groupID, now: now, on: db)
+    }
+
+    /// The newest event id of each group's log (a group without events is missing).
+    static func logHeads(groupIDs: [GroupID], on db: some SQLExecutor) throws -> [GroupID: Int64] {
+        guard !groupIDs.isEmpty else { return [:] }
+        let list = InList(groupIDs.map { .text($0.rawValue) })
+        let rows = try db.rows("SELECT group_id, last_id FROM event_heads WHERE group_id IN (\(list.sql))", list.parameters) {
+            (GroupID(try $0.text(0)), try $0.int64(1))
         }
-        try db.run("UPDATE consumer_cursors SET last_id = ? WHERE consumer = ? AND group_id = ?", [.integer(through), name, group])
-        return through < head ? .more : .done
+        return Dictionary(rows, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The consumer's cursors of the groups (event ids), locked until the transaction ends, in
+    /// one statement; the groups whose cursor another transaction holds are `busy`. A group
+    /// without a cursor yet gets one (`lockCursor`).
+    static func lockCursors(groupIDs: Set<GroupID>, consumer name: SQLParameter,
+                            on db: some SQLExecutor) throws -> (locked: [GroupID: Int64], busy: Set<GroupID>) {
+        guard !groupIDs.isEmpty else { return ([:], []) }
+        let ids = groupIDs.sorted(), list = InList(ids.map { .text($0.rawValue) })
+        let rows = try db.rows("""
+            SELECT group_id, last_id FROM consumer_cursors WHERE consumer = ? AND group_id IN (\(list.sql))
+            """ + db.dialect.lockSkippingLocked(table: "consumer_cursors"), [name] + list.parameters) {
+            (GroupID(try $0.text(0)), try $0.int64(1))
+        }
+        var locked = Dictionary(rows, uniquingKeysWith: { first, _ in first })
+        var busy: Set<GroupID> = []
+        for group in ids where locked[group] == nil {
+            if let cursor = try lockCursor(consumer: name, group: .text(group.rawValue), on: db) { locked[group] = cursor } else { busy.insert(group) }
+        }
+        return (locked, busy)
+    }
+
+    /// The consumer's cursor of the group (an event id), its row locked until the transaction
+    /// ends; nil when another transaction holds it. The row is made the first time (at the
+    /// group's oldest alert's `since_event`).
+    ///
+    /// Never waits for another node's transaction while the row exists: an
+    /// `INSERT … ON CONFLICT DO NOTHING` on every call would wait for whichever transaction last
+    /// updated the row to end (its conflict check cannot tell whether that one commits), so the
+    /// matchers of every node, which all hear every event, queued behind each other's commits.
+    static func lockCursor(consumer name: SQLParameter, group: SQLParameter, on db: some SQLExecutor) throws -> Int64? {
+        let lock = "SELECT last_id FROM consumer_cursors WHERE consumer = ? AND group_id = ?" + db.dialect.lockSkippingLocked(table: "consumer_cursors")
+        if let cursor = try db.firstRow(lock, [name, group], { try $0.int64(0) }) { return cursor }
+        let exists = try db.firstRow("SELECT 1 FROM consumer_cursors WHERE consumer = ? AND group_id = ?", [name, group]) { _ in true } ?? false
+        if exists { return nil }
+        try db.run("""
+            INSERT INTO consumer_cursors (consumer, group_id, last_id)
+            VALUES (?, ?, coalesce((SELECT min(since_event) FROM alerts WHERE group_id = ?), 0))
+            ON CONFLICT (consumer, group_id) DO NOTHING
+            """, [name, group, group])
+        return try db.firstRow(lock, [name, group]) { try $0.int64(0) }
     }
 
     static func input(groupID: GroupID, events: [GroupEvent], alerts: [Alert], on db: some SQLExecutor) throws -> AlertMatchInput {
@@ -208,8 +271,6 @@ public enum NotificationTables {
     /// Joins each channel's head — its oldest pending delivery, the only one that may be due — to `d`.
     static let channelHeads = "JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head"
 
-    /// `?, ?, …`: `count` placeholders (at least one), for `IN (…)`.
-    static func placeholders(_ count: Int) -> String { Array(repeating: "?", count: max(1, count)).joined(separator: ", ") }
 
     static func delivery(_ row: any SQLRow) throws -> Delivery {
         Delivery(id: DeliveryID(try row.text(1)), sequence: try row.int64(0), channelID: ChannelID(try row.text(2)),
@@ -228,48 +289,97 @@ public enum NotificationTables {
             WHERE d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)
             ORDER BY d.seq LIMIT ?
             """ + d.lockSkippingLocked(table: "d"), [.integer(now), .integer(now), .integer(Int64(limit))], delivery)
-        // Behind each leased head, the channel's next pending deliveries while they are due: only
-        // reachable through their head, whose lease they share, so no one else takes them.
-        let followers = """
-            SELECT \(deliveryColumns) FROM deliveries WHERE channel_id = ? AND status = 'pending' AND seq > ? ORDER BY seq LIMIT ?
-            """
+        guard !heads.isEmpty else { return [] }
+        let channels = try channels(ids: Set(heads.map(\.channelID)), on: db)
+        let followers = perChannel > 1 ? try followers(of: heads, count: perChannel - 1, on: db) : [:]
         var jobs: [DeliveryJob] = []
         for head in heads {
-            guard let channel = try channel(id: head.channelID, on: db) else { continue }
-            var run = [head]
-            if perChannel > 1 {
-                let next = try db.rows(followers, [.text(head.channelID.rawValue), .integer(head.sequence), .integer(Int64(perChannel - 1))], delivery)
-                run += next.prefix { $0.nextAttemptAt <= now }
-            }
+            guard let channel = channels[head.channelID] else { continue }
+            let run = [head] + (followers[head.channelID] ?? []).prefix { $0.nextAttemptAt <= now }
             jobs += run.map { DeliveryJob(delivery: $0, channel: channel) }
         }
         if !jobs.isEmpty {
-            try db.run("UPDATE deliveries SET lease_until = ? WHERE seq IN (\(placeholders(jobs.count)))",
-                       [.integer(now + leaseMilliseconds)] + jobs.map { .integer($0.delivery.sequence) })
+            let list = InList(jobs.map { .integer($0.delivery.sequence) })
+            try db.run("UPDATE deliveries SET lease_until = ? WHERE seq IN (\(list.sql))", [.integer(now + leaseMilliseconds)] + list.parameters)
         }
         return jobs
+    }
+
+    /// The channels of `ids` that exist, by id: one statement.
+    static func channels(ids: Set<ChannelID>, on db: some SQLExecutor) throws -> [ChannelID: Channel] {
+        guard !ids.isEmpty else { return [:] }
+        let list = InList(ids.map { .text($0.rawValue) })
+        let found = try db.rows("SELECT \(channelColumns) FROM channels WHERE id IN (\(list.sql))", list.parameters, channel)
+        return Dictionary(found.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Behind each leased head, up to `count` of its channel's next pending deliveries in seq
+    /// order, by channel: one statement for all heads (a `UNION ALL` of one index range each).
+    /// Only reachable through their head, whose lease they share, so no one else takes them.
+    static func followers(of heads: [Delivery], count: Int, on db: some SQLExecutor) throws -> [ChannelID: [Delivery]] {
+        let one = "SELECT * FROM (SELECT \(deliveryColumns) FROM deliveries WHERE channel_id = ? AND status = 'pending' AND seq > ? ORDER BY seq LIMIT ?) f"
+        let sql = heads.indices.map { "\(one)\($0)" }.joined(separator: " UNION ALL ")
+        let parameters = heads.flatMap { head -> [SQLParameter] in
+            [.text(head.channelID.rawValue), .integer(head.sequence), .integer(Int64(count))]
+        }
+        var byChannel: [ChannelID: [Delivery]] = [:]
+        for follower in try db.rows(sql, parameters, delivery).sorted(by: { $0.sequence < $1.sequence }) {
+            byChannel[follower.channelID, default: []].append(follower)
+        }
+        return byChannel
     }
 
     /// Ends the leases of deliveries leased and not attempted (they are due again at once).
     public static func releaseDeliveries(_ ids: [DeliveryID], on db: some SQLExecutor) throws {
         guard !ids.isEmpty else { return }
-        try db.run("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND id IN (\(placeholders(ids.count)))",
-                   ids.map { .text($0.rawValue) })
+        let list = InList(ids.map { .text($0.rawValue) })
+        try db.run("UPDATE deliveries SET lease_until = NULL WHERE status = 'pending' AND id IN (\(list.sql))", list.parameters)
     }
 
-    public static func recordAttempt(_ attempt: DeliveryAttempt, on db: some SQLExecutor) throws {
-        let status: String, next: Int64?
-        switch attempt.outcome {
-        case .delivered: (status, next) = ("delivered", nil)
-        case .retry(let at): (status, next) = ("pending", at)
-        case .failed: (status, next) = ("failed", nil)
+    /// Records the attempts' outcomes and ends their leases, in a fixed number of statements
+    /// however many there are (one for the deliveries; one for the channels that delivered
+    /// everything, whose `failing_since` is cleared only where set), then, in order, the
+    /// channel state of each attempt of a channel that had a failure (rare: each its own).
+    public static func recordAttempts(_ attempts: [DeliveryAttempt], on db: some SQLExecutor) throws {
+        guard !attempts.isEmpty else { return }
+        try updateDeliveries(attempts, on: db)
+        let failing = Set(attempts.lazy.filter { $0.outcome != .delivered }.map(\.channelID))
+        let delivered = Set(attempts.map(\.channelID)).subtracting(failing)
+        if !delivered.isEmpty {
+            let list = InList(delivered.map { .text($0.rawValue) })
+            try db.run("UPDATE channels SET failing_since = NULL WHERE failing_since IS NOT NULL AND id IN (\(list.sql))", list.parameters)
+        }
+        for attempt in attempts where failing.contains(attempt.channelID) { try recordChannelState(attempt, on: db) }
+    }
+
+    /// Each attempt's delivery row: its status, attempt count, next attempt (retries), HTTP
+    /// status and error, its lease ended; one `UPDATE … FROM` a list of values.
+    static func updateDeliveries(_ attempts: [DeliveryAttempt], on db: some SQLExecutor) throws {
+        // Rows padded as `InList` pads (a repeated row updates its delivery to the same values);
+        // the optional numbers bound as text, so that a null and a number bind as one type.
+        let rows = InList.padded(attempts)
+        let values = Array(repeating: "(?, ?, CAST(? AS bigint), ?, CAST(? AS bigint), ?)", count: rows.count).joined(separator: ", ")
+        let parameters = rows.flatMap { attempt -> [SQLParameter] in
+            let status: String, next: Int64?
+            switch attempt.outcome {
+            case .delivered: (status, next) = ("delivered", nil)
+            case .retry(let at): (status, next) = ("pending", at)
+            case .failed: (status, next) = ("failed", nil)
+            }
+            return [.text(attempt.deliveryID.rawValue), .text(status), .optional(next.map(String.init)), .integer(attempt.at),
+                    .optional(attempt.httpStatus.map(String.init)), .optional(attempt.error)]
         }
         try db.run("""
-            UPDATE deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = coalesce(?, next_attempt_at), last_attempt_at = ?,
-                http_status = ?, error = ?, lease_until = NULL
-            WHERE id = ?
-            """, [.text(status), .optional(next), .integer(attempt.at), .optional(attempt.httpStatus.map(Int64.init)),
-                   .optional(attempt.error), .text(attempt.deliveryID.rawValue)])
+            WITH v (id, status, next_attempt_at, at, http_status, error) AS (VALUES \(values))
+            UPDATE deliveries SET status = v.status, attempts = deliveries.attempts + 1,
+                next_attempt_at = coalesce(v.next_attempt_at, deliveries.next_attempt_at), last_attempt_at = v.at,
+                http_status = v.http_status, error = v.error, lease_until = NULL
+            FROM v WHERE deliveries.id = v.id
+            """, parameters)
+    }
+
+    /// The channel's failure state after one attempt, and its turning off when the attempt says so.
+    static func recordChannelState(_ attempt: DeliveryAttempt, on db: some SQLExecutor) throws {
         let channel = SQLParameter.text(attempt.channelID.rawValue)
         if case .delivered = attempt.outcome {
             try db.run("UPDATE channels SET failing_since = NULL WHERE id = ?", [channel])
@@ -310,6 +420,29 @@ public enum NotificationTables {
         try db.run("""
             UPDATE deliveries SET status = 'failed', error = ?, last_attempt_at = ?, lease_until = NULL WHERE channel_id = ? AND status = 'pending'
             """, [.text(reason), .integer(at), .text(channelID.rawValue)])
+    }
+}
+
+/// The placeholders and parameters of an `IN (…)` list, its last value repeated up to the next
+/// power of two in count: lists then come in a few lengths, so a PostgreSQL session prepares a
+/// few statements of each (its cache of prepared statements is bounded) rather than one a length.
+struct InList {
+    /// `?, ?, …`, one per parameter.
+    let sql: String
+    let parameters: [SQLParameter]
+
+    /// - Parameter values: at least one (an empty list is written `NULL`, which matches nothing).
+    init(_ values: [SQLParameter]) {
+        parameters = values.isEmpty ? [.null] : Self.padded(values)
+        sql = Array(repeating: "?", count: parameters.count).joined(separator: ", ")
+    }
+
+    /// `values` with the last repeated up to the next power of two in count.
+    static func padded<T>(_ values: [T]) -> [T] {
+        guard let last = values.last else { return values }
+        var size = 1
+        while size < values.count { size *= 2 }
+        return values + Array(repeating: last, count: size - values.count)
     }
 }
 

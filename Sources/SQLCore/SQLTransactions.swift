@@ -15,9 +15,18 @@ public protocol SQLTransactions: Sendable {
     /// store's writer thread (no task waits).
     func writeSQL<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T,
                                completion: @escaping @Sendable (Result<T, Error>) -> Void)
+    /// Runs `body` in a write transaction on the calling thread (a thread of the caller's own:
+    /// it blocks) and returns once it is durable: for the notification queue's short
+    /// transactions (the matcher's, the senders' leases and records). A store may run them
+    /// beside its group commit rather than in it; by default they join it (`writeSQLWaiting`).
+    func writeSQLAside<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) throws -> T
 }
 
 extension SQLTransactions {
+    public func writeSQLAside<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) throws -> T {
+        try writeSQLWaiting(body)
+    }
+
     /// `writeSQL` waited for on the calling thread (a thread of the caller's own: it blocks).
     public func writeSQLWaiting<T: Sendable>(_ body: @escaping @Sendable (any SQLExecutor) throws -> T) throws -> T {
         let done = DispatchSemaphore(value: 0)
@@ -68,7 +77,7 @@ extension SQLTransactions {
 
     public func matchAlerts(groupID: GroupID, consumer: String, limit: Int,
                             _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> Bool {
-        try writeSQLWaiting {
+        try writeSQLAside {
             try NotificationTables.matchAlerts(groupID: groupID, consumer: consumer, limit: limit, on: $0, match,
                                                now: Timestamp.nowMilliseconds()) == .more
         }
@@ -76,18 +85,8 @@ extension SQLTransactions {
 
     public func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int,
                             _ match: @escaping @Sendable (AlertMatchInput) -> [NewDelivery]) throws -> AlertMatchProgress {
-        try writeSQLWaiting { db in
-            let now = Timestamp.nowMilliseconds()
-            var progress = AlertMatchProgress()
-            // In one order on every node, so that their transactions never wait on each other in a circle.
-            for group in groupIDs.sorted() {
-                switch try NotificationTables.matchAlerts(groupID: group, consumer: consumer, limit: limit, on: db, match, now: now) {
-                case .done: break
-                case .more: progress.behind.insert(group)
-                case .busy: progress.busy.insert(group)
-                }
-            }
-            return progress
+        try writeSQLAside { db in
+            try NotificationTables.matchAlerts(groupIDs: groupIDs, consumer: consumer, limit: limit, on: db, match, now: Timestamp.nowMilliseconds())
         }
     }
 
@@ -96,7 +95,7 @@ extension SQLTransactions {
     }
 
     public func leaseDeliveries(now: Int64, leaseMilliseconds: Int64, limit: Int, perChannel: Int) throws -> [DeliveryJob] {
-        try writeSQLWaiting {
+        try writeSQLAside {
             try NotificationTables.leaseDeliveries(now: now, leaseMilliseconds: leaseMilliseconds, limit: limit, perChannel: perChannel, on: $0)
         }
     }
@@ -107,8 +106,8 @@ extension SQLTransactions {
 
     public func recordAttempts(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID]) throws {
         guard !attempts.isEmpty || !unattempted.isEmpty else { return }
-        try writeSQLWaiting { db in
-            for attempt in attempts { try NotificationTables.recordAttempt(attempt, on: db) }
+        try writeSQLAside { db in
+            try NotificationTables.recordAttempts(attempts, on: db)
             try NotificationTables.releaseDeliveries(unattempted, on: db)
         }
     }
@@ -122,7 +121,7 @@ extension SQLTransactions {
     }
 
     public func pruneDeliveries(before: Int64, keep: Int) throws -> Int {
-        try writeSQLWaiting { try NotificationTables.pruneDeliveries(before: before, keep: keep, on: $0) }
+        try writeSQLAside { try NotificationTables.pruneDeliveries(before: before, keep: keep, on: $0) }
     }
 
     public func failPendingDeliveries(channelID: ChannelID, reason: String, at: Int64) async throws {

@@ -156,4 +156,46 @@ struct NotificationStoreConformance {
             #expect(last.first?.delivery.attempts == 0)
         }
     }
+
+    /// Attempts of several channels recorded together: each delivery gets its own outcome, time,
+    /// HTTP status and error; a channel that delivered everything is not failing, one whose
+    /// attempt is to be retried is (from that attempt), and the leases end.
+    @Test(arguments: StoreFactory.all)
+    func attemptsOfSeveralChannelsAreRecordedTogether(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let world = try await SharingWorld.make(store)
+            let good = Self.channel(world.viewer.id, name: "good"), busy = Self.channel(world.viewer.id, name: "busy")
+            for hook in [good, busy] {
+                try await store.insertChannel(hook, limit: 10)
+                _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: hook.id), limit: 10)
+            }
+            _ = try await Self.placeEvents(store, world)
+            #expect(try store.matchAlerts(groupIDs: [world.group], consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) }
+                    == AlertMatchProgress())
+            let now = Timestamp.nowMilliseconds() + 1
+            let jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10, perChannel: 8)
+            #expect(jobs.count == 4)
+            let goodJobs = jobs.filter { $0.channel.id == good.id }, busyJobs = jobs.filter { $0.channel.id == busy.id }
+            #expect(goodJobs.count == 2 && busyJobs.count == 2)
+            let attempts = goodJobs.enumerated().map { index, job in
+                DeliveryAttempt(deliveryID: job.delivery.id, channelID: good.id, outcome: .delivered, at: now + Int64(index),
+                                httpStatus: 200 + index, error: nil, disableChannel: nil)
+            } + [DeliveryAttempt(deliveryID: busyJobs[0].delivery.id, channelID: busy.id, outcome: .retry(at: now + 5_000), at: now + 7,
+                                 httpStatus: 503, error: "busy", disableChannel: nil)]
+            try store.recordAttempts(attempts, releasing: [busyJobs[1].delivery.id])
+            let goodLog = try store.deliveries(channelID: good.id, limit: 10).reversed()
+            #expect(goodLog.map(\.status) == [.delivered, .delivered])
+            #expect(goodLog.map(\.lastAttemptAt) == [now, now + 1] && goodLog.map(\.httpStatus) == [200, 201])
+            #expect(goodLog.allSatisfy { $0.attempts == 1 && $0.error == nil })
+            let busyLog = Array(try store.deliveries(channelID: busy.id, limit: 10).reversed())
+            #expect(busyLog.map(\.status) == [.pending, .pending] && busyLog.map(\.attempts) == [1, 0])
+            #expect(busyLog[0].nextAttemptAt == now + 5_000 && busyLog[0].httpStatus == 503 && busyLog[0].error == "busy")
+            #expect(try store.channel(id: good.id)?.failingSince == nil)
+            #expect(try store.channel(id: busy.id)?.failingSince == now + 7)
+            // Nothing is leased any more: the busy channel waits for its retry, the good one is done.
+            #expect(try store.leaseDeliveries(now: now + 8, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).isEmpty)
+            #expect(try store.leaseDeliveries(now: now + 5_000, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).map(\.delivery.id)
+                    == busyLog.map(\.id))
+        }
+    }
 }

@@ -9,7 +9,9 @@ import Tracking
 /// threads of its own, never the server's), and record the outcome the `DeliveryPolicy` gives.
 /// A thread with nothing due waits until woken (`wake`: the matcher inserted something) or until
 /// the next delivery is due (at most `idleSeconds`, so leases other nodes let run out are taken
-/// over).
+/// over). A wake lets one waiting thread look; a thread whose lease came back full (more may be
+/// due) lets the next one look before it sends, so the threads fan out over the due channels
+/// and no thread looks at a queue another has just emptied.
 ///
 /// At least once: a delivery is marked delivered only after its 2xx; a crash between the two
 /// sends it again after the lease runs out, with the same `webhook-id`.
@@ -42,7 +44,8 @@ public final class DeliveryWorker: Sendable {
     /// Counts for `/metrics`.
     public let counters = DeliveryCounters()
     private let signal = NSCondition()
-    /// Wake-ups not yet seen by a waiting thread (guarded by `signal`).
+    /// Looks at the queue owed to waiting threads (at most `senders`: one each), and whether the
+    /// threads go on (changed under `signal`).
     private let state = Mutex<(wakes: Int, running: Bool)>((0, false))
     private let finished = DispatchGroup()
 
@@ -77,11 +80,12 @@ public final class DeliveryWorker: Sendable {
         _ = finished.wait(timeout: .now() + seconds)
     }
 
-    /// Something may be due now.
+    /// Something may be due now: one waiting thread looks (or the next to finish its round).
     public func wake() {
         signal.lock()
-        state.withLock { $0.wakes += configuration.senders }
-        signal.broadcast()
+        let senders = max(1, configuration.senders)
+        state.withLock { $0.wakes = min($0.wakes + 1, senders) }
+        signal.signal()
         signal.unlock()
     }
 
@@ -100,6 +104,8 @@ public final class DeliveryWorker: Sendable {
                 waitForWork(until: now + 1_000)
                 continue
             }
+            // Every channel asked for came back: more may be due, for another thread.
+            if Set(jobs.map(\.channel.id)).count >= configuration.batch { wake() }
             let sent = send(jobs, leasedAt: now)
             record(sent.attempts, releasing: sent.unattempted)
             if jobs.isEmpty {
