@@ -148,6 +148,9 @@ export function createLeafletMap(L, container, hooks, config) {
     items.set(id, it);
     setDataAttrs(it);
     labelOn(it);
+    // A device located later goes under the focused pin, which stays on top of the others.
+    const focused = focusId && items.get(focusId);
+    if (focused) focused.marker.bringToFront();
     drawTrail(it);
     return it;
   }

@@ -216,6 +216,9 @@ export function createSvgMap(container, hooks, options) {
       class: 'pin', r: PIN_R, fill: dev.color,
       'data-device-id': dev.deviceId, 'data-lon': String(dev.lon), 'data-lat': String(dev.lat),
     }, pinLayer);
+    // A device located later goes under the focused pin, which stays on top of the others.
+    const focused = focusId && items.get(focusId);
+    if (focused) pinLayer.insertBefore(pin, focused.pin);
     const it = { dev: dev, pin: pin, label: null, trail: null, trailGroup: null, clustered: false, sx: 0, sy: 0 };
     items.set(dev.deviceId, it);
     ensureLabel(it);

@@ -79,6 +79,27 @@ CASES = r'''(async () => {
   eq('date inputs', format.dateInputValue(format.dateInputTime('2026-03-09')), '2026-03-09');
   eq('import summary', importer.importSummary({format: 'gpx', accepted: 40, duplicates: 2, rejected: 1}), 'Imported 40 new positions, 2 already there, 1 not usable (gpx).');
   eq('who is inside', [places.insideText([]), places.insideText(['a', 'b', 'c', 'd', 'e', 'f', 'g'])], ['nobody inside', 'inside: a, b, c, d, e and 2 more']);
+
+  return cases;
+})()'''
+
+
+# On the app's page (an HTML document: the map's controls need one), before anyone signs in.
+MAP_CASES = r'''(async () => {
+  const cases = [];
+  const eq = (name, got, want) => cases.push([name, got, want]);
+  // The built-in map: the focused pin stays on top, also of a device located after the focus.
+  const { createSvgMap } = await import('/static/svgmap.js');
+  const box = document.createElement('div');
+  document.body.appendChild(box);
+  const dev = (id, lon) => ({deviceId: id, located: true, lon: lon, lat: 40.7, color: '#345', deviceName: id});
+  const svgMap = createSvgMap(box, {});
+  svgMap.sync([dev('a', -74.01), dev('b', -74.02)]);
+  svgMap.setFocus('a');
+  svgMap.sync([dev('a', -74.01), dev('b', -74.02), dev('c', -74.01)]);
+  const topPin = () => { const pins = box.querySelectorAll('.pins .pin'); return pins[pins.length - 1].getAttribute('data-device-id'); };
+  eq('map: the focused pin on top of one located later', [box.querySelectorAll('.pins .pin').length, topPin()], [3, 'a']);
+  box.remove();
   return cases;
 })()'''
 
@@ -93,6 +114,9 @@ def main():
         b.send('Page.navigate', {'url': a.base.rstrip('/') + '/static/icon.svg'})
         b.wait_for('document.readyState === "complete"', 20, 'a page of the server')
         cases = b.eval(CASES)
+        b.send('Page.navigate', {'url': a.base.rstrip('/') + '/'})
+        b.wait_for('document.readyState === "complete"', 20, 'the app\'s page')
+        cases += b.eval(MAP_CASES)
         failed = [c for c in cases if json.dumps(c[1], sort_keys=True) != json.dumps(c[2], sort_keys=True)]
         for name, got, want in failed:
             print('units: %s: got %s, want %s' % (name, json.dumps(got), json.dumps(want)), file=sys.stderr)
