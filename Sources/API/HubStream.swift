@@ -35,8 +35,10 @@ class HubStream<Item> {
     /// Keeps `items` while the opening is read. Returns false when the stream is live (the
     /// hub writes the items itself).
     func collect(_ items: some Sequence<Item>) -> Bool {
-        guard case .collecting(let collected) = phase else { return false }
-        phase = .collecting(collected + items)
+        guard case .collecting(var collected) = phase else { return false }
+        phase = .live  // drops the phase's reference, so the append below does not copy
+        collected.append(contentsOf: items)
+        phase = .collecting(collected)
         return true
     }
 
@@ -59,11 +61,12 @@ class HubStream<Item> {
     /// did not fit (the hub finishes and drops it); a collecting stream writes nothing.
     func heartbeat() -> Bool {
         guard isLive else { return true }
-        return stream.write(Self.heartbeatComment)
+        return stream.write(heartbeatComment)
     }
-
-    static var heartbeatComment: [UInt8] { Array(": heartbeat\n\n".utf8) }
 }
+
+/// The SSE comment a heartbeat writes (made once: a generic class has no static stored property).
+private let heartbeatComment = Array(": heartbeat\n\n".utf8)
 
 extension Dictionary where Value: AnyObject {
     /// Sends every live stream among these (`HubStream`s by id) its heartbeat; finishes the

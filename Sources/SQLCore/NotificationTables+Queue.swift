@@ -13,7 +13,7 @@ extension NotificationTables {
         """
 
     /// `deliveryColumns`, each as a column of `d` (the lease's join).
-    static let deliveryColumnsOfD = deliveryColumns.split(separator: ",").map { "d." + $0.trimmingSpaces }.joined(separator: ", ")
+    static let deliveryColumnsOfD = qualified(deliveryColumns, by: "d")
 
     /// Joins each channel's head — its oldest pending delivery, the only one that may be due — to `d`.
     static let channelHeads = "JOIN (SELECT channel_id, min(seq) AS head FROM deliveries WHERE status = 'pending' GROUP BY channel_id) h ON d.seq = h.head"

@@ -66,6 +66,8 @@ public enum NotificationTables {
     // MARK: Alerts
 
     static let alertColumns = "id, group_id, user_id, channel_id, place_id, device_id, events, since_event, created_at"
+    /// `alertColumns`, each as a column of `a` (the matcher's join).
+    static let alertColumnsOfA = qualified(alertColumns, by: "a")
 
     static func alert(_ row: any SQLRow) throws -> Alert {
         let events = Set(try row.text(6).split(separator: ",").compactMap { PlaceCrossing(rawValue: String($0)) })
@@ -166,7 +168,7 @@ public enum NotificationTables {
         }
         guard !events.isEmpty else { return }
         let alerts = try db.rows("""
-            SELECT \(alertColumns.split(separator: ",").map { "a." + $0.trimmingSpaces }.joined(separator: ", "))
+            SELECT \(alertColumnsOfA)
             FROM alerts a JOIN channels c ON c.id = a.channel_id WHERE a.group_id = ? AND c.enabled = ?
             """, [group, .bool(true)], alert)
         guard !alerts.isEmpty else { return }
@@ -259,7 +261,9 @@ public enum NotificationTables {
     }
 }
 
-extension Substring {
-    /// The text without its leading and trailing spaces (a column of a comma-separated list).
-    var trimmingSpaces: String { String(drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }
+extension NotificationTables {
+    /// `columns` (`a, b, …`) with each name prefixed by `alias.`, for a join.
+    static func qualified(_ columns: String, by alias: String) -> String {
+        columns.split(separator: ",").map { alias + "." + $0.trimmingPrefix(while: { $0 == " " }) }.joined(separator: ", ")
+    }
 }

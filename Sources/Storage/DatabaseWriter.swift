@@ -22,8 +22,6 @@ public final class DatabaseWriter: @unchecked Sendable {
 
     /// Statistics for metrics: commits done and jobs committed.
     private let counts = Mutex<(commits: UInt64, jobs: UInt64)>((0, 0))
-    /// Set by `close()` (for the check in deinit).
-    private let closed = Atomic<Bool>(false)
 
     /// Replaces a connection that cannot write (nil: never); writer thread only.
     private let recovery: WriterRecovery?
@@ -54,7 +52,7 @@ public final class DatabaseWriter: @unchecked Sendable {
     }
 
     deinit {
-        precondition(closed.load(ordering: .relaxed) || thread == nil, "DatabaseWriter.close() must be called before release")
+        precondition(line.hasEnded || thread == nil, "DatabaseWriter.close() must be called before release")
     }
 
     /// Runs `body` on the writer connection inside the next group commit and returns its result
@@ -101,7 +99,6 @@ public final class DatabaseWriter: @unchecked Sendable {
     /// until done.
     public func close() {
         line.closeAndWait()
-        closed.store(true, ordering: .relaxed)
     }
 
     /// The writer thread: takes the queue's batches and commits them; while idle, runs

@@ -153,6 +153,13 @@ public final class GroupCommitLine<Job>: @unchecked Sendable {
         }
     }
 
+    /// Whether the writer thread has stopped (`stopped()` was called).
+    public var hasEnded: Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return ended
+    }
+
     /// For the writer thread, after `stop` and its clean-up: lets `closeAndWait` return.
     public func stopped() {
         condition.lock()
