@@ -1,4 +1,5 @@
 import Dispatch
+import EventJSON
 import JSONCore
 import Tracking
 
@@ -25,7 +26,7 @@ struct Segment {
 /// Server-sent event framing.
 enum SSE {
     static func event(_ event: GroupEvent) -> [UInt8] {
-        frame(id: event.id.rawValue, name: event.kind.rawValue, data: event.data)
+        frame(id: event.id.rawValue, name: event.kind.rawValue, data: EventJSON.data(event))
     }
 
     static func snapshot(_ document: JSONValue, id: EventID) -> [UInt8] {

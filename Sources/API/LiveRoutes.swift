@@ -1,3 +1,4 @@
+import EventJSON
 import HTTPServer
 import JSONCore
 import Tracking
@@ -39,7 +40,7 @@ struct LiveRoutes {
                 let limit = try QueryNumber.int(request.query("limit"), name: "limit") ?? FeedService.maxPage
                 let page = try feed.changes(groupID: groupID, reader: userID, since: since, limit: limit)
                 var document: JSONObject = [
-                    "events": .array(page.events.map { ["id": .event($0.id), "type": .string($0.kind.rawValue), "data": $0.data] }),
+                    "events": .array(page.events.map { ["id": .event($0.id), "type": .string($0.kind.rawValue), "data": EventJSON.data($0)] }),
                     "last": .event(page.last),
                 ]
                 if page.more { document["more"] = true }

@@ -20,7 +20,7 @@ struct PostgresDirectory: DirectoryTablesTransaction {
 
     /// Appends to the group's log (its `NOTIFY` announces it at commit).
     func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent {
-        let events = try PostgresStore.appendEvents(groupID: groupID, [event.entry(groupID: groupID)], on: c)
+        let events = try PostgresStore.appendEvents(groupID: groupID, [event.entry], on: c)
         guard let event = events.first else {
             throw PostgresError(sqlState: .internalError, origin: .client, message: "the membership event was not appended")
         }

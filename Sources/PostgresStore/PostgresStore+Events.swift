@@ -51,7 +51,7 @@ struct EventAppend {
     var parameters: [PostgresValue] {
         [.id(groupID), .int64(Int64(entries.count)), .int64(Timestamp.nowMilliseconds()),
          .textArray(entries.map(\.kind.rawValue)), .textArray(entries.map { $0.userID?.rawValue ?? "" }),
-         .textArray(entries.map { $0.data.serializedString() }),
+         .textArray(entries.map { EventTables.storedText($0, groupID: groupID) }),
          .textArray(entries.map { $0.fix.map { String($0.deviceKey.storeValue) } ?? "" }),
          .textArray(entries.map { $0.fix.map { String($0.timestamp) } ?? "" }), .text(PostgresStore.eventChannel)]
     }
@@ -63,7 +63,7 @@ struct EventAppend {
         }
         let first = last - Int64(entries.count) + 1
         return entries.enumerated().map { offset, entry in
-            GroupEvent(groupID: groupID, id: EventID(first + Int64(offset)), kind: entry.kind, userID: entry.userID, data: entry.data)
+            GroupEvent(groupID: groupID, id: EventID(first + Int64(offset)), payload: entry.payload)
         }
     }
 }

@@ -1,4 +1,4 @@
-import JSONCore
+import EventJSON
 import Tracking
 
 /// A group's event log (`events`, `event_heads`): the reads, redactions and pruning, written once
@@ -7,13 +7,19 @@ import Tracking
 /// PostgreSQL's one statement with `unnest` and `NOTIFY`).
 public enum EventTables {
     /// The log's entries of group `groupID` after `after`, oldest first, at most `limit`. A row
-    /// whose type this release does not know reads as redacted; unparseable data as null.
+    /// whose type this release does not know, or whose data does not hold what its type needs,
+    /// reads as redacted (`EventJSON.payload`).
     public static func events(groupID: GroupID, after: EventID, limit: Int, on db: some SQLExecutor) throws -> [GroupEvent] {
-        try db.rows("SELECT id, type, user_id, data FROM events WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?",
+        try db.rows("SELECT id, type, data FROM events WHERE group_id = ? AND id > ? ORDER BY id LIMIT ?",
                     [.id(groupID), .integer(after.rawValue), .int(max(0, limit))]) { row in
-            GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), kind: GroupEvent.Kind(rawValue: try row.text(1)) ?? .redacted,
-                       userID: try row.optionalID(2), data: (try? JSONParser.parse(Array(try row.text(3).utf8))) ?? .null)
+            GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), payload: EventJSON.payload(type: try row.text(1), text: try row.text(2)))
         }
+    }
+
+    /// The text the log stores for `entry`, an event of group `groupID` (`EventJSON`: the feed's
+    /// `data`, so the stores need not know the encoding).
+    public static func storedText(_ entry: EventLogEntry, groupID: GroupID) -> String {
+        EventJSON.data(entry.payload, groupID: groupID).serializedString()
     }
 
     /// The group's last id handed out (0 before its first event) and its oldest kept event (nil

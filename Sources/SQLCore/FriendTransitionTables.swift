@@ -1,4 +1,4 @@
-import JSONCore
+import EventJSON
 import Tracking
 
 /// The OwnTracks friends reply's transitions (API.md "Notifications", OwnTracks): the `place`
@@ -25,11 +25,10 @@ public enum FriendTransitionTables {
                                          [consumer, group]) { try $0.int64(0) } ?? head
             guard head > cursor else { continue }
             let events = try db.rows("""
-                SELECT id, user_id, data FROM events
+                SELECT id, data FROM events
                 WHERE group_id = ? AND id > ? AND id <= ? AND type = 'place' AND created_at >= ? ORDER BY id DESC LIMIT ?
-                """, [group, .integer(cursor), .integer(head), .integer(since), .integer(Int64(max(1, limit)))]) { row -> GroupEvent in
-                GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), kind: .place, userID: try row.optionalText(1).map(UserID.init),
-                           data: (try? JSONParser.parse(try row.text(2))) ?? .null)
+                """, [group, .integer(cursor), .integer(head), .integer(since), .integer(Int64(max(1, limit)))]) { row in
+                GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), payload: EventJSON.payload(type: "place", text: try row.text(1)))
             }
             try db.run("UPDATE consumer_cursors SET last_id = ? WHERE consumer = ? AND group_id = ?", [.integer(head), consumer, group])
             guard !events.isEmpty else { continue }

@@ -1,3 +1,4 @@
+import EventJSON
 import JSONCore
 import Timestamps
 import Tracking
@@ -160,11 +161,9 @@ public enum NotificationTables {
                             _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws {
         let group = SQLParameter.text(groupID.rawValue)
         let events = try db.rows("""
-            SELECT id, user_id, data FROM events WHERE group_id = ? AND id > ? AND id <= ? AND type = 'place' ORDER BY id
-            """, [group, .integer(cursor), .integer(through)]) { row -> GroupEvent in
-            let data = (try? JSONParser.parse(try row.text(2))) ?? .null
-            return GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), kind: .place,
-                              userID: try row.optionalText(1).map(UserID.init), data: data)
+            SELECT id, data FROM events WHERE group_id = ? AND id > ? AND id <= ? AND type = 'place' ORDER BY id
+            """, [group, .integer(cursor), .integer(through)]) { row in
+            GroupEvent(groupID: groupID, id: EventID(try row.int64(0)), payload: EventJSON.payload(type: "place", text: try row.text(1)))
         }
         guard !events.isEmpty else { return }
         let alerts = try db.rows("""
@@ -230,8 +229,8 @@ public enum NotificationTables {
         let groupName = try db.firstRow("SELECT name FROM groups WHERE id = ?", [.text(groupID.rawValue)]) { try $0.text(0) } ?? ""
         var deviceNames: [DeviceID: String] = [:], displayNames: [UserID: String] = [:]
         for event in events {
-            if let device = event.data["deviceId"]?.stringValue, deviceNames[DeviceID(device)] == nil {
-                deviceNames[DeviceID(device)] = try db.firstRow("SELECT name FROM devices WHERE id = ?", [.text(device)]) { try $0.text(0) }
+            if let device = event.payload.deviceID, deviceNames[device] == nil {
+                deviceNames[device] = try db.firstRow("SELECT name FROM devices WHERE id = ?", [.text(device.rawValue)]) { try $0.text(0) }
             }
             if let user = event.userID, displayNames[user] == nil {
                 displayNames[user] = try db.firstRow("SELECT display_name FROM users WHERE id = ?", [.text(user.rawValue)]) { try $0.text(0) }

@@ -26,10 +26,10 @@ extension SQLiteBackend: EventLog {
         for entry in entries {
             id += 1
             try insert.bind([.id(groupID), .integer(id), .text(entry.kind.rawValue), .id(entry.userID),
-                             .text(entry.data.serializedString()), .integer(now),
+                             .text(EventTables.storedText(entry, groupID: groupID)), .integer(now),
                              entry.fix.map { .integer($0.deviceKey.storeValue) } ?? .null, entry.fix.map { .integer($0.timestamp) } ?? .null])
             try insert.run()
-            events.append(GroupEvent(groupID: groupID, id: EventID(id), kind: entry.kind, userID: entry.userID, data: entry.data))
+            events.append(GroupEvent(groupID: groupID, id: EventID(id), payload: entry.payload))
         }
         return events
     }

@@ -21,7 +21,7 @@ struct SQLiteDirectory: DirectoryTablesTransaction {
 
     /// Appends to the group's log and records the event for the announcement after the commit.
     func appendMembershipEvent(groupID: GroupID, _ event: MembershipEvent) throws -> GroupEvent {
-        let events = try SQLiteBackend.appendEvents(groupID: groupID, [event.entry(groupID: groupID)], in: db)
+        let events = try SQLiteBackend.appendEvents(groupID: groupID, [event.entry], in: db)
         guard let event = events.first else { throw StorageError(code: 1, message: "event not appended") }
         changes?.logged([event])
         return event

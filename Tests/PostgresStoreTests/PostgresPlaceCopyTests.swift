@@ -1,3 +1,4 @@
+import EventJSON
 import Foundation
 import PostgresClient
 import PostgresStore
@@ -24,7 +25,7 @@ struct PostgresPlaceCopyTests {
         let shape = try home.shape()
         try await nodeA.writePlaces { tx in try tx.insertPlace(home, shape: shape) }
         func placeEvents(_ outcome: IngestOutcome) -> [String] {
-            outcome.events.filter { $0.kind == .place }.map { "\($0.data["type"]?.stringValue ?? "?") \($0.data["placeName"]?.stringValue ?? "?")" }
+            outcome.events.filter { $0.kind == .place }.map { "\(EventJSON.data($0)["type"]?.stringValue ?? "?") \(EventJSON.data($0)["placeName"]?.stringValue ?? "?")" }
         }
         // Node B reads the group's places (its first fix there sets the state silently), then uses its copy.
         #expect(placeEvents(try await Fixtures.append(nodeB, world.device.id, [Fixtures.fix(1_000)])) == [])

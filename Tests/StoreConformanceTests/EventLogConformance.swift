@@ -1,3 +1,4 @@
+import EventJSON
 import JSONCore
 import Synchronization
 import StoreTestSupport
@@ -56,9 +57,9 @@ struct EventLogConformance {
             let event = try #require(try Fixtures.events(store, world.group).first)
             #expect(event == outcome.events.first)
             #expect(event.kind == .location && event.userID == world.owner.id && event.groupID == world.group)
-            #expect(event.data["deviceId"]?.stringValue == world.device.id.rawValue)
-            #expect(event.data["latest"] == .bool(true))
-            #expect(event.data["location"] == .array([.number(JSONNumber(7.0)), .number(JSONNumber(48.85))]))
+            #expect(EventJSON.data(event)["deviceId"]?.stringValue == world.device.id.rawValue)
+            #expect(EventJSON.data(event)["latest"] == .bool(true))
+            #expect(EventJSON.data(event)["location"] == .array([.number(JSONNumber(7.0)), .number(JSONNumber(48.85))]))
             // The viewer does not share: their fixes log nothing.
             #expect(try await Fixtures.append(store, world.viewerDevice.id, [Fixtures.fix(3_000)]).events.isEmpty)
             #expect(try Fixtures.events(store, world.group).count == 1)
@@ -74,8 +75,8 @@ struct EventLogConformance {
             #expect(outcome.events.map(\.kind) == [.locations, .location])
             let log = try Fixtures.events(store, world.group)
             #expect(log.map(\.kind) == [.locations, .location])
-            #expect(log[0].data["count"] == .number(JSONNumber(30)))
-            #expect(log[1].data["latest"] == .bool(true))
+            #expect(EventJSON.data(log[0])["count"] == .number(JSONNumber(30)))
+            #expect(EventJSON.data(log[1])["latest"] == .bool(true))
         }
     }
 

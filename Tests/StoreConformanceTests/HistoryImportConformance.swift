@@ -1,3 +1,4 @@
+import EventJSON
 import JSONCore
 import StoreTestSupport
 import Testing
@@ -30,8 +31,8 @@ struct HistoryImportConformance {
             let logged = try await store.logImportEvents(tally)
             #expect(logged.map(\.groupID) == [world.group, world.group])
             #expect(logged.map(\.kind) == [.locations, .location])
-            #expect(logged.first?.data["count"] == .number(JSONNumber(30)))
-            #expect(logged.last?.data["latest"] == .bool(true))
+            #expect(logged.first.map { EventJSON.data($0) }?["count"] == .number(JSONNumber(30)))
+            #expect(logged.last.map { EventJSON.data($0) }?["latest"] == .bool(true))
             #expect(try Fixtures.events(store, world.group) == logged)
             #expect(try Fixtures.events(store, other).isEmpty)
         }

@@ -1,3 +1,4 @@
+import EventJSON
 import JSONCore
 import StoreTestSupport
 import Testing
@@ -21,11 +22,11 @@ struct PlaceStoreConformance {
             let eventsBefore = try Fixtures.events(store, world.group).count
             // 2 km away: an exit; back: an enter.
             let away = try await Fixtures.append(store, world.device.id, [Fixtures.fix(2_000, longitude: 2.3800, latitude: 48.8500)])
-            #expect(away.events.filter { $0.kind == .place }.map { $0.data["type"]?.stringValue } == ["exit"])
+            #expect(away.events.filter { $0.kind == .place }.map { EventJSON.data($0)["type"]?.stringValue } == ["exit"])
             #expect(try store.readPlaces { try $0.devicesInside(groupID: world.group) }.isEmpty)
             let back = try await Fixtures.append(store, world.device.id, [Fixtures.fix(3_000, longitude: 2.3501, latitude: 48.8500)])
             let enter = try #require(back.events.first { $0.kind == .place })
-            #expect(enter.data["type"]?.stringValue == "enter" && enter.data["placeId"]?.stringValue == home.id.rawValue)
+            #expect(EventJSON.data(enter)["type"]?.stringValue == "enter" && EventJSON.data(enter)["placeId"]?.stringValue == home.id.rawValue)
             #expect(try Fixtures.events(store, world.group).count == eventsBefore + 4)
             // Deleting the fixes redacts their place events too.
             _ = try await store.deleteHistory(deviceID: world.device.id, before: Fixtures.t0 + 10_000)

@@ -1,3 +1,4 @@
+import EventJSON
 import JSONCore
 import Testing
 import Timestamps
@@ -8,8 +9,8 @@ import TrackingTestSupport
 /// a stream.
 @Suite struct GroupVisibilityTests {
     static func membership(_ type: String, _ user: UserID, id: Int64 = 1, extra: JSONObject = [:]) -> GroupEvent {
-        GroupEvent(groupID: GroupID("g"), id: EventID(id), kind: .membership, userID: user,
-                   data: membershipPayload(type, user: user, extra: extra))
+        GroupEvent(groupID: GroupID("g"), id: EventID(id),
+                   payload: EventJSON.payload(type: "membership", text: membershipPayload(type, user: user, extra: extra).serializedString()))
     }
 
     /// A logged payload as stored, spelled out so the table also checks `MembershipChange`'s parsing.
@@ -21,10 +22,15 @@ import TrackingTestSupport
 
     /// A position event of `user`'s device (`d-<user>` unless named) at fix time `at` (ms).
     static func location(_ user: UserID, kind: GroupEvent.Kind = .location, device: String? = nil, at: Int64 = 5_000) -> GroupEvent {
-        var data: JSONObject = ["deviceId": .string(device ?? "d-\(user.rawValue)"), "userId": .string(user.rawValue)]
-        let time = JSONValue.string(Timestamp.rfc3339(millisecondsSince1970: at))
-        if kind == .locations { data["from"] = time; data["to"] = time } else { data["timestamp"] = time }
-        return GroupEvent(groupID: GroupID("g"), id: EventID(9), kind: kind, userID: user, data: .object(data))
+        let device = DeviceID(device ?? "d-\(user.rawValue)")
+        let payload: EventPayload = switch kind {
+        case .locations: .locations(LocationBatchEvent(deviceID: device, userID: user, count: 1, from: at, to: at))
+        case .place: .place(PlaceEvent(crossing: .enter, placeID: PlaceID("p"), placeName: "P", deviceID: device, userID: user, timestamp: at,
+                                       longitude: 0, latitude: 0))
+        case .redacted: .redacted
+        case .location, .membership: .location(LocationEvent(deviceID: device, userID: user, longitude: 0, latitude: 0, timestamp: at, latest: true))
+        }
+        return GroupEvent(groupID: GroupID("g"), id: EventID(9), payload: payload)
     }
 
     /// Ann and Bob share their devices `d-ann`, `d-bob` since 1,000 ms; Cat is a member who
@@ -85,8 +91,9 @@ import TrackingTestSupport
         Served(name: "summary reaching before the sharing periods", event: location("bob", kind: .locations, at: 500), served: false),
         Served(name: "place event before the sharing periods", event: location("bob", kind: .place, at: 999), served: false),
         Served(name: "place event inside them", event: location("bob", kind: .place, at: 1_000), served: true),
-        Served(name: "location without a readable time", event: GroupEvent(groupID: "g", id: EventID(9), kind: .location, userID: "bob",
-                                                                           data: ["deviceId": "d-bob", "userId": "bob", "timestamp": "soon"]),
+        Served(name: "location without a readable time",
+               event: GroupEvent(groupID: "g", id: EventID(9),
+                                 payload: EventJSON.payload(type: "location", text: #"{"deviceId":"d-bob","userId":"bob","timestamp":"soon"}"#)),
                served: false),
     ]
 

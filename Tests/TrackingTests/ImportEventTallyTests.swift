@@ -1,3 +1,4 @@
+import EventJSON
 import LocationFormats
 import Testing
 import Tracking
@@ -49,12 +50,12 @@ import TrackingTestSupport
             entries.map { entry -> String in
                 switch entry.kind {
                 case .locations:
-                    let d = entry.data
+                    let d = EventJSON.data(entry.payload, groupID: group)
                     let from = d["from"]?.stringValue ?? "", to = d["to"]?.stringValue ?? ""
                     #expect(entry.fix?.deviceKey == DeviceKey(storeValue: 7))
                     return "\(group) locations \(d["count"]?.intValue ?? -1) \(Self.ms(from))…\(Self.ms(to))"
                 default:
-                    return "\(group) location \(entry.data["latest"]?.boolValue == true ? "latest" : "not latest")"
+                    return "\(group) location \(EventJSON.data(entry.payload, groupID: group)["latest"]?.boolValue == true ? "latest" : "not latest")"
                 }
             }
         }

@@ -1,3 +1,4 @@
+import EventJSON
 import Foundation
 import GeoKit
 import JSONCore
@@ -89,7 +90,7 @@ import TestRandom
                 PlaceArrivals.Position(longitude: 2.35 + meters / 73_300, latitude: 48.85, accuracyMeters: 5, timestamp: start + Int64(i) * 1_000)
             }
             return try PlaceArrivalRun.evaluate(positions, deviceID: DeviceID("d"), device: DeviceKey(storeValue: 1),
-                                                membership: membership, ledger: ledger).map { $0.data["type"]?.stringValue ?? "?" }
+                                                membership: membership, ledger: ledger).map { EventJSON.data($0.payload, groupID: "g")["type"]?.stringValue ?? "?" }
         }
         #expect(try append([10, 400, 20], at: 1_000) == ["exit", "enter"])
         #expect(ledger.presence[1] == true)
@@ -138,7 +139,7 @@ import TestRandom
                                                        membership: membership, ledger: ledger)
             let expectedEvents = expected.crossings.map { "\($0.crossing) P\($0.key) @\(positions[$0.position].timestamp)" }
             let events = entries.map { entry in
-                "\(entry.data["type"]?.stringValue ?? "?") \(entry.data["placeName"]?.stringValue ?? "?") @\(entry.fix?.timestamp ?? 0)"
+                "\(EventJSON.data(entry.payload, groupID: "g")["type"]?.stringValue ?? "?") \(EventJSON.data(entry.payload, groupID: "g")["placeName"]?.stringValue ?? "?") @\(entry.fix?.timestamp ?? 0)"
             }
             #expect(events == expectedEvents, "append \(append)")
             crossings += events.count

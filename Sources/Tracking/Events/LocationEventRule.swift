@@ -1,5 +1,3 @@
-import Timestamps
-
 /// Which location events an append logs in a group where the device's member shares.
 ///
 /// - Only fixes the group may see: timestamps inside the membership's sharing periods
@@ -36,10 +34,9 @@ public struct LocationEventRule: Sendable {
         let visible = stored.filter { windows.contains($0.fix.timestamp) }
         guard !visible.isEmpty else { return [] }
         func event(_ fix: StoredFix) -> EventLogEntry {
-            EventLogEntry(kind: .location, userID: userID, data: EventPayload.location(
+            EventLogEntry(.location(LocationEvent(
                 deviceID: deviceID, userID: userID, longitude: fix.fix.longitude, latitude: fix.fix.latitude,
-                timestamp: Timestamp.rfc3339(millisecondsSince1970: fix.fix.timestamp),
-                latest: fix.sequence == newLatestSequence), fix: (deviceKey, fix.fix.timestamp))
+                timestamp: fix.fix.timestamp, latest: fix.sequence == newLatestSequence)), fix: (deviceKey, fix.fix.timestamp))
         }
         if visible.count <= maxEventsPerAppend { return visible.map(event) }
         var oldest = visible[0].fix.timestamp, newest = oldest
@@ -47,10 +44,8 @@ public struct LocationEventRule: Sendable {
             oldest = min(oldest, fix.fix.timestamp)
             newest = max(newest, fix.fix.timestamp)
         }
-        var entries = [EventLogEntry(kind: .locations, userID: userID, data: EventPayload.locations(
-            deviceID: deviceID, userID: userID, count: visible.count,
-            from: Timestamp.rfc3339(millisecondsSince1970: oldest), to: Timestamp.rfc3339(millisecondsSince1970: newest)),
-            fix: (deviceKey, oldest))]
+        var entries = [EventLogEntry(.locations(LocationBatchEvent(
+            deviceID: deviceID, userID: userID, count: visible.count, from: oldest, to: newest)), fix: (deviceKey, oldest))]
         if let latest = visible.first(where: { $0.sequence == newLatestSequence }) { entries.append(event(latest)) }
         return entries
     }

@@ -1,8 +1,5 @@
-import JSONCore
-
 /// A membership event's meaning: the change of one member's place in a group (API.md "Live
-/// feed"). The log stores it as `{type, groupId, userId, …}`; this type is the only place that
-/// spells those type names.
+/// feed"). `type` is the name the feed and the log give it.
 public enum MembershipChange: Sendable, Equatable {
     case joined(sharing: Bool)
     case sharing(Bool)
@@ -26,13 +23,12 @@ public enum MembershipChange: Sendable, Equatable {
         }
     }
 
-    /// The change `event` records; nil for other kinds of events or an unknown type.
-    public init?(_ event: GroupEvent) {
-        guard event.kind == .membership, let type = event.data["type"]?.stringValue else { return nil }
-        let shares = event.data["shareLocation"]?.boolValue
+    /// The change named `type`, with the `shareLocation` flag of its payload (nil when absent);
+    /// nil for an unknown name.
+    public init?(type: String, shareLocation: Bool?) {
         switch type {
-        case "joined": self = .joined(sharing: shares ?? true)
-        case "sharing": self = .sharing(shares == true)
+        case "joined": self = .joined(sharing: shareLocation ?? true)
+        case "sharing": self = .sharing(shareLocation == true)
         case "left": self = .left
         case "removed": self = .removed
         case "owner": self = .owner
@@ -41,10 +37,15 @@ public enum MembershipChange: Sendable, Equatable {
         default: return nil
         }
     }
+
+    /// The change `event` records; nil for other kinds of events.
+    public init?(_ event: GroupEvent) {
+        guard case .membership(let membership) = event.payload else { return nil }
+        self = membership.change
+    }
 }
 
-/// A membership event about to be logged: the change, the member it is about, and the facts its
-/// payload names.
+/// A membership event: the change, the member it is about, and the facts it names.
 public struct MembershipEvent: Sendable, Equatable {
     public let change: MembershipChange
     /// The member the change is about (who joined, left, was removed, became owner; who deleted
@@ -68,27 +69,8 @@ public struct MembershipEvent: Sendable, Equatable {
         self.reason = reason
     }
 
-    /// The logged JSON: `{type, groupId, userId}` plus `deviceId`, `shareLocation`,
-    /// `formerOwnerId`, `reason`, `name` (a rename) where they apply.
-    public func payload(groupID: GroupID) -> JSONValue {
-        var object: JSONObject = ["type": .string(change.type), "groupId": .string(groupID.rawValue),
-                                  "userId": .string(userID.rawValue)]
-        switch change {
-        case .joined(let sharing): object["shareLocation"] = .bool(sharing)
-        case .sharing(let on): object["shareLocation"] = .bool(on)
-        case .renamed: if let groupName { object["name"] = .string(groupName) }
-        case .left, .removed, .owner, .deleted: break
-        }
-        if let deviceID { object["deviceId"] = .string(deviceID.rawValue) }
-        if let formerOwnerID { object["formerOwnerId"] = .string(formerOwnerID.rawValue) }
-        if let reason { object["reason"] = .string(reason.rawValue) }
-        return .object(object)
-    }
-
     /// The log entry that records this event.
-    public func entry(groupID: GroupID) -> EventLogEntry {
-        EventLogEntry(kind: .membership, userID: userID, data: payload(groupID: groupID))
-    }
+    public var entry: EventLogEntry { EventLogEntry(.membership(self)) }
 }
 
 /// Why a membership ended without the member asking: its device or its account was deleted.

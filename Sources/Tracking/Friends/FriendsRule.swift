@@ -1,4 +1,3 @@
-import Timestamps
 /// A member's device in one of the asking device's groups, as the store reads it.
 public struct FriendCandidate: Sendable, Equatable {
     public let groupID: GroupID
@@ -140,7 +139,7 @@ public struct FriendsService: Sendable {
         store.takePlaceEvents(forDevice: deviceID, since: now - Self.transitionWindow, limit: Self.transitionsPerGroup) { result in
             completion(result.map { events in
                 events.compactMap { event in
-                    guard event.userID != owner, let place = AlertMatcher.PlaceEvent(event), place.deviceID != deviceID else { return nil }
+                    guard event.userID != owner, case .place(let place) = event.payload, place.deviceID != deviceID else { return nil }
                     return FriendTransition(event: place)
                 }
             })
@@ -160,13 +159,13 @@ public struct FriendTransition: Sendable, Equatable {
     public let longitude: Double
     public let latitude: Double
 
-    public init(event: AlertMatcher.PlaceEvent) {
+    public init(event: PlaceEvent) {
         deviceID = event.deviceID
         userID = event.userID
         tid = OwnTracksTID.of(event.deviceID)
         crossing = event.crossing
         placeName = event.placeName
-        timestamp = Timestamp.parseRFC3339(event.timestamp) ?? 0
+        timestamp = event.timestamp
         longitude = event.longitude
         latitude = event.latitude
     }

@@ -1,5 +1,3 @@
-import Timestamps
-
 /// A device's membership in a group where its member shares, with the periods it shared there.
 public struct DeviceSharing: Sendable, Equatable {
     public let groupID: GroupID
@@ -67,16 +65,14 @@ public struct ImportEventTally: Sendable, Equatable {
             let userID = group.sharing.userID
             var entries: [EventLogEntry] = []
             if group.count > 0 {
-                entries.append(EventLogEntry(kind: .locations, userID: userID, data: EventPayload.locations(
-                    deviceID: deviceID, userID: userID, count: group.count,
-                    from: Timestamp.rfc3339(millisecondsSince1970: group.oldest),
-                    to: Timestamp.rfc3339(millisecondsSince1970: group.newest)), fix: (deviceKey, group.oldest)))
+                entries.append(EventLogEntry(.locations(LocationBatchEvent(
+                    deviceID: deviceID, userID: userID, count: group.count, from: group.oldest, to: group.newest)),
+                    fix: (deviceKey, group.oldest)))
             }
             if let latest, latest.fix.timestamp == latestTimestamp, group.sharing.windows.contains(latest.fix.timestamp) {
-                entries.append(EventLogEntry(kind: .location, userID: userID, data: EventPayload.location(
+                entries.append(EventLogEntry(.location(LocationEvent(
                     deviceID: deviceID, userID: userID, longitude: latest.fix.longitude, latitude: latest.fix.latitude,
-                    timestamp: Timestamp.rfc3339(millisecondsSince1970: latest.fix.timestamp), latest: true),
-                    fix: (deviceKey, latest.fix.timestamp)))
+                    timestamp: latest.fix.timestamp, latest: true)), fix: (deviceKey, latest.fix.timestamp)))
             }
             if !entries.isEmpty { out.append((group.sharing.groupID, entries)) }
         }

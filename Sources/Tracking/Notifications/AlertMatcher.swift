@@ -1,5 +1,3 @@
-import JSONCore
-
 /// Which `place` events reach which channels (API.md "Delivery"), as a pure function.
 ///
 /// An event matches an alert of its group made before it (`sinceEvent`), at its place (or any),
@@ -8,42 +6,11 @@ import JSONCore
 /// only for a device whose member shared with the group at the fix's time, and an alert exists
 /// only while its owner is a member (it goes with the membership).
 public enum AlertMatcher {
-    /// A `place` event's meaning.
-    public struct PlaceEvent: Sendable, Equatable {
-        public let crossing: PlaceCrossing
-        public let placeID: PlaceID
-        public let placeName: String
-        public let deviceID: DeviceID
-        public let userID: UserID
-        /// RFC 3339, the fix's time.
-        public let timestamp: String
-        public let longitude: Double
-        public let latitude: Double
-
-        /// The event's payload as logged; nil for anything else.
-        public init?(_ event: GroupEvent) {
-            let data = event.data
-            guard event.kind == .place, let type = data["type"]?.stringValue, let crossing = PlaceCrossing(rawValue: type),
-                  let place = data["placeId"]?.stringValue, let placeName = data["placeName"]?.stringValue,
-                  let device = data["deviceId"]?.stringValue, let user = data["userId"]?.stringValue,
-                  let timestamp = data["timestamp"]?.stringValue, let location = data["location"]?.arrayValue, location.count == 2,
-                  let longitude = location[0].doubleValue, let latitude = location[1].doubleValue else { return nil }
-            self.crossing = crossing
-            self.placeID = PlaceID(place)
-            self.placeName = placeName
-            self.deviceID = DeviceID(device)
-            self.userID = UserID(user)
-            self.timestamp = timestamp
-            self.longitude = longitude
-            self.latitude = latitude
-        }
-    }
-
     /// The deliveries `input` makes, in event order; `newID` names each.
     public static func deliveries(_ input: AlertMatchInput, newID: () -> DeliveryID = { .generate() }) -> [NewDelivery] {
         var out: [NewDelivery] = []
         for event in input.events {
-            guard let place = PlaceEvent(event) else { continue }
+            guard case .place(let place) = event.payload else { continue }
             var channels: Set<ChannelID> = []
             for alert in input.alerts where matches(alert, place, eventID: event.id) && !channels.contains(alert.channelID) {
                 channels.insert(alert.channelID)

@@ -1,5 +1,6 @@
 import Crypto
 import JSONCore
+import Timestamps
 
 /// An HTTP request to make, as the domain describes it (the server's transport sends it).
 public struct NotificationRequest: Sendable, Equatable {
@@ -27,12 +28,12 @@ public struct NotificationRequest: Sendable, Equatable {
 public enum NotificationMessage {
     /// The webhook body, kept as the delivery's payload (the same bytes on every retry):
     /// `{id, type, occurredAt, group, place, device, member, location}`.
-    public static func webhookBody(deliveryID: DeliveryID, event: AlertMatcher.PlaceEvent, groupID: GroupID, groupName: String,
+    public static func webhookBody(deliveryID: DeliveryID, event: PlaceEvent, groupID: GroupID, groupName: String,
                                    deviceName: String, displayName: String) -> String {
         let body: JSONValue = [
             "id": .string(deliveryID.rawValue),
             "type": .string("place." + event.crossing.rawValue),
-            "occurredAt": .string(event.timestamp),
+            "occurredAt": .string(Timestamp.rfc3339(millisecondsSince1970: event.timestamp)),
             "group": ["id": .string(groupID.rawValue), "name": .string(groupName)],
             "place": ["id": .string(event.placeID.rawValue), "name": .string(event.placeName)],
             "device": ["id": .string(event.deviceID.rawValue), "name": .string(deviceName)],

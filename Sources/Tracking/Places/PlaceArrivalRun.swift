@@ -1,7 +1,6 @@
 import GeoKit
 import JSONCore
 import Synchronization
-import Timestamps
 
 /// A place as arrivals need it: its id, name and parsed shape.
 public struct CachedPlace: Sendable {
@@ -110,10 +109,9 @@ public enum PlaceArrivalRun {
         return outcome.crossings.compactMap { crossing -> EventLogEntry? in
             guard let place = places[crossing.key] ?? nil else { return nil }
             let position = positions[crossing.position]
-            return EventLogEntry(kind: .place, userID: membership.userID, data: EventPayload.place(
-                crossing.crossing, placeID: place.id, placeName: place.name, deviceID: deviceID, userID: membership.userID,
-                longitude: position.longitude, latitude: position.latitude,
-                timestamp: Timestamp.rfc3339(millisecondsSince1970: position.timestamp)),
+            return EventLogEntry(.place(PlaceEvent(
+                crossing: crossing.crossing, placeID: place.id, placeName: place.name, deviceID: deviceID, userID: membership.userID,
+                timestamp: position.timestamp, longitude: position.longitude, latitude: position.latitude)),
                 fix: (device, position.timestamp))
         }
     }

@@ -1,5 +1,3 @@
-import Timestamps
-
 /// What of a group's event log its members may be served right now: a pure value that follows
 /// the group's membership events, used by the live feed and `/changes` alike.
 ///
@@ -46,14 +44,15 @@ public struct GroupVisibility: Sendable, Equatable {
 
     /// Follows one event of the group's log (in log order, as it is committed).
     public mutating func apply(_ event: GroupEvent) {
-        guard let user = event.userID, let change = MembershipChange(event) else { return }
-        switch change {
+        guard case .membership(let membership) = event.payload else { return }
+        let user = membership.userID
+        switch membership.change {
         case .joined(let shares):
-            guard let device = event.data["deviceId"]?.stringValue else {
+            guard let device = membership.deviceID else {
                 members[user] = nil
                 return
             }
-            members[user] = Member(deviceID: DeviceID(device), shares: shares, windows: shares ? .all : .none)
+            members[user] = Member(deviceID: device, shares: shares, windows: shares ? .all : .none)
         case .sharing(let on):
             guard var member = members[user] else { return }
             member.shares = on
@@ -80,15 +79,8 @@ public struct GroupVisibility: Sendable, Equatable {
     /// shows are inside that device's windows.
     private func showsVisiblePositions(_ event: GroupEvent) -> Bool {
         guard let user = event.userID, let member = members[user], member.shares,
-              event.data["deviceId"]?.stringValue == member.deviceID.rawValue else { return false }
-        if member.windows.isAll { return true }
-        let times: [String?] = event.kind == .locations
-            ? [event.data["from"]?.stringValue, event.data["to"]?.stringValue]
-            : [event.data["timestamp"]?.stringValue]
-        return times.allSatisfy { text in
-            guard let text, let time = Timestamp.parseRFC3339(text) else { return false }
-            return member.windows.contains(time)
-        }
+              event.payload.deviceID == member.deviceID else { return false }
+        return member.windows.isAll || event.payload.fixTimes.allSatisfy(member.windows.contains)
     }
 
     /// Both would serve `event`: for a replay judged by a snapshot read from the store and by a
