@@ -63,6 +63,8 @@ public struct Services: Sendable {
     /// its consumers (registered here, on one node or many).
     public let door: CommitDoor
     public let notifications: NotificationService
+    /// Test sends through a channel, outside the queue.
+    public let channelTests: ChannelTestSend
     /// Matches committed `place` events to alerts (a durable consumer of the group logs).
     public let alertConsumer: AlertConsumer
     /// Sends the queued deliveries.
@@ -103,8 +105,8 @@ public struct Services: Sendable {
                                     logger: logger)
         self.deliveryWorker = worker
         self.alertConsumer = AlertConsumer(store: backend, configuration: notify.matcher, logger: logger) { worker.wake() }
-        self.notifications = NotificationService(store: backend, transport: transport, facts: backend, limits: notify.limits,
-                                                 webMapURL: notify.webMapURL)
+        self.notifications = NotificationService(store: backend, transport: transport, facts: backend, limits: notify.limits)
+        self.channelTests = ChannelTestSend(transport: transport, webMapURL: notify.webMapURL)
         let shareFeed = ShareFeed(configuration: configuration.shareStreams)
         self.shareFeed = shareFeed
         let door = backend.commits
@@ -209,7 +211,7 @@ public enum API {
             router.add(route)
         }
         for route in PlaceRoutes(places: services.places, access: access).routes { router.add(route) }
-        for route in NotificationRoutes(notifications: services.notifications, access: access).routes { router.add(route) }
+        for route in NotificationRoutes(notifications: services.notifications, tests: services.channelTests, access: access).routes { router.add(route) }
         for route in OperationsRoutes(metrics: metrics?.bearerToken == nil ? nil : metrics).routes { router.add(route) }
         return router
     }

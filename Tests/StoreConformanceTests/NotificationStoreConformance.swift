@@ -88,9 +88,9 @@ struct NotificationStoreConformance {
             _ = try await Self.placeEvents(store, world)
             #expect(try store.groupsBehind(consumer: "notify") == [world.group])
             // Read two events a time: the cursor moves past each batch, and a second matcher finds nothing.
-            var more = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 2) { AlertMatcher.deliveries($0) }
-            while more { more = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 2) { AlertMatcher.deliveries($0) } }
-            #expect(try !store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) })
+            var more = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 2) { AlertMatcher.deliveries($0) { $0.deliveryID.rawValue } }
+            while more { more = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 2) { AlertMatcher.deliveries($0) { $0.deliveryID.rawValue } } }
+            #expect(try !store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) { $0.deliveryID.rawValue } })
             #expect(try store.groupsBehind(consumer: "notify").isEmpty)
             let log = try store.deliveries(channelID: hook.id, limit: 10)
             #expect(log.map(\.eventType) == ["place.enter", "place.exit"])
@@ -135,7 +135,7 @@ struct NotificationStoreConformance {
             try await store.insertChannel(hook, limit: 10)
             _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: hook.id), limit: 10)
             _ = try await Self.placeEvents(store, world)
-            _ = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) }
+            _ = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) { $0.deliveryID.rawValue } }
             let order = try store.deliveries(channelID: hook.id, limit: 10).reversed().map(\.id)
             #expect(order.count == 2)
             let now = Timestamp.nowMilliseconds() + 1
@@ -170,7 +170,7 @@ struct NotificationStoreConformance {
                 _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: hook.id), limit: 10)
             }
             _ = try await Self.placeEvents(store, world)
-            #expect(try store.matchAlerts(groupIDs: [world.group], consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) }
+            #expect(try store.matchAlerts(groupIDs: [world.group], consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) { $0.deliveryID.rawValue } }
                     == AlertMatchProgress())
             let now = Timestamp.nowMilliseconds() + 1
             let jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10, perChannel: 8)

@@ -90,7 +90,7 @@ public final class AlertConsumer: GroupEventSink, Sendable {
             let batch = Array(left.prefix(Self.groupsPerTransaction))
             left.removeFirst(batch.count)
             do {
-                let progress = try store.matchAlerts(groupIDs: batch, consumer: Self.name, limit: configuration.batch) { AlertMatcher.deliveries($0) }
+                let progress = try store.matchAlerts(groupIDs: batch, consumer: Self.name, limit: configuration.batch) { AlertMatcher.deliveries($0, body: NotificationMessage.webhookBody) }
                 left += progress.behind
                 if !progress.busy.isEmpty { retryShortly(progress.busy) }
                 matched = true

@@ -8,6 +8,7 @@ import Tracking
 /// (`/v1/groups/{id}/alerts`): API.md, "Notifications: arrivals reach people".
 struct NotificationRoutes {
     let notifications: NotificationService
+    let tests: ChannelTestSend
     let access: RouteAccess
 
     /// Test sends in flight at once, all users together (each holds a thread up to the
@@ -16,7 +17,7 @@ struct NotificationRoutes {
     static let testSends = Mutex(0)
 
     var routes: [Route] {
-        let notifications = self.notifications
+        let notifications = self.notifications, tests = self.tests
         let group = RouteGroup(access: access)
         let member = Caller.reader(.group(parameter: "id"))
         let smallBody = 16 * 1024
@@ -44,8 +45,8 @@ struct NotificationRoutes {
             group.deferred("POST", "/v1/me/channels/{id}/test", .user) { request, context in
                 let userID = try context.userID
                 let channelID: ChannelID = request.id()
-                _ = try notifications.channel(id: channelID, userID: userID)
-                let result = try await Self.offThread { try notifications.sendTest(channelID: channelID, userID: userID) }
+                let channel = try notifications.channel(id: channelID, userID: userID)
+                let result = try await Self.offThread { tests.send(to: channel) }
                 return .json(NotificationDocuments.testResult(result))
             },
             group.inline("GET", "/v1/me/channels/{id}/deliveries", .user) { request, context in

@@ -23,16 +23,13 @@ public final class NotificationService: Sendable {
     let transport: any NotificationTransport
     let rules: PartitionRules
     public let limits: Limits
-    /// The server's web map as the outside world reaches it (ntfy's `Click`), when known.
-    public let webMapURL: String?
 
     public init(store: any NotificationStore, transport: any NotificationTransport, facts: any PartitionFacts,
-                limits: Limits = Limits(), webMapURL: String? = nil) {
+                limits: Limits = Limits()) {
         self.store = store
         self.transport = transport
         self.rules = PartitionRules(facts: facts)
         self.limits = limits
-        self.webMapURL = webMapURL
     }
 
     // MARK: Channels
@@ -104,17 +101,6 @@ public final class NotificationService: Sendable {
             throw TrackingError.invalid("limit must be 1 to \(limits.deliveryLog)", code: .invalidLimit)
         }
         return try store.deliveries(channelID: channelID, limit: limit)
-    }
-
-    /// Sends a test notification now, outside the queue; blocks up to the transport's timeout.
-    public func sendTest(channelID: ChannelID, userID: UserID) throws -> TransportResult {
-        let channel = try channel(id: channelID, userID: userID)
-        let id = DeliveryID.generate()
-        let now = Timestamp.nowMilliseconds()
-        let payload = NotificationMessage.testPayload(deliveryID: id, at: Timestamp.rfc3339(millisecondsSince1970: now))
-        let request = NotificationMessage.request(channel: channel, deliveryID: id, payload: payload, nowSeconds: now / 1_000,
-                                                  webMapURL: webMapURL)
-        return transport.send(request)
     }
 
     // MARK: Alerts

@@ -30,3 +30,25 @@ public struct TransportResult: Sendable, Equatable {
         self.error = error
     }
 }
+
+/// An HTTP request to make, as the domain describes it (the server's transport sends it).
+public struct NotificationRequest: Sendable, Equatable {
+    public let url: String
+    public let headers: [Header]
+    public let body: [UInt8]
+
+    public struct Header: Sendable, Equatable {
+        public let name: String
+        public let value: String
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(url: String, headers: [Header], body: [UInt8]) {
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,57 +1,36 @@
 import Crypto
 import JSONCore
 import Timestamps
-
-/// An HTTP request to make, as the domain describes it (the server's transport sends it).
-public struct NotificationRequest: Sendable, Equatable {
-    public let url: String
-    public let headers: [Header]
-    public let body: [UInt8]
-
-    public struct Header: Sendable, Equatable {
-        public let name: String
-        public let value: String
-        public init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
-    public init(url: String, headers: [Header], body: [UInt8]) {
-        self.url = url
-        self.headers = headers
-        self.body = body
-    }
-}
+import Tracking
 
 /// What a notification says and how each channel type carries it (API.md "Channels").
-public enum NotificationMessage {
+enum NotificationMessage {
     /// The webhook body, kept as the delivery's payload (the same bytes on every retry):
     /// `{id, type, occurredAt, group, place, device, member, location}`.
-    public static func webhookBody(deliveryID: DeliveryID, event: PlaceEvent, groupID: GroupID, groupName: String,
-                                   deviceName: String, displayName: String) -> String {
+    static func webhookBody(_ notice: PlaceNotice) -> String {
+        let event = notice.event
         let body: JSONValue = [
-            "id": .string(deliveryID.rawValue),
+            "id": .string(notice.deliveryID.rawValue),
             "type": .string("place." + event.crossing.rawValue),
             "occurredAt": .string(Timestamp.rfc3339(millisecondsSince1970: event.timestamp)),
-            "group": ["id": .string(groupID.rawValue), "name": .string(groupName)],
+            "group": ["id": .string(notice.groupID.rawValue), "name": .string(notice.groupName)],
             "place": ["id": .string(event.placeID.rawValue), "name": .string(event.placeName)],
-            "device": ["id": .string(event.deviceID.rawValue), "name": .string(deviceName)],
-            "member": ["userId": .string(event.userID.rawValue), "displayName": .string(displayName)],
+            "device": ["id": .string(event.deviceID.rawValue), "name": .string(notice.deviceName)],
+            "member": ["userId": .string(event.userID.rawValue), "displayName": .string(notice.displayName)],
             "location": .array([.number(JSONNumber(event.longitude)), .number(JSONNumber(event.latitude))]),
         ]
         return body.serializedString()
     }
 
     /// The sentence people read: "Ann arrived at School", "Ann left School".
-    public static func sentence(payload: JSONValue) -> String {
+    static func sentence(payload: JSONValue) -> String {
         let who = payload["member"]?["displayName"]?.stringValue ?? "A member"
         let place = payload["place"]?["name"]?.stringValue ?? "a place"
         return payload["type"]?.stringValue == "place.exit" ? "\(who) left \(place)" : "\(who) arrived at \(place)"
     }
 
-    /// A test notification's payload for `channel`.
-    public static func testPayload(deliveryID: DeliveryID, at timestamp: String) -> String {
+    /// A test notification's payload.
+    static func testPayload(deliveryID: DeliveryID, at timestamp: String) -> String {
         let body: JSONValue = ["id": .string(deliveryID.rawValue), "type": "test", "occurredAt": .string(timestamp),
                                "message": "A test notification from Find Our Devices"]
         return body.serializedString()
@@ -59,7 +38,7 @@ public enum NotificationMessage {
 
     /// The request that delivers `payload` through `channel` at `now` (Unix seconds).
     /// - Parameter webMapURL: the server's public web map, for ntfy's `Click` (nil: none).
-    public static func request(channel: Channel, deliveryID: DeliveryID, payload: String, nowSeconds: Int64,
+    static func request(channel: Channel, deliveryID: DeliveryID, payload: String, nowSeconds: Int64,
                                webMapURL: String?) -> NotificationRequest {
         let json = (try? JSONParser.parse(payload)) ?? .null
         let text = json["type"]?.stringValue == "test"
@@ -93,25 +72,10 @@ public enum NotificationMessage {
     }
 }
 
-/// Standard Webhooks signing (https://www.standardwebhooks.com): `v1,<base64 HMAC-SHA256 of
-/// "<id>.<timestamp>.<body>">` under the secret's key (the base64 after `whsec_`).
-public enum StandardWebhooks {
-    public static let secretPrefix = "whsec_"
-
-    /// A new secret: `whsec_` and the base64 of 32 random bytes.
-    public static func newSecret() -> String { secretPrefix + StandardBase64.encode(Secrets.randomBytes(32)) }
-
-    public static func signature(secret: String, id: String, timestamp: Int64, body: [UInt8]) -> String? {
-        guard secret.hasPrefix(secretPrefix), let key = StandardBase64.decode(String(secret.dropFirst(secretPrefix.count))) else { return nil }
-        let message = Array("\(id).\(timestamp).".utf8) + body
-        return "v1," + StandardBase64.encode(MessageAuthentication.hmacSHA256(key: key, message: message))
-    }
-}
-
 /// Header values from user text: control characters (a line break could start a header of its
 /// own) become spaces, and text beyond ASCII is sent as an RFC 2047 encoded word (ntfy reads it).
-public enum HeaderText {
-    public static func encode(_ text: String) -> String {
+enum HeaderText {
+    static func encode(_ text: String) -> String {
         let clean = String(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7f ? " " : Character($0) }.prefix(256))
         guard clean.unicodeScalars.allSatisfy(\.isASCII) else {
             return "=?UTF-8?B?" + StandardBase64.encode(Array(clean.utf8)) + "?="
