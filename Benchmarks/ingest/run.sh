@@ -23,6 +23,11 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 # /metrics is served on the public port only to a bearer token.
 export FOD_METRICS_TOKEN="${FOD_METRICS_TOKEN:-benchmark-metrics-token}"
 "$bin/fod" serve --port "$port" --bind 127.0.0.1 --data "$work/data" --sync "$sync" --log-level warning --password-cost minimal --signup open --device-request-rate 0 ${FOD_SERVE_EXTRA:-} >/dev/null 2>"$work/fod.log" &
+server=$!
+# The server's CPU (user + system, all threads) in seconds: on a shared machine the CPU a fix
+# costs moves less than the rate does.
+tick=$(getconf CLK_TCK)
+cpu() { awk -v t="$tick" '{printf "%.3f", ($14 + $15) / t}' "/proc/$server/stat"; }
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 
 python3 - "$port" "$work/devices.txt" <<'PY'
@@ -54,7 +59,9 @@ PY
 
 [ "$quick" = 1 ] && echo "(--quick: a smoke run on the debug build; the figures mean nothing)"
 echo "== (a) batched: 100 fixes/request, wrk -t2 -c64 -d${duration}s, synchronous=$sync"
+cpu0=$(cpu)
 read -r a_rps a_p99 a_err <<<"$(run_wrk 100)"
+cpu1=$(cpu)
 stored=$(python3 -c "import sqlite3; print(sqlite3.connect('$work/data/fod.sqlite').execute('select count(*) from locations').fetchone()[0])")
 echo "HTTP: $a_rps req/s = $((a_rps * 100)) fixes/s offered; p99 ${a_p99} ms; non-2xx $a_err; rows stored $stored"
 # The server answers once fixes are in history and the index queue; the merge into the cell
@@ -66,12 +73,16 @@ left=$(unmerged); left0=$left; drain_start=$(date +%s.%N)
 while [ "$left" != 0 ]; do sleep 0.2; left=$(unmerged); done
 drain=$(python3 -c "print(f'{$(date +%s.%N) - $drain_start:.1f}')")
 echo "merge caught up ${drain} s after the load ended (${left0%.*} fixes were unmerged); stored/(load + catch-up) = $(python3 -c "print(round($stored/($duration+$drain)))") fixes/s"
+cpu2=$(cpu)
+python3 -c "print(f'server CPU: {($cpu1 - $cpu0) * 1e6 / $stored:.1f} µs a fix acknowledged, {($cpu2 - $cpu0) * 1e6 / $stored:.1f} µs with its merge')"
 baseline=$("$bin/fod-ingest-baseline" "$work/raw.sqlite" "$rows" 10000 "$sync")
 echo "$baseline"
 raw=$(echo "$baseline" | sed -nE 's/^raw ack path.*: ([0-9]+) rows\/s.*/\1/p')
 python3 -c "print(f'ratio HTTP/raw (acknowledgement path, same tables): {($a_rps*100)/$raw:.2f}')"
 
 echo "== (b) single fix per request, wrk -t2 -c64 -d${duration}s"
+cpu3=$(cpu)
 read -r b_rps b_p99 b_err <<<"$(run_wrk 1)"
-echo "single: $b_rps req/s, p99 ${b_p99} ms, non-2xx $b_err"
+cpu4=$(cpu)
+echo "single: $b_rps req/s, p99 ${b_p99} ms, non-2xx $b_err; server CPU $(python3 -c "print(f'{($cpu4 - $cpu3) * 1e6 / max(1, $b_rps * $duration):.1f}')") µs a request"
 [ "$a_err" = "0" ] && [ "$b_err" = "0" ] || { echo "FAIL: non-2xx replies"; exit 1; }

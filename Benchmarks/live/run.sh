@@ -22,13 +22,29 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 pid=$!
 for _ in $(seq 1 2400); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.05; done
 rss() { awk '/VmRSS/ {print $2}' /proc/$pid/status; }
+# The server's CPU (user + system, all threads) in seconds, and what a phase cost a delivered
+# event: on a shared machine it moves less than the latencies do.
+tick=$(getconf CLK_TCK)
+cpu() { awk -v t="$tick" '{printf "%.3f", ($14 + $15) / t}' "/proc/$pid/stat"; }
+phase() {  # sselab's arguments; prints its report and the server's CPU per delivered event
+  local c0 c1; c0=$(cpu)
+  "$work/sselab" "$@" | tee "$work/phase.out"
+  c1=$(cpu)
+  python3 - "$work/phase.out" "$c0" "$c1" <<'PY'
+import re, sys
+text, c0, c1 = open(sys.argv[1]).read(), float(sys.argv[2]), float(sys.argv[3])
+m = re.search(r"location events received (\d+)", text)
+if m and int(m.group(1)):
+    print(f"server CPU {c1 - c0:.2f} s over the phase (warm-up included): {(c1 - c0) * 1e6 / int(m.group(1)):.2f} µs an event received")
+PY
+}
 
 echo "== (A) 1,000 subscribers on one group; 2,000 fixes/s in all, 100/s from the group"
 python3 "$here/setup.py" "$port" 1 10 $((${FOD_LIVE_SUBSCRIBERS:-1000} / scale)) 190 "$work/a"
-"$work/sselab" --port "$port" --subscribers "$work/a.subs" --devices "$work/a.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
+phase --port "$port" --subscribers "$work/a.subs" --devices "$work/a.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
 echo "== (B) 100 groups x 10 subscribers; 2,000 fixes/s from the groups' 200 devices"
 python3 "$here/setup.py" "$port" $((100 / scale)) 2 10 0 "$work/b"
-"$work/sselab" --port "$port" --subscribers "$work/b.subs" --devices "$work/b.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
+phase --port "$port" --subscribers "$work/b.subs" --devices "$work/b.devices" --rate $((2000 / scale)) --duration "$duration" --warmup 3
 echo "== (C) memory per idle stream: $((10000 / scale)) idle streams"
 python3 "$here/setup.py" "$port" 1 10 $((10000 / scale)) 0 "$work/c"
 before=$(rss)
