@@ -5,18 +5,8 @@ import Timestamps
 import Tracking
 
 /// A device's report (status, rejections, region events), written inside an append's
-/// transaction on the writer thread.
+/// transaction on the writer thread; the status is read as `SQLCore.DirectoryTables.status` reads it.
 enum SQLiteDeviceReport {
-    /// The columns of the device row `status(_:at:)` reads, in its order.
-    static let statusColumns = "last_seen_at, battery, battery_at"
-
-    /// The status in `statusColumns` starting at `column`.
-    static func status(_ row: Statement, at column: Int32) -> DeviceStatus {
-        let battery = row.isNull(column + 1) || row.isNull(column + 2)
-            ? nil : BatteryReading(percent: row.double(column + 1), timestamp: row.int64(column + 2))
-        return DeviceStatus(lastSeenAt: row.optionalInt64(column), battery: battery)
-    }
-
     /// Writes `report` for the device whose stored status is `current`.
     static func write(_ report: DeviceReport, deviceKey: Int64, current: DeviceStatus, in db: Database) throws {
         if let next = current.updated(by: report) {
