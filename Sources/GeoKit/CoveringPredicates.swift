@@ -30,42 +30,14 @@ struct RegionPredicates<R: Region>: CoveringPredicates {
     }
 }
 
-/// A cap, with its chord limits computed once (see ``CapCellTest``).
-struct CapPredicates: CoveringPredicates {
-    let test: CapCellTest
-
-    init(_ cap: Cap) {
-        test = CapCellTest(cap)
-    }
-
-    var capBound: Cap { test.cap }
-
-    func mayIntersect(_ cell: Cell) -> Bool {
-        test.mayIntersect(cell)
-    }
-
-    func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
-        test.relate(cell, needContains: needContains)
-    }
+/// A cap, with its chord limits computed once.
+extension CapCellTest: CoveringPredicates {
+    var capBound: Cap { cap }
 }
 
-/// A latitude-longitude rectangle, with its trigonometry done once (see ``RectCellTest``).
-struct RectPredicates: CoveringPredicates {
-    let test: RectCellTest
-
-    init(_ rect: LatLngRect) {
-        test = RectCellTest(rect)
-    }
-
-    var capBound: Cap { test.rect.capBound }
-
-    func mayIntersect(_ cell: Cell) -> Bool {
-        test.mayIntersect(cell)
-    }
-
-    func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
-        test.relate(cell, needContains: needContains)
-    }
+/// A latitude-longitude rectangle, with its trigonometry done once.
+extension RectCellTest: CoveringPredicates {
+    var capBound: Cap { rect.capBound }
 }
 
 /// A loop, sharing the bound test, the cell's cap and the parity of its centre between the two
@@ -167,10 +139,10 @@ extension RegionCoverer {
     /// specialised predicates of its concrete type when GeoKit has them.
     func search(_ region: some Region, interior: Bool) -> [CellID] {
         if let cap = region as? Cap {
-            return search(predicates: CapPredicates(cap), interior: interior)
+            return search(predicates: CapCellTest(cap), interior: interior)
         }
         if let rect = region as? LatLngRect {
-            return search(predicates: RectPredicates(rect), interior: interior)
+            return search(predicates: RectCellTest(rect), interior: interior)
         }
         if let polygon = region as? Polygon {
             return search(predicates: PolygonPredicates(polygon: polygon), interior: interior)
