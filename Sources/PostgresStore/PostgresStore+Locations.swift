@@ -255,9 +255,8 @@ extension PostgresStore: LocationStore {
         try FixTables.storedFix(PostgresSQLRow(row: row), deviceID: deviceID)
     }
 
-    /// Moves the device's history version: every append and deletion of its fixes, in their
-    /// transaction (`SharedLatestCache` keys by it).
-    static let historyChangedSQL = "UPDATE devices SET history_version = history_version + 1 WHERE key = $1"
+    /// `FixTables.historyChangedSQL`, numbered for PostgreSQL once.
+    static let historyChangedSQL = SQLDialect.postgres.statement(FixTables.historyChangedSQL)
 
     /// Deletes up to `limit` of the device's oldest fixes before `before`, redacts their
     /// events, and recomputes its latest location if that was among them.

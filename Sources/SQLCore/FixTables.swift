@@ -5,6 +5,10 @@ import Tracking
 /// by page, and deletion batch by batch (each store deletes one batch its own way,
 /// `FixBatchDeletion`). Appends stay each store's (their hot paths).
 public enum FixTables {
+    /// Moves device `?`'s history version: every append and deletion of its fixes, in their
+    /// transaction (`SharedLatestCache` keys by it).
+    public static let historyChangedSQL = "UPDATE devices SET history_version = history_version + 1 WHERE key = ?"
+
     /// The columns `storedFix(_:deviceID:)` decodes, in its order.
     public static let storedFixColumns = "ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id"
 

@@ -94,7 +94,7 @@ extension SQLiteBackend: LocationStore {
                 outcome.newLatestSequence = newest.sequence
             } else {
                 // A backfill: the newest fix stays, the history changed (`SharedLatestCache`).
-                try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(device.key)])
+                try db.run(FixTables.historyChangedSQL, [.integer(device.key)])
             }
             let sharing = try DeviceSharingTables.sharing(deviceID: deviceID, on: SQLiteExecutor(db: db))
             outcome.events = try Self.locationEvents(deviceID: deviceID, deviceKey: device.key, outcome: outcome, rule: rule,
@@ -226,7 +226,7 @@ extension SQLiteBackend: LocationStore {
             WHERE key = ? AND last_ts < ?
             """, [.integer(deviceKey), .integer(before)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
-        try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(deviceKey)])
+        try db.run(FixTables.historyChangedSQL, [.integer(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: last.ts + 1, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: Set(victims.map(\.seq)),
                         clientIDs: victims.compactMap { v in v.clientID.map { .init(deviceKey: deviceKey, clientID: $0) } })
@@ -244,7 +244,7 @@ extension SQLiteBackend: LocationStore {
         try db.run("DELETE FROM index_queue WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("DELETE FROM locations WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
-        try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(deviceKey)])
+        try db.run(FixTables.historyChangedSQL, [.integer(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: nil, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: nil, clientIDs: [])
     }
