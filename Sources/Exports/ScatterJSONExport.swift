@@ -17,16 +17,15 @@ import Timestamps
 /// the antimeridian) comes last because it is known last, and is `null` when there are no
 /// points. Points with invalid coordinates are skipped and counted. Memory grows with the
 /// number of series, not points.
-public struct ScatterJSONExport: Sendable, JSONStreamWriter {
+public struct ScatterJSONExport: Sendable, JSONDocumentWriter {
     /// The field that defines series.
     public let colorField: ScatterColorField
     /// Points ignored because their coordinates were invalid.
     public var skippedPointCount: Int { points.skipped }
     private var points: ScatterPoints
     var json = JSONWriter(capacity: 0)
-    private var started = false
+    var phase = JSONDocumentPhase.notStarted
     private var seriesOpen = false
-    private var finished = false
 
     public init(colorField: ScatterColorField) {
         self.colorField = colorField
@@ -41,18 +40,16 @@ public struct ScatterJSONExport: Sendable, JSONStreamWriter {
 
     /// Writes one point, opening its series when a new run starts.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard let (series, startsRun) = points.take(point, finished: finished) else { return }
-        writing(into: &out) { $0.write(point, series: series, startsRun: startsRun) }
+        guard let (series, startsRun) = points.take(point, finished: phase == .finished) else { return }
+        writingDocument(into: &out) { $0.write(point, series: series, startsRun: startsRun) }
     }
 
     /// Closes the document. Later calls write nothing.
     public mutating func finish(into out: inout [UInt8]) {
-        guard !finished else { return }
-        writing(into: &out) { $0.close() }
+        finishDocument(into: &out) { $0.close() }
     }
 
     private mutating func write(_ point: ExportPoint, series: ScatterSeries, startsRun: Bool) {
-        beginIfNeeded()
         if startsRun {
             closeSeries()
             json.beginObject()
@@ -72,7 +69,6 @@ public struct ScatterJSONExport: Sendable, JSONStreamWriter {
     }
 
     private mutating func close() {
-        beginIfNeeded()
         closeSeries()
         json.endArray()
         json.key("bbox")
@@ -82,12 +78,9 @@ public struct ScatterJSONExport: Sendable, JSONStreamWriter {
             json.null()
         }
         json.endObject()
-        finished = true
     }
 
-    private mutating func beginIfNeeded() {
-        guard !started else { return }
-        started = true
+    mutating func open() {
         json.beginObject()
         json.key("colorField"); json.string(colorField.rawValue)
         json.key("series")

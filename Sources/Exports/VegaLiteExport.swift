@@ -30,7 +30,7 @@ import Timestamps
 /// - Points must arrive sorted by (series key, timestamp), as for ``ScatterJSONExport``.
 ///   Points with invalid coordinates are skipped and counted. Memory grows with the number of
 ///   series, not points.
-public struct VegaLiteExport: Sendable, JSONStreamWriter {
+public struct VegaLiteExport: Sendable, JSONDocumentWriter {
     /// The projection type.
     public enum Projection: String, Sendable, Hashable {
         /// Equal-area, good for the world and continents (Vega-Lite's default).
@@ -68,8 +68,7 @@ public struct VegaLiteExport: Sendable, JSONStreamWriter {
     private let options: Options
     private let basemap: Basemap?
     var json = JSONWriter(capacity: 0)
-    private var started = false
-    private var finished = false
+    var phase = JSONDocumentPhase.notStarted
 
     /// A writer; without a basemap the spec has only the sea and the circle layers.
     public init(colorField: ScatterColorField, basemap: Basemap? = nil, options: Options = Options()) {
@@ -87,18 +86,16 @@ public struct VegaLiteExport: Sendable, JSONStreamWriter {
 
     /// Writes one data value.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard let series = points.take(point, finished: finished)?.series else { return }
-        writing(into: &out) { $0.write(point, series: series) }
+        guard let series = points.take(point, finished: phase == .finished)?.series else { return }
+        writingDocument(into: &out) { $0.write(point, series: series) }
     }
 
     /// Writes the marks, encodings and projection and closes the spec. Later calls write nothing.
     public mutating func finish(into out: inout [UInt8]) {
-        guard !finished else { return }
-        writing(into: &out) { $0.close() }
+        finishDocument(into: &out) { $0.close() }
     }
 
     private mutating func write(_ point: ExportPoint, series: ScatterSeries) {
-        beginIfNeeded()
         json.beginObject()
         json.key("lon"); json.number(point.longitude, fractionDigits: 7)
         json.key("lat"); json.number(point.latitude, fractionDigits: 7)
@@ -110,7 +107,6 @@ public struct VegaLiteExport: Sendable, JSONStreamWriter {
     }
 
     private mutating func close() {
-        beginIfNeeded()
         json.endArray()  // values
         json.endObject()  // data
         json.key("mark")
@@ -127,12 +123,9 @@ public struct VegaLiteExport: Sendable, JSONStreamWriter {
         json.endArray()  // layer
         writeProjection()
         json.endObject()
-        finished = true
     }
 
-    private mutating func beginIfNeeded() {
-        guard !started else { return }
-        started = true
+    mutating func open() {
         json.beginObject()
         json.key("$schema"); json.string("https://vega.github.io/schema/vega-lite/v5.json")
         if let title = options.title {
