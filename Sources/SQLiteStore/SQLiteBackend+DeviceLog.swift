@@ -24,7 +24,8 @@ enum SQLiteDeviceReport {
                                  .int(rejection.count)])
                 _ = try insert.run()
             }
-            try trim("device_rejections", deviceKey: deviceKey, keep: DeviceReport.maxRejectionsKept, in: db)
+            try db.run(DeviceLogTables.trimSQL("device_rejections"),
+                       [.integer(deviceKey), .integer(deviceKey), .int(DeviceReport.maxRejectionsKept)])
         }
         if !report.events.isEmpty {
             let insert = try db.prepare("""
@@ -38,16 +39,8 @@ enum SQLiteDeviceReport {
                                  .optional(t.trigger)])
                 _ = try insert.run()
             }
-            try trim("device_events", deviceKey: deviceKey, keep: DeviceReport.maxEventsKept, in: db)
+            try db.run(DeviceLogTables.trimSQL("device_events"), [.integer(deviceKey), .integer(deviceKey), .int(DeviceReport.maxEventsKept)])
         }
-    }
-
-    /// Deletes the device's rows of `table` but the newest `keep`.
-    static func trim(_ table: String, deviceKey: Int64, keep: Int, in db: Database) throws {
-        try db.run("""
-            DELETE FROM \(table) WHERE device_key = ?1 AND id <=
-              (SELECT id FROM \(table) WHERE device_key = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
-            """, [.integer(deviceKey), .int(keep)])
     }
 }
 
