@@ -8,17 +8,8 @@ extension PostgresStore: HistoryImportStore {
     public func awaitIngestCapacity() async {}
 
     public func logImportEvents(_ tally: ImportEventTally) async throws -> [GroupEvent] {
-        try await write({ c -> [GroupEvent] in
-            guard let device = try c.firstRow("SELECT key, last_ts FROM devices WHERE id = $1", [.id(tally.deviceID)], {
-                (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1))
-            }) else { return [] }
-            let sharingNow = Set(try DeviceSharingTables.sharing(deviceID: tally.deviceID, on: PostgresExecutor(c: c)).map(\.groupID))
-            var events: [GroupEvent] = []
-            for (groupID, entries) in tally.entries(deviceKey: DeviceKey(storeValue: device.key), latestTimestamp: device.lastTimestamp,
-                                                    sharingNow: sharingNow) {
-                events += try Self.appendEvents(groupID: groupID, entries, on: c)
-            }
-            return events
+        try await write({ c in
+            try DeviceSharingTables.importEvents(tally, on: PostgresExecutor(c: c)) { try Self.appendEvents(groupID: $0, $1, on: c) }
         }, lockOrder: tally.deviceID.rawValue)
     }
 

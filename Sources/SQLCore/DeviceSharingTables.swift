@@ -18,6 +18,23 @@ public enum DeviceSharingTables {
         try db.forEachRow(periodsSQL, [.id(deviceID)]) { try rows.add($0) }
         return rows.sharing
     }
+
+    /// An import's summary events (`ImportEventTally`) for the groups the device's member shares
+    /// into now, each group's handed to `append` (each store logs events its own way), in group
+    /// id order; none for a device that no longer exists. Inside the caller's write on `db`.
+    public static func importEvents(_ tally: ImportEventTally, on db: some SQLExecutor,
+                                    append: (GroupID, [EventLogEntry]) throws -> [GroupEvent]) throws -> [GroupEvent] {
+        guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.id(tally.deviceID)], {
+            (key: try $0.int64(0), lastTimestamp: try $0.optionalInt64(1))
+        }) else { return [] }
+        let sharingNow = Set(try sharing(deviceID: tally.deviceID, on: db).map(\.groupID))
+        var events: [GroupEvent] = []
+        for (groupID, entries) in tally.entries(deviceKey: DeviceKey(storeValue: device.key), latestTimestamp: device.lastTimestamp,
+                                                sharingNow: sharingNow) {
+            events += try append(groupID, entries)
+        }
+        return events
+    }
 }
 
 /// Gathers rows of `DeviceSharingTables.periodsSQL`'s first four columns into memberships.

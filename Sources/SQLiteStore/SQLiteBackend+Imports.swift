@@ -9,16 +9,8 @@ extension SQLiteBackend: HistoryImportStore {
 
     public func logImportEvents(_ tally: ImportEventTally) async throws -> [GroupEvent] {
         let door = commits
-        return try await write({ db -> [GroupEvent] in
-            guard let device = try db.firstRow("SELECT key, last_ts FROM devices WHERE id = ?", [.id(tally.deviceID)], {
-                (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1))
-            }) else { return [] }
-            let sharingNow = Set(try DeviceSharingTables.sharing(deviceID: tally.deviceID, on: SQLiteExecutor(db: db)).map(\.groupID))
-            var events: [GroupEvent] = []
-            for (groupID, entries) in tally.entries(deviceKey: DeviceKey(storeValue: device.key), latestTimestamp: device.lastTimestamp, sharingNow: sharingNow) {
-                events += try Self.appendEvents(groupID: groupID, entries, in: db)
-            }
-            return events
+        return try await write({ db in
+            try DeviceSharingTables.importEvents(tally, on: SQLiteExecutor(db: db)) { try Self.appendEvents(groupID: $0, $1, in: db) }
         }, onCommit: { door.publish($0) })
     }
 }
