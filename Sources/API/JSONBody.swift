@@ -38,34 +38,28 @@ struct JSONBody {
 
     subscript(_ key: String) -> JSONValue? { object[key] }
 
-    func string(_ key: String) throws -> String {
-        guard let value = object[key], !value.isNull else { throw TrackingError.missingField(key) }
-        guard let text = value.stringValue else { throw TrackingError.wrongType(key, expected: "a string") }
-        return text
-    }
+    func string(_ key: String) throws -> String { try required(key, optionalString(key)) }
 
-    func optionalString(_ key: String) throws -> String? {
-        guard let value = object[key], !value.isNull else { return nil }
-        guard let text = value.stringValue else { throw TrackingError.wrongType(key, expected: "a string") }
-        return text
-    }
+    func bool(_ key: String) throws -> Bool { try required(key, optionalBool(key)) }
 
-    func optionalBool(_ key: String) throws -> Bool? {
-        guard let value = object[key], !value.isNull else { return nil }
-        guard let flag = value.boolValue else { throw TrackingError.wrongType(key, expected: "true or false") }
-        return flag
-    }
+    func optionalString(_ key: String) throws -> String? { try optional(key, expected: "a string", \.stringValue) }
+
+    func optionalBool(_ key: String) throws -> Bool? { try optional(key, expected: "true or false", \.boolValue) }
 
     /// A whole number, when present (`1.5`, `"60"` and numbers beyond 64 bits are 400s).
-    func optionalInteger(_ key: String) throws -> Int64? {
+    func optionalInteger(_ key: String) throws -> Int64? { try optional(key, expected: "a whole number", \.int64Value) }
+
+    /// The field `key` as `read` takes it; nil when absent or null, a 400 naming the field and
+    /// what it must be (`expected`) when `read` refuses it.
+    private func optional<T>(_ key: String, expected: String, _ read: (JSONValue) -> T?) throws -> T? {
         guard let value = object[key], !value.isNull else { return nil }
-        guard let number = value.int64Value else { throw TrackingError.wrongType(key, expected: "a whole number") }
-        return number
+        guard let typed = read(value) else { throw TrackingError.wrongType(key, expected: expected) }
+        return typed
     }
 
-    func bool(_ key: String) throws -> Bool {
-        guard let value = object[key], !value.isNull else { throw TrackingError.missingField(key) }
-        guard let flag = value.boolValue else { throw TrackingError.wrongType(key, expected: "true or false") }
-        return flag
+    /// `value`, or a 400 naming the missing field `key`.
+    private func required<T>(_ key: String, _ value: T?) throws -> T {
+        guard let value else { throw TrackingError.missingField(key) }
+        return value
     }
 }

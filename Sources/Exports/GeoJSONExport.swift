@@ -56,7 +56,7 @@ import Timestamps
 /// - A feature holds at most ``maxFeaturePositions`` positions; a longer track continues in the
 ///   next feature of the same device, which starts at the last position of the previous one
 ///   (with a `null` time: the fix is the previous feature's), so the line stays connected.
-public struct GeoJSONExport: Sendable {
+public struct GeoJSONExport: Sendable, JSONDocumentWriter {
     /// How a device's track is written.
     public enum TrackLayout: Sendable, Hashable {
         /// One `LineString` over all the device's fixes; never split (a track crossing ±180 is
@@ -80,10 +80,8 @@ public struct GeoJSONExport: Sendable {
     public var skippedPointCount: Int { admission.skipped }
     private var admission = PointAdmission()
 
-    enum Phase: Sendable { case notStarted, writing, finished }
-
     var json = JSONWriter(capacity: 0)
-    var phase = Phase.notStarted
+    var phase = JSONDocumentPhase.notStarted
     var boundsAccumulator = GeoBoundsAccumulator()
     var track: TrackState?
 
@@ -110,30 +108,26 @@ public struct GeoJSONExport: Sendable {
     /// Writes one `Point` feature (typically a device's latest position). Closes an open track.
     public mutating func addPosition(_ point: ExportPoint, into out: inout [UInt8]) {
         guard admission.admits(point, finished: phase == .finished) else { return }
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
-        beginIfNeeded()
-        closeTrack()
-        writePointFeature(TrackPosition(point), kind: "position", deviceID: point.deviceID, deviceName: point.deviceName,
-                          userID: point.userID, displayName: point.displayName, timestamp: point.timestamp)
+        writingDocument(into: &out) { export in
+            export.closeTrack()
+            export.writePointFeature(TrackPosition(point), kind: "position", deviceID: point.deviceID, deviceName: point.deviceName,
+                                     userID: point.userID, displayName: point.displayName, timestamp: point.timestamp)
+        }
     }
 
     /// Adds one fix to its device's track (see the type documentation for the required order).
     public mutating func addTrackPoint(_ point: ExportPoint, into out: inout [UInt8]) {
         guard admission.admits(point, finished: phase == .finished) else { return }
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
-        beginIfNeeded()
-        appendTrackFix(point)
+        writingDocument(into: &out) { $0.appendTrackFix(point) }
     }
 
     /// Closes the open track, the feature array and the object (with `bbox` when anything was
     /// written). Later calls to any method write nothing.
     public mutating func finish(into out: inout [UInt8]) {
-        guard phase != .finished else { return }
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
-        beginIfNeeded()
+        finishDocument(into: &out) { $0.close() }
+    }
+
+    private mutating func close() {
         closeTrack()
         json.endArray()
         if let bounds = boundsAccumulator.bounds {
@@ -141,18 +135,15 @@ public struct GeoJSONExport: Sendable {
             bounds.writeBBox(into: &json)
         }
         json.endObject()
-        phase = .finished
     }
 
     // MARK: - Shared pieces
 
-    private mutating func beginIfNeeded() {
-        guard phase == .notStarted else { return }
+    mutating func open() {
         json.beginObject()
         json.key("type"); json.string("FeatureCollection")
         json.key("features")
         json.beginArray()
-        phase = .writing
     }
 
     /// Writes `[lon, lat]` or `[lon, lat, alt]` and extends the bounding box.

@@ -19,7 +19,7 @@ import Timestamps
 ///   memory does not grow with the number of fixes.
 /// - Points with invalid coordinates are skipped and counted in ``skippedPointCount`` (stored
 ///   fixes never have them).
-public struct NDJSONExport: Sendable {
+public struct NDJSONExport: Sendable, JSONStreamWriter {
     /// Whether each line names its device (`deviceId`): a group's export mixes devices.
     public let includeDevice: Bool
     /// Lines written so far.
@@ -28,7 +28,7 @@ public struct NDJSONExport: Sendable {
     public var skippedPointCount: Int { admission.skipped }
     private var admission = PointAdmission()
 
-    private var json = JSONWriter(capacity: 0)
+    var json = JSONWriter(capacity: 0)
 
     public init(includeDevice: Bool = false) {
         self.includeDevice = includeDevice
@@ -38,8 +38,10 @@ public struct NDJSONExport: Sendable {
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
         guard admission.admits(point) else { return }
         json.reset()
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
+        writing(into: &out) { $0.writeLine(point) }
+    }
+
+    private mutating func writeLine(_ point: ExportPoint) {
         let details = point.details
         json.beginObject()
         if includeDevice { json.key(ascii: "deviceId"); json.string(point.deviceID) }

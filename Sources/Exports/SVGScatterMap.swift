@@ -48,13 +48,12 @@ public struct SVGScatterMap: Sendable {
     /// Points drawn so far.
     public private(set) var pointCount = 0
     /// Points ignored because their coordinates were invalid.
-    public var skippedPointCount: Int { admission.skipped }
-    private var admission = PointAdmission()
+    public var skippedPointCount: Int { points.skipped }
+    private var points: ScatterPoints
 
     let options: Options
     let frame: SVGMapFrame
     private let basemap: Basemap?
-    private var tracker: ScatterSeriesTracker
     var numbers = DecimalFormatter()
     private var started = false
     private var groupOpen = false
@@ -74,22 +73,21 @@ public struct SVGScatterMap: Sendable {
         self.options = options
         self.colorField = colorField
         self.basemap = basemap
-        tracker = ScatterSeriesTracker(field: colorField)
+        points = ScatterPoints(colorField: colorField)
         frame = SVGMapFrame(data: bounds, widthPixels: options.widthPixels,
                             heightPixels: options.heightPixels, insets: Self.insets)
     }
 
     /// The series seen so far, in order of first appearance.
-    public var series: [ScatterSeries] { tracker.series }
+    public var series: [ScatterSeries] { points.series }
 
     /// Draws one point.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard admission.admits(point, finished: finished) else { return }
+        guard let (series, startsRun) = points.take(point, finished: finished) else { return }
         beginIfNeeded(into: &out)
-        let (index, startsRun) = tracker.observe(point)
         if startsRun {
             if groupOpen { out.append(ascii: "</g>\n") }
-            out.append(ascii: "<g fill=\"\(tracker.series[index].color.hex)\">\n")
+            out.append(ascii: "<g fill=\"\(series.color.hex)\">\n")
             groupOpen = true
         }
         out.append(ascii: "<circle cx=\"")
@@ -111,7 +109,7 @@ public struct SVGScatterMap: Sendable {
                       size: 16, anchor: "middle", into: &out)
         }
         writeTitle(into: &out)
-        writeLegend(series: tracker.series, into: &out)
+        writeLegend(series: points.series, into: &out)
         writeScaleBar(into: &out)
         writeAttribution(into: &out)
         out.append(ascii: "</svg>\n")

@@ -23,28 +23,24 @@ public struct ScatterCSVExport: Sendable {
     /// The field that defines series (and so colours).
     public let colorField: ScatterColorField
     /// Points ignored because their coordinates were invalid.
-    public var skippedPointCount: Int { admission.skipped }
-    private var admission = PointAdmission()
-
-    private var tracker: ScatterSeriesTracker
+    public var skippedPointCount: Int { points.skipped }
+    private var points: ScatterPoints
     private var numbers = DecimalFormatter()
     private var started = false
     private var finished = false
 
     public init(colorField: ScatterColorField) {
         self.colorField = colorField
-        tracker = ScatterSeriesTracker(field: colorField)
+        points = ScatterPoints(colorField: colorField)
     }
 
     /// The series seen so far, in order of first appearance.
-    public var series: [ScatterSeries] { tracker.series }
+    public var series: [ScatterSeries] { points.series }
 
     /// Writes one record.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard admission.admits(point, finished: finished) else { return }
+        guard let color = points.take(point, finished: finished)?.series.color else { return }
         beginIfNeeded(into: &out)
-        let index = tracker.observe(point).index
-        let color = tracker.series[index].color
         numbers.append(point.longitude, fractionDigits: 7, to: &out)
         out.append(UInt8(ascii: ","))
         numbers.append(point.latitude, fractionDigits: 7, to: &out)

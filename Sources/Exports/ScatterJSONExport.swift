@@ -17,41 +17,41 @@ import Timestamps
 /// the antimeridian) comes last because it is known last, and is `null` when there are no
 /// points. Points with invalid coordinates are skipped and counted. Memory grows with the
 /// number of series, not points.
-public struct ScatterJSONExport: Sendable {
+public struct ScatterJSONExport: Sendable, JSONDocumentWriter {
     /// The field that defines series.
     public let colorField: ScatterColorField
     /// Points ignored because their coordinates were invalid.
-    public var skippedPointCount: Int { admission.skipped }
-    private var admission = PointAdmission()
-
-    private var tracker: ScatterSeriesTracker
-    private var json = JSONWriter(capacity: 0)
-    private var boundsAccumulator = GeoBoundsAccumulator()
-    private var started = false
+    public var skippedPointCount: Int { points.skipped }
+    private var points: ScatterPoints
+    var json = JSONWriter(capacity: 0)
+    var phase = JSONDocumentPhase.notStarted
     private var seriesOpen = false
-    private var finished = false
 
     public init(colorField: ScatterColorField) {
         self.colorField = colorField
-        tracker = ScatterSeriesTracker(field: colorField)
+        points = ScatterPoints(colorField: colorField)
     }
 
     /// The series seen so far, in order of first appearance.
-    public var series: [ScatterSeries] { tracker.series }
+    public var series: [ScatterSeries] { points.series }
 
     /// The bounding box of the points written so far, or nil.
-    public var bounds: GeoBounds? { boundsAccumulator.bounds }
+    public var bounds: GeoBounds? { points.bounds }
 
     /// Writes one point, opening its series when a new run starts.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard admission.admits(point, finished: finished) else { return }
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
-        beginIfNeeded()
-        let (index, startsRun) = tracker.observe(point)
+        guard let (series, startsRun) = points.take(point, finished: phase == .finished) else { return }
+        writingDocument(into: &out) { $0.write(point, series: series, startsRun: startsRun) }
+    }
+
+    /// Closes the document. Later calls write nothing.
+    public mutating func finish(into out: inout [UInt8]) {
+        finishDocument(into: &out) { $0.close() }
+    }
+
+    private mutating func write(_ point: ExportPoint, series: ScatterSeries, startsRun: Bool) {
         if startsRun {
             closeSeries()
-            let series = tracker.series[index]
             json.beginObject()
             json.key("key"); json.string(series.key)
             json.key("name"); json.string(series.name)
@@ -66,30 +66,21 @@ public struct ScatterJSONExport: Sendable {
         json.number(point.latitude, fractionDigits: 7)
         json.string(Timestamp.rfc3339(millisecondsSince1970: point.timestamp))
         json.endArray()
-        boundsAccumulator.add(longitudeDegrees: point.longitude, latitudeDegrees: point.latitude)
     }
 
-    /// Closes the document. Later calls write nothing.
-    public mutating func finish(into out: inout [UInt8]) {
-        guard !finished else { return }
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
-        beginIfNeeded()
+    private mutating func close() {
         closeSeries()
         json.endArray()
         json.key("bbox")
-        if let bounds = boundsAccumulator.bounds {
+        if let bounds = points.bounds {
             bounds.writeBBox(into: &json)
         } else {
             json.null()
         }
         json.endObject()
-        finished = true
     }
 
-    private mutating func beginIfNeeded() {
-        guard !started else { return }
-        started = true
+    mutating func open() {
         json.beginObject()
         json.key("colorField"); json.string(colorField.rawValue)
         json.key("series")

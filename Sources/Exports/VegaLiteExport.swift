@@ -30,7 +30,7 @@ import Timestamps
 /// - Points must arrive sorted by (series key, timestamp), as for ``ScatterJSONExport``.
 ///   Points with invalid coordinates are skipped and counted. Memory grows with the number of
 ///   series, not points.
-public struct VegaLiteExport: Sendable {
+public struct VegaLiteExport: Sendable, JSONDocumentWriter {
     /// The projection type.
     public enum Projection: String, Sendable, Hashable {
         /// Equal-area, good for the world and continents (Vega-Lite's default).
@@ -62,39 +62,40 @@ public struct VegaLiteExport: Sendable {
     /// The field that defines series.
     public let colorField: ScatterColorField
     /// Points ignored because their coordinates were invalid.
-    public var skippedPointCount: Int { admission.skipped }
-    private var admission = PointAdmission()
+    public var skippedPointCount: Int { points.skipped }
+    private var points: ScatterPoints
 
     private let options: Options
     private let basemap: Basemap?
-    private var tracker: ScatterSeriesTracker
-    private var json = JSONWriter(capacity: 0)
-    private var boundsAccumulator = GeoBoundsAccumulator()
-    private var started = false
-    private var finished = false
+    var json = JSONWriter(capacity: 0)
+    var phase = JSONDocumentPhase.notStarted
 
     /// A writer; without a basemap the spec has only the sea and the circle layers.
     public init(colorField: ScatterColorField, basemap: Basemap? = nil, options: Options = Options()) {
         self.colorField = colorField
         self.basemap = basemap
         self.options = options
-        tracker = ScatterSeriesTracker(field: colorField)
+        points = ScatterPoints(colorField: colorField)
     }
 
     /// The series seen so far, in order of first appearance.
-    public var series: [ScatterSeries] { tracker.series }
+    public var series: [ScatterSeries] { points.series }
 
     /// The bounding box of the points written so far, or nil.
-    public var bounds: GeoBounds? { boundsAccumulator.bounds }
+    public var bounds: GeoBounds? { points.bounds }
 
     /// Writes one data value.
     public mutating func add(_ point: ExportPoint, into out: inout [UInt8]) {
-        guard admission.admits(point, finished: finished) else { return }
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
-        beginIfNeeded()
-        let index = tracker.observe(point).index
-        let series = tracker.series[index]
+        guard let series = points.take(point, finished: phase == .finished)?.series else { return }
+        writingDocument(into: &out) { $0.write(point, series: series) }
+    }
+
+    /// Writes the marks, encodings and projection and closes the spec. Later calls write nothing.
+    public mutating func finish(into out: inout [UInt8]) {
+        finishDocument(into: &out) { $0.close() }
+    }
+
+    private mutating func write(_ point: ExportPoint, series: ScatterSeries) {
         json.beginObject()
         json.key("lon"); json.number(point.longitude, fractionDigits: 7)
         json.key("lat"); json.number(point.latitude, fractionDigits: 7)
@@ -103,15 +104,9 @@ public struct VegaLiteExport: Sendable {
         json.key("user"); json.string(point.displayName)
         json.key("color"); json.string(series.label)
         json.endObject()
-        boundsAccumulator.add(longitudeDegrees: point.longitude, latitudeDegrees: point.latitude)
     }
 
-    /// Writes the marks, encodings and projection and closes the spec. Later calls write nothing.
-    public mutating func finish(into out: inout [UInt8]) {
-        guard !finished else { return }
-        swap(&json.bytes, &out)
-        defer { swap(&json.bytes, &out) }
-        beginIfNeeded()
+    private mutating func close() {
         json.endArray()  // values
         json.endObject()  // data
         json.key("mark")
@@ -128,12 +123,9 @@ public struct VegaLiteExport: Sendable {
         json.endArray()  // layer
         writeProjection()
         json.endObject()
-        finished = true
     }
 
-    private mutating func beginIfNeeded() {
-        guard !started else { return }
-        started = true
+    mutating func open() {
         json.beginObject()
         json.key("$schema"); json.string("https://vega.github.io/schema/vega-lite/v5.json")
         if let title = options.title {
@@ -186,18 +178,18 @@ public struct VegaLiteExport: Sendable {
         json.key("field"); json.string("color")
         json.key("type"); json.string("nominal")
         json.key("title"); json.string(colorField.legendTitle)
-        if !tracker.series.isEmpty {
+        if !points.series.isEmpty {
             json.key("scale"); json.beginObject()
             json.key("domain"); json.beginArray()
-            for series in tracker.series { json.string(series.label) }
+            for series in points.series { json.string(series.label) }
             json.endArray()
             json.key("range"); json.beginArray()
-            for series in tracker.series { json.string(series.color.hex) }
+            for series in points.series { json.string(series.color.hex) }
             json.endArray()
             json.endObject()
         }
         json.key("legend")
-        if tracker.series.isEmpty {
+        if points.series.isEmpty {
             json.null()  // no entries: no empty legend box
         } else {
             json.beginObject()
@@ -221,7 +213,7 @@ public struct VegaLiteExport: Sendable {
         json.key("projection")
         json.beginObject()
         json.key("type"); json.string(options.projection.rawValue)
-        if let data = boundsAccumulator.bounds {
+        if let data = points.bounds {
             let view = data.expanded(byFraction: 0.05, minimumSpanDegrees: 0.02)
             // Mercator sends the poles to infinity; fit it to at most ±85°.
             let latitudeLimit = options.projection == .mercator ? 85.0 : 90.0

@@ -30,81 +30,33 @@ struct RegionPredicates<R: Region>: CoveringPredicates {
     }
 }
 
-/// A cap, with its chord limits computed once (see ``CapCellTest``).
-struct CapPredicates: CoveringPredicates {
-    let test: CapCellTest
-
-    init(_ cap: Cap) {
-        test = CapCellTest(cap)
-    }
-
-    var capBound: Cap { test.cap }
-
-    func mayIntersect(_ cell: Cell) -> Bool {
-        test.mayIntersect(cell)
-    }
-
-    func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
-        test.relate(cell, needContains: needContains)
-    }
+/// A cap, with its chord limits computed once.
+extension CapCellTest: CoveringPredicates {
+    var capBound: Cap { cap }
 }
 
-/// A latitude-longitude rectangle, with its trigonometry done once (see ``RectCellTest``).
-struct RectPredicates: CoveringPredicates {
-    let test: RectCellTest
-
-    init(_ rect: LatLngRect) {
-        test = RectCellTest(rect)
-    }
-
-    var capBound: Cap { test.rect.capBound }
-
-    func mayIntersect(_ cell: Cell) -> Bool {
-        test.mayIntersect(cell)
-    }
-
-    func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
-        test.relate(cell, needContains: needContains)
-    }
+/// A latitude-longitude rectangle, with its trigonometry done once.
+extension RectCellTest: CoveringPredicates {
+    var capBound: Cap { rect.capBound }
 }
 
 /// A loop, sharing the bound test, the cell's cap and the parity of its centre between the two
 /// predicates (see ``LoopGeometry/relate(_:needInside:)``).
-struct LoopPredicates: CoveringPredicates {
-    let loop: Loop
-
-    var capBound: Cap { loop.capBound }
-
-    func mayIntersect(_ cell: Cell) -> Bool {
-        loop.mayIntersect(cell)
-    }
-
+extension Loop: CoveringPredicates {
     func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
-        let (intersects, inside) = loop.geometry.relate(cell, needInside: needContains)
+        let (intersects, inside) = geometry.relate(cell, needInside: needContains)
         return (intersects, inside)
     }
 }
 
 /// A polygon: the shell's shared evaluation, then each hole once for both predicates
 /// (`mayIntersect` needs the holes' strict containment, `contains` their intersection).
-struct PolygonPredicates: CoveringPredicates {
-    let polygon: Polygon
-
-    var capBound: Cap { polygon.capBound }
-
-    func mayIntersect(_ cell: Cell) -> Bool {
-        polygon.mayIntersect(cell)
-    }
-
+extension Polygon: CoveringPredicates {
     func relate(_ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
-        Self.relate(polygon, cell, needContains: needContains)
-    }
-
-    static func relate(_ polygon: Polygon, _ cell: Cell, needContains: Bool) -> (intersects: Bool, contains: Bool) {
-        let (intersects, inside) = polygon.shell.geometry.relate(cell, needInside: needContains)
+        let (intersects, inside) = shell.geometry.relate(cell, needInside: needContains)
         guard intersects else { return (false, false) }
         var contains = inside
-        for hole in polygon.holes {
+        for hole in holes {
             let (holeIntersects, holeInsideStrictly) = hole.geometry.relateHole(cell)
             if holeInsideStrictly { return (false, false) }
             if holeIntersects { contains = false }
@@ -134,7 +86,7 @@ struct MultiPolygonPredicates: CoveringPredicates {
         // is found among the members that intersect.
         var intersects = false
         for polygon in multi.polygons {
-            let (hit, inside) = PolygonPredicates.relate(polygon, cell, needContains: needContains)
+            let (hit, inside) = polygon.relate(cell, needContains: needContains)
             if inside { return (true, true) }
             if hit {
                 intersects = true
@@ -149,7 +101,7 @@ extension Polygon {
     /// `(mayIntersect(cell), contains(cell))` in one pass over the edges (the shell's bound
     /// test, cell cap and centre parity shared).
     public func relate(_ cell: Cell) -> (mayIntersect: Bool, contains: Bool) {
-        let (intersects, contains) = PolygonPredicates.relate(self, cell, needContains: true)
+        let (intersects, contains) = relate(cell, needContains: true)
         return (intersects, contains)
     }
 }
@@ -167,16 +119,16 @@ extension RegionCoverer {
     /// specialised predicates of its concrete type when GeoKit has them.
     func search(_ region: some Region, interior: Bool) -> [CellID] {
         if let cap = region as? Cap {
-            return search(predicates: CapPredicates(cap), interior: interior)
+            return search(predicates: CapCellTest(cap), interior: interior)
         }
         if let rect = region as? LatLngRect {
-            return search(predicates: RectPredicates(rect), interior: interior)
+            return search(predicates: RectCellTest(rect), interior: interior)
         }
         if let polygon = region as? Polygon {
-            return search(predicates: PolygonPredicates(polygon: polygon), interior: interior)
+            return search(predicates: polygon, interior: interior)
         }
         if let loop = region as? Loop {
-            return search(predicates: LoopPredicates(loop: loop), interior: interior)
+            return search(predicates: loop, interior: interior)
         }
         if let multi = region as? MultiPolygon {
             return search(predicates: MultiPolygonPredicates(multi), interior: interior)

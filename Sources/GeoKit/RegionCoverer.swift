@@ -263,12 +263,11 @@ struct QueuedCandidate {
 /// packed into one integer: level in bits 58…63, children in 51…57, terminals in 44…50 (both at
 /// most 64), insertion order below.
 struct CandidateQueue {
-    private var heap: [(key: UInt64, slot: Int)] = []
+    private var heap = BinaryHeap<(key: UInt64, slot: Int)>(capacity: 32) { $0.key < $1.key }
     private var slots: [QueuedCandidate] = []
     private var counter: UInt64 = 0
 
     init() {
-        heap.reserveCapacity(32)
         slots.reserveCapacity(32)
     }
 
@@ -279,30 +278,10 @@ struct CandidateQueue {
             | UInt64(terminals) << 44 | counter
         counter += 1
         slots.append(candidate)
-        heap.append((key, slots.count - 1))
-        var i = heap.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard heap[i].key < heap[parent].key else { break }
-            heap.swapAt(i, parent)
-            i = parent
-        }
+        heap.push((key, slots.count - 1))
     }
 
     mutating func pop() -> QueuedCandidate? {
-        guard !heap.isEmpty else { return nil }
-        heap.swapAt(0, heap.count - 1)
-        let top = heap.removeLast()
-        var i = 0
-        while true {
-            let left = 2 * i + 1, right = left + 1
-            var smallest = i
-            if left < heap.count && heap[left].key < heap[smallest].key { smallest = left }
-            if right < heap.count && heap[right].key < heap[smallest].key { smallest = right }
-            if smallest == i { break }
-            heap.swapAt(i, smallest)
-            i = smallest
-        }
-        return slots[top.slot]
+        heap.popFirst().map { slots[$0.slot] }
     }
 }

@@ -28,20 +28,16 @@ struct PostgresDirectory: DirectoryTablesTransaction {
     }
 }
 
-/// Directory transactions; `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`'
-/// (through `SQLStatementReads`).
-extension PostgresStore: DirectoryStore {
-    public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
+/// Directory and place transactions (`SQLCore.DirectoryTablesStore`; the membership events a
+/// write logs are announced by their `NOTIFY`); `PartitionFacts` and `deviceCredential` are
+/// `SQLCore.DirectoryTables`' (through `SQLStatementReads`).
+extension PostgresStore: DirectoryTablesStore {
+    public func readPlaces<T>(_ body: (any PlaceTransaction) throws -> T) throws -> T {
         try readSnapshot { try body(PostgresDirectory(c: $0, shapes: placeShapes)) }
     }
 
-    public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
-        let shapes = placeShapes
-        return try await write { try body(PostgresDirectory(c: $0, shapes: shapes)) }
-    }
-
-    public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
-                                            onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
+    public func writePlaces<T: Sendable>(_ body: @escaping @Sendable (any PlaceTransaction) throws -> T,
+                                         onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
         let shapes = placeShapes
         return try await write({ try body(PostgresDirectory(c: $0, shapes: shapes)) }, onCommit: onCommit)
     }

@@ -19,8 +19,7 @@ struct PostgresPlaceArrivals: PlaceArrivalTablesLedger {
     let shapes: PlaceShapeCache
     /// The version of each group's places as this transaction read them (0: never had one).
     let placeVersions: [GroupID: Int64]
-    /// The groups' places this transaction uses.
-    private let read: TransactionPlaces
+    let transactionPlaces: TransactionPlaces
 
     /// - Parameters:
     ///   - index: the node's copies (an append), or an empty one (a place change, whose own
@@ -30,14 +29,14 @@ struct PostgresPlaceArrivals: PlaceArrivalTablesLedger {
         self.c = c
         self.shapes = shapes
         self.placeVersions = placeVersions
-        read = TransactionPlaces(cache: index)
+        transactionPlaces = TransactionPlaces(cache: index)
     }
 
     /// The group's places: at the version read with the sharing periods, from the cache, or
     /// from the database in one statement, so one snapshot of the version and the rows it counts.
     func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces {
         // A group without a known version (-1: none is) is read.
-        try read.places(groupID: groupID, version: { placeVersions[groupID] ?? -1 }) { _ in
+        try transactionPlaces.places(groupID: groupID, version: { placeVersions[groupID] ?? -1 }) { _ in
             // Row kinds: 0 the version, 1 a place (key, id, name, revision, radius), 2 an index cell (cell, place key).
             let rows = try c.queryPrepared("""
                 SELECT 0, coalesce((SELECT version FROM place_versions WHERE group_id = $1), 0), NULL::bigint, NULL::text, NULL::text, NULL::bigint, NULL::double precision
@@ -61,14 +60,6 @@ struct PostgresPlaceArrivals: PlaceArrivalTablesLedger {
         }
     }
 
-    /// The copies of groups' places this transaction read from the database: for
-    /// `PlaceIndexCache.keep(_:)` once it has committed.
-    var loadedPlaces: LoadedPlaces { read.loaded }
-
     /// This transaction's connection, for the ledger's statements written once (`PlaceArrivalTables`).
     var sql: PostgresExecutor { PostgresExecutor(c: c) }
-
-    func loadedPlace(key: Int64) -> CachedPlace? { read.place(key: key) }
-
-    private func geometry(key: Int64) throws -> String { try PlaceArrivalTables.geometry(key: key, on: sql) }
 }

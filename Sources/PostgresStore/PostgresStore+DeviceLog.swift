@@ -17,13 +17,9 @@ enum PostgresDeviceReport {
         WHERE key = $1
         """
 
-    /// Deletes the device's rows of `table` but the newest `$2`.
-    static func trimSQL(_ table: String) -> String {
-        """
-        DELETE FROM \(table) WHERE device_key = $1 AND id <=
-          (SELECT id FROM \(table) WHERE device_key = $1 ORDER BY id DESC OFFSET $2 LIMIT 1)
-        """
-    }
+    /// `DeviceLogTables.trimSQL` of the two logs, numbered for PostgreSQL once.
+    static let trimRejectionsSQL = SQLDialect.postgres.statement(DeviceLogTables.trimSQL("device_rejections"))
+    static let trimEventsSQL = SQLDialect.postgres.statement(DeviceLogTables.trimSQL("device_events"))
 
     /// Writes `report` for the device whose status this transaction read as `current`.
     static func write(_ report: DeviceReport, deviceKey: Int64, current: DeviceStatus, on c: Connection) throws {
@@ -42,7 +38,7 @@ enum PostgresDeviceReport {
                     """, [.int64(deviceKey), .int64Array(r.map(\.at.millisecondsSince1970)), .textArray(r.map(\.source.rawValue)),
                           .textArray(r.map(\.reason.rawValue)), .textArray(r.map(\.message)), .textArray(r.map(\.sample)),
                           .int64Array(r.map { Int64($0.count) })])
-                try p.append(trimSQL("device_rejections"), [.int64(deviceKey), .int(DeviceReport.maxRejectionsKept)])
+                try p.append(trimRejectionsSQL, [.int64(deviceKey), .int64(deviceKey), .int(DeviceReport.maxRejectionsKept)])
             }
             if !report.events.isEmpty {
                 // NULL travels as NaN and as "" (no valid position is NaN; no trigger is empty).
@@ -59,7 +55,7 @@ enum PostgresDeviceReport {
                           .textArray(transitions.map(\.region)), .doubleArray(transitions.map { $0.longitude ?? .nan }),
                           .doubleArray(transitions.map { $0.latitude ?? .nan }), .doubleArray(transitions.map { $0.accuracy ?? .nan }),
                           .textArray(transitions.map { $0.trigger ?? "" })])
-                try p.append(trimSQL("device_events"), [.int64(deviceKey), .int(DeviceReport.maxEventsKept)])
+                try p.append(trimEventsSQL, [.int64(deviceKey), .int64(deviceKey), .int(DeviceReport.maxEventsKept)])
             }
         }
     }

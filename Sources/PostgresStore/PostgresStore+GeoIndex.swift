@@ -3,10 +3,6 @@ import SQLCore
 import Tracking
 
 extension PostgresStore: GeoIndex {
-    public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
-        try readSnapshot { c in try Self.sharedDevices(groupID: groupID, on: c) }
-    }
-
     /// From the node's cache while the group's `group_visibility` version is the one they were
     /// read at (migration 6: triggers move it with every change of the group's memberships and
     /// sharing periods, on any node); else read again with the version, in one snapshot.
@@ -23,7 +19,7 @@ extension PostgresStore: GeoIndex {
     /// holds that version, else read on `c` and remembered.
     func sharingDevices(groupID: GroupID, version: Int64, on c: Connection) throws -> SharingDevices {
         if let cached = visibility.cached(groupID: groupID, version: version) { return cached }
-        let devices = SharingDevices(try Self.sharedDevices(groupID: groupID, on: c))
+        let devices = SharingDevices(try DirectoryTables.sharedDevices(groupID: groupID, on: PostgresExecutor(c: c)))
         visibility.remember(devices, groupID: groupID, version: version)
         return devices
     }
@@ -32,11 +28,6 @@ extension PostgresStore: GeoIndex {
 
     static func visibilityVersion(groupID: GroupID, on c: Connection) throws -> Int64 {
         try c.firstRow(visibilityVersionSQL, [.id(groupID)]) { try $0.int64(0) } ?? 0
-    }
-
-    /// `DirectoryTables.sharedDevices` inside the snapshot on `c`.
-    static func sharedDevices(groupID: GroupID, on c: Connection) throws -> [SharedDevice] {
-        try DirectoryTables.sharedDevices(groupID: groupID, on: PostgresExecutor(c: c))
     }
 
     /// A reader inside one read-only `REPEATABLE READ` transaction: every scan sees the same

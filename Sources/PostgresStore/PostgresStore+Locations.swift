@@ -247,67 +247,16 @@ extension PostgresStore: LocationStore {
         return events
     }
 
-    public func history(deviceID: DeviceID, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
-        try readSnapshot { c in
-            guard let key = try c.firstRow("SELECT key FROM devices WHERE id = $1", [.id(deviceID)], { try $0.int64(0) }) else {
-                throw TrackingError.notFound("device")
-            }
-            let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
-            var fixes = try c.rows("""
-                SELECT \(Self.storedFixColumns) FROM fixes
-                WHERE device_key = $1 AND ts >= $2 AND ts <= $3 AND (ts, seq) > ($4, $5)
-                ORDER BY ts, seq LIMIT $6
-                """, [.int64(key), .int64(max(start.timestamp, from ?? Int64.min)), .int64(to ?? Int64.max),
-                      .int64(start.timestamp), .int64(start.sequence), .int(max(0, limit) + 1)]) { try Self.storedFix($0, deviceID: deviceID) }
-            guard fixes.count > limit, let last = fixes.dropLast().last else { return HistoryPage(fixes: fixes, next: nil) }
-            fixes.removeLast()
-            return HistoryPage(fixes: fixes, next: HistoryCursor(timestamp: last.fix.timestamp, sequence: last.sequence))
-        }
-    }
-
-    /// The columns `storedFix` decodes, in its order.
-    static let storedFixColumns = "ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id"
+    /// The columns `storedFix` decodes, in its order (`FixTables`').
+    static let storedFixColumns = FixTables.storedFixColumns
 
     /// A row of `storedFixColumns` as the fix of `deviceID`.
     static func storedFix(_ row: Row, deviceID: DeviceID) throws -> StoredFix {
-        StoredFix(deviceID: deviceID, sequence: try row.int64(1), fix: Fix(
-            longitude: try row.double(2), latitude: try row.double(3), timestamp: try row.int64(0),
-            accuracy: try row.optionalDouble(4), altitude: try row.optionalDouble(5), speed: try row.optionalDouble(6),
-            heading: try row.optionalDouble(7), battery: try row.optionalDouble(8), clientID: try row.optionalText(9)))
+        try FixTables.storedFix(PostgresSQLRow(row: row), deviceID: deviceID)
     }
 
-    public func deleteHistory(deviceID: DeviceID, before: Int64) async throws -> Int {
-        let batch = 10_000
-        var total = 0
-        while true {
-            let deleted = try await write { c -> Int in
-                guard let key = try c.firstRow("SELECT key FROM devices WHERE id = $1", [.id(deviceID)], { try $0.int64(0) }) else {
-                    throw TrackingError.notFound("device")
-                }
-                return try Self.deleteBatch(deviceKey: key, before: before, limit: batch, on: c)
-            }
-            total += deleted
-            if deleted < batch { return total }
-        }
-    }
-
-    public func purge(before: Int64, batch: Int) async throws -> Int {
-        let batch = max(1, batch)
-        let keys = try read { c in try c.rows("SELECT key FROM devices ORDER BY key", [], { try $0.int64(0) }) }
-        var total = 0
-        for key in keys {
-            while true {
-                let deleted = try await write { c in try Self.deleteBatch(deviceKey: key, before: before, limit: batch, on: c) }
-                total += deleted
-                if deleted < batch { break }
-            }
-        }
-        return total
-    }
-
-    /// Moves the device's history version: every append and deletion of its fixes, in their
-    /// transaction (`SharedLatestCache` keys by it).
-    static let historyChangedSQL = "UPDATE devices SET history_version = history_version + 1 WHERE key = $1"
+    /// `FixTables.historyChangedSQL`, numbered for PostgreSQL once.
+    static let historyChangedSQL = SQLDialect.postgres.statement(FixTables.historyChangedSQL)
 
     /// Deletes up to `limit` of the device's oldest fixes before `before`, redacts their
     /// events, and recomputes its latest location if that was among them.
@@ -332,5 +281,14 @@ extension PostgresStore: LocationStore {
     static func deleteAllFixes(deviceKey: Int64, on c: Connection) throws {
         try c.run("DELETE FROM fixes WHERE device_key = $1", [.int64(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: nil, on: c)
+    }
+}
+
+/// `deleteHistory` and `purge`: `SQLCore`'s, over `deleteBatch`.
+extension PostgresStore: FixBatchDeletion {
+    public func deleteFixBatch(of device: FixOwner, before: Int64, limit: Int) async throws -> Int {
+        try await write { c in
+            try Self.deleteBatch(deviceKey: try device.key(on: PostgresExecutor(c: c)), before: before, limit: limit, on: c)
+        }
     }
 }

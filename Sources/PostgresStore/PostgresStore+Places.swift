@@ -2,17 +2,6 @@ import PostgresClient
 import SQLCore
 import Tracking
 
-extension PostgresStore: PlaceStore {
-    public func readPlaces<T>(_ body: (any PlaceTransaction) throws -> T) throws -> T {
-        try readSnapshot { try body(PostgresDirectory(c: $0, shapes: placeShapes)) }
-    }
-
-    public func writePlaces<T: Sendable>(_ body: @escaping @Sendable (any PlaceTransaction) throws -> T) async throws -> T {
-        let shapes = placeShapes
-        return try await write { try body(PostgresDirectory(c: $0, shapes: shapes)) }
-    }
-}
-
 /// Places: their rows with `SQLCore.PlaceTables` (`PlaceTablesTransaction`), written once for
 /// both stores; their index cells and their members' silent presence here.
 extension PostgresDirectory: PlaceTablesTransaction {

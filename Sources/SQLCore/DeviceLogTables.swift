@@ -6,6 +6,16 @@ import Tracking
 /// for both stores. Writing a report stays with each store's append (SQLite's prepared inserts
 /// in the writer's commit, PostgreSQL's one pipeline with `unnest`).
 public enum DeviceLogTables {
+    /// Deletes the rows of `table` (`device_rejections` or `device_events`) of the device whose
+    /// key is bound first and again second but its newest, as many as the third parameter says:
+    /// a report's append keeps each log bounded (`DeviceReport.maxRejectionsKept`, `maxEventsKept`).
+    public static func trimSQL(_ table: String) -> String {
+        """
+        DELETE FROM \(table) WHERE device_key = ? AND id <=
+          (SELECT id FROM \(table) WHERE device_key = ? ORDER BY id DESC LIMIT 1 OFFSET ?)
+        """
+    }
+
     /// The device's kept rejections, newest first.
     public static func rejections(deviceID: DeviceID, on db: some SQLExecutor) throws -> [IngestRejection] {
         try db.rows("""

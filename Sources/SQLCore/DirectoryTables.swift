@@ -112,6 +112,13 @@ public enum DirectoryTables {
     }
 }
 
+/// `GeoIndex.sharedDevices` in one snapshot.
+extension SQLTransactions {
+    public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
+        try readSQL { try DirectoryTables.sharedDevices(groupID: groupID, on: $0) }
+    }
+}
+
 /// `PartitionFacts` and `DirectoryStore.deviceCredential`: one statement each, outside a snapshot.
 extension SQLStatementReads {
     public func deviceCredential(tokenHash: String) throws -> (DeviceID, UserID)? {

@@ -37,3 +37,10 @@ public enum FriendSnapshotTables {
         return FriendsSnapshot(receivesGroupLocations: true, candidates: candidates)
     }
 }
+
+/// `FriendStore` in one snapshot.
+extension SQLTransactions {
+    public func friendsSnapshot(deviceID: DeviceID) throws -> FriendsSnapshot? {
+        try readSQL { try FriendSnapshotTables.snapshot(deviceID: deviceID, on: $0) }
+    }
+}

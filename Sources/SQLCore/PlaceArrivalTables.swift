@@ -100,11 +100,22 @@ public protocol PlaceArrivalTablesLedger: PlaceArrivalLedger {
     var shapes: PlaceShapeCache { get }
     /// The group's places and index cells as this transaction sees them.
     func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces
-    /// The place with key `key` if this transaction has loaded it already.
-    func loadedPlace(key: Int64) -> CachedPlace?
+    /// The groups' places this transaction uses (loaded once each, from the store's copies
+    /// when they hold the version it sees).
+    var transactionPlaces: TransactionPlaces { get }
 }
 
 extension PlaceArrivalTablesLedger {
+    /// The copies of groups' places this transaction read from the database: for
+    /// `PlaceIndexCache.keep(_:)` once it has committed.
+    public var loadedPlaces: LoadedPlaces { transactionPlaces.loaded }
+
+    /// The place with key `key` if this transaction has loaded it already.
+    func loadedPlace(key: Int64) -> CachedPlace? { transactionPlaces.place(key: key) }
+
+    /// The stored geometry (GeoJSON text) of the place with key `key`.
+    public func geometry(key: Int64) throws -> String { try PlaceArrivalTables.geometry(key: key, on: sql) }
+
     public func groupHasPlaces(_ groupID: GroupID) throws -> Bool { !(try groupPlaces(groupID).places.isEmpty) }
 
     public func placeKeys(groupID: GroupID) throws -> Set<Int64> { Set(try groupPlaces(groupID).places.keys) }

@@ -85,3 +85,11 @@ public struct ShareTables: ShareTransaction {
         SharedFix(position: try row.position(0), timestamp: try row.time(2), accuracy: try row.optionalDouble(3), sequence: try row.int64(4))
     }
 }
+
+/// `ShareStore.readShares` in one snapshot (each store writes them itself: SQLite announces
+/// what a write changed).
+extension SQLTransactions {
+    public func readShares<T>(_ body: (any ShareTransaction) throws -> T) throws -> T {
+        try readSQL { try body(ShareTables(db: $0)) }
+    }
+}

@@ -17,21 +17,20 @@ import Tracking
 struct PlaceArrivalStore: PlaceArrivalTablesLedger {
     let db: Database
     let shapes: PlaceShapeCache
-    /// The groups' places this transaction uses.
-    private let read: TransactionPlaces
+    let transactionPlaces: TransactionPlaces
 
     /// - Parameter index: the store's copies (an append), or an empty one (a place change,
     ///   whose own loads are never kept: they come from a transaction not yet committed).
     init(db: Database, shapes: PlaceShapeCache, index: PlaceIndexCache) {
         self.db = db
         self.shapes = shapes
-        read = TransactionPlaces(cache: index)
+        transactionPlaces = TransactionPlaces(cache: index)
     }
 
     /// The group's places at their current version. In a transaction of the single writer,
     /// the version and the rows read next are one state.
     func groupPlaces(_ groupID: GroupID) throws -> GroupPlaces {
-        try read.places(groupID: groupID, version: {
+        try transactionPlaces.places(groupID: groupID, version: {
             try db.firstRow("SELECT version FROM place_versions WHERE group_id = ?", [.id(groupID)]) { $0.int64(0) } ?? 0
         }) { version in
             var places: [Int64: CachedPlace] = [:]
@@ -48,14 +47,6 @@ struct PlaceArrivalStore: PlaceArrivalTablesLedger {
         }
     }
 
-    /// The copies of groups' places this transaction read from the database: for
-    /// `PlaceIndexCache.keep(_:)` once it has committed.
-    var loadedPlaces: LoadedPlaces { read.loaded }
-
     /// This transaction's connection, for the ledger's statements written once (`PlaceArrivalTables`).
     var sql: SQLiteExecutor { SQLiteExecutor(db: db) }
-
-    func loadedPlace(key: Int64) -> CachedPlace? { read.place(key: key) }
-
-    private func geometry(key: Int64) throws -> String { try PlaceArrivalTables.geometry(key: key, on: sql) }
 }

@@ -5,18 +5,8 @@ import Timestamps
 import Tracking
 
 /// A device's report (status, rejections, region events), written inside an append's
-/// transaction on the writer thread.
+/// transaction on the writer thread; the status is read as `SQLCore.DirectoryTables.status` reads it.
 enum SQLiteDeviceReport {
-    /// The columns of the device row `status(_:at:)` reads, in its order.
-    static let statusColumns = "last_seen_at, battery, battery_at"
-
-    /// The status in `statusColumns` starting at `column`.
-    static func status(_ row: Statement, at column: Int32) -> DeviceStatus {
-        let battery = row.isNull(column + 1) || row.isNull(column + 2)
-            ? nil : BatteryReading(percent: row.double(column + 1), timestamp: row.int64(column + 2))
-        return DeviceStatus(lastSeenAt: row.optionalInt64(column), battery: battery)
-    }
-
     /// Writes `report` for the device whose stored status is `current`.
     static func write(_ report: DeviceReport, deviceKey: Int64, current: DeviceStatus, in db: Database) throws {
         if let next = current.updated(by: report) {
@@ -34,7 +24,8 @@ enum SQLiteDeviceReport {
                                  .int(rejection.count)])
                 _ = try insert.run()
             }
-            try trim("device_rejections", deviceKey: deviceKey, keep: DeviceReport.maxRejectionsKept, in: db)
+            try db.run(DeviceLogTables.trimSQL("device_rejections"),
+                       [.integer(deviceKey), .integer(deviceKey), .int(DeviceReport.maxRejectionsKept)])
         }
         if !report.events.isEmpty {
             let insert = try db.prepare("""
@@ -48,16 +39,8 @@ enum SQLiteDeviceReport {
                                  .optional(t.trigger)])
                 _ = try insert.run()
             }
-            try trim("device_events", deviceKey: deviceKey, keep: DeviceReport.maxEventsKept, in: db)
+            try db.run(DeviceLogTables.trimSQL("device_events"), [.integer(deviceKey), .integer(deviceKey), .int(DeviceReport.maxEventsKept)])
         }
-    }
-
-    /// Deletes the device's rows of `table` but the newest `keep`.
-    static func trim(_ table: String, deviceKey: Int64, keep: Int, in db: Database) throws {
-        try db.run("""
-            DELETE FROM \(table) WHERE device_key = ?1 AND id <=
-              (SELECT id FROM \(table) WHERE device_key = ?1 ORDER BY id DESC LIMIT 1 OFFSET ?2)
-            """, [.integer(deviceKey), .int(keep)])
     }
 }
 

@@ -3,18 +3,11 @@ import Storage
 import Tracking
 
 extension SQLiteBackend: GeoIndex {
-    public func sharedDevices(groupID: GroupID) throws -> [SharedDevice] {
-        try read { db in try Self.sharedDevices(groupID: groupID, in: db) }
-    }
-
     /// From `visibility`, checked against the version of the visibility tables on every call.
     public func sharingDevices(groupID: GroupID) throws -> SharingDevices {
-        try read { db in try visibility.devices(groupID: groupID, in: db) { try Self.sharedDevices(groupID: groupID, in: $0) } }
-    }
-
-    /// `DirectoryTables.sharedDevices` inside the read on `db`.
-    static func sharedDevices(groupID: GroupID, in db: Database) throws -> [SharedDevice] {
-        try DirectoryTables.sharedDevices(groupID: groupID, on: SQLiteExecutor(db: db))
+        try read { db in
+            try visibility.devices(groupID: groupID, in: db) { try DirectoryTables.sharedDevices(groupID: groupID, on: SQLiteExecutor(db: $0)) }
+        }
     }
 
     /// A reader over `cell_index` in one snapshot plus the unmerged fixes that snapshot does not

@@ -1,9 +1,10 @@
-import Tracking
 import GeoKit
 import LocationFormats
+import SQLCore
 import Storage
 import Synchronization
 import Timestamps
+import Tracking
 
 extension SQLiteBackend: LocationStore {
     /// The append, answered by the writer thread itself right after the commit.
@@ -24,9 +25,9 @@ extension SQLiteBackend: LocationStore {
         // The copies of groups' places an append loads go into the cache only once it has
         // committed (`PlaceIndexCache.keep(_:)`).
         write({ db -> (outcome: IngestOutcome, places: LoadedPlaces) in
-            guard let device = try db.firstRow("SELECT key, last_ts, \(SQLiteDeviceReport.statusColumns) FROM devices WHERE id = ?",
+            guard let device = try db.firstRow("SELECT key, last_ts, \(DirectoryTables.statusColumns) FROM devices WHERE id = ?",
                                                [.id(deviceID)], {
-                (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1), status: SQLiteDeviceReport.status($0, at: 2))
+                (key: $0.int64(0), lastTimestamp: $0.optionalInt64(1), status: try DirectoryTables.status(SQLiteStatementRow(statement: $0), at: 2))
             }) else { throw TrackingError.notFound("device") }
             if let report { try SQLiteDeviceReport.write(report, deviceKey: device.key, current: device.status, in: db) }
             var outcome = IngestOutcome()
@@ -93,9 +94,9 @@ extension SQLiteBackend: LocationStore {
                 outcome.newLatestSequence = newest.sequence
             } else {
                 // A backfill: the newest fix stays, the history changed (`SharedLatestCache`).
-                try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(device.key)])
+                try db.run(FixTables.historyChangedSQL, [.integer(device.key)])
             }
-            let sharing = try Self.sharingPeriods(deviceID: deviceID, in: db)
+            let sharing = try DeviceSharingTables.sharing(deviceID: deviceID, on: SQLiteExecutor(db: db))
             outcome.events = try Self.locationEvents(deviceID: deviceID, deviceKey: device.key, outcome: outcome, rule: rule,
                                                      sharing: sharing, in: db)
             var loaded: LoadedPlaces = []
@@ -196,63 +197,6 @@ extension SQLiteBackend: LocationStore {
         return survivors
     }
 
-    public func history(deviceID: DeviceID, from: Int64?, to: Int64?, after cursor: HistoryCursor?, limit: Int) throws -> HistoryPage {
-        try read { db in
-            guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(deviceID)], { $0.int64(0) }) else {
-                throw TrackingError.notFound("device")
-            }
-            let start = cursor ?? HistoryCursor(timestamp: from ?? Int64.min, sequence: Int64.min)
-            let lowerTimestamp = max(start.timestamp, from ?? Int64.min)
-            var fixes: [StoredFix] = []
-            try db.forEachRow("""
-                SELECT ts, seq, lon, lat, accuracy, altitude, speed, heading, battery, client_id FROM locations
-                WHERE device_key = ? AND ts >= ? AND ts <= ? AND (ts, seq) > (?, ?)
-                ORDER BY ts, seq LIMIT ?
-                """, [.integer(key), .integer(lowerTimestamp), .integer(to ?? Int64.max),
-                      .integer(start.timestamp), .integer(start.sequence), .int(limit + 1)]) { row in
-                fixes.append(StoredFix(deviceID: deviceID, sequence: row.int64(1), fix: Fix(
-                    longitude: row.double(2), latitude: row.double(3), timestamp: row.int64(0),
-                    accuracy: row.optionalDouble(4), altitude: row.optionalDouble(5), speed: row.optionalDouble(6),
-                    heading: row.optionalDouble(7), battery: row.optionalDouble(8), clientID: row.optionalString(9))))
-            }
-            guard fixes.count > limit else { return HistoryPage(fixes: fixes, next: nil) }
-            fixes.removeLast()
-            let last = fixes[fixes.count - 1]
-            return HistoryPage(fixes: fixes, next: HistoryCursor(timestamp: last.fix.timestamp, sequence: last.sequence))
-        }
-    }
-
-    public func deleteHistory(deviceID: DeviceID, before: Int64) async throws -> Int {
-        let unmerged = self.unmerged
-        var total = 0
-        while true {
-            let deleted = try await write { db -> Int in
-                guard let key = try db.firstRow("SELECT key FROM devices WHERE id = ?", [.id(deviceID)], { $0.int64(0) }) else {
-                    throw TrackingError.notFound("device")
-                }
-                return try Self.deleteBatch(deviceKey: key, before: before, limit: 10_000, unmerged: unmerged, in: db)
-            }
-            total += deleted
-            if deleted < 10_000 { return total }
-        }
-    }
-
-    public func purge(before: Int64, batch: Int) async throws -> Int {
-        let unmerged = self.unmerged
-        let keys = try read { db in try db.rows("SELECT key FROM devices", [], { $0.int64(0) }) }
-        var total = 0
-        for key in keys {
-            while true {
-                let deleted = try await write { db in
-                    try Self.deleteBatch(deviceKey: key, before: before, limit: batch, unmerged: unmerged, in: db)
-                }
-                total += deleted
-                if deleted < batch { break }
-            }
-        }
-        return total
-    }
-
     /// Deletes up to `limit` of the device's oldest fixes before `before` — from history, the
     /// merged indexes and the in-memory mirror (a queued fix that no longer is in history is
     /// skipped by the merge) — and recomputes its latest location if that was among them.
@@ -282,7 +226,7 @@ extension SQLiteBackend: LocationStore {
             WHERE key = ? AND last_ts < ?
             """, [.integer(deviceKey), .integer(before)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
-        try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(deviceKey)])
+        try db.run(FixTables.historyChangedSQL, [.integer(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: last.ts + 1, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: Set(victims.map(\.seq)),
                         clientIDs: victims.compactMap { v in v.clientID.map { .init(deviceKey: deviceKey, clientID: $0) } })
@@ -300,9 +244,19 @@ extension SQLiteBackend: LocationStore {
         try db.run("DELETE FROM index_queue WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("DELETE FROM locations WHERE device_key = ?", [.integer(deviceKey)])
         try db.run("UPDATE index_state SET deletions = deletions + 1")
-        try db.run("UPDATE devices SET history_version = history_version + 1 WHERE key = ?", [.integer(deviceKey)])
+        try db.run(FixTables.historyChangedSQL, [.integer(deviceKey)])
         try redactLocationEvents(deviceKey: deviceKey, before: nil, in: db)
         unmerged.remove(deviceKey: deviceKey, sequences: nil, clientIDs: [])
+    }
+}
+
+/// `deleteHistory` and `purge`: `SQLCore`'s, over `deleteBatch`.
+extension SQLiteBackend: FixBatchDeletion {
+    public func deleteFixBatch(of device: FixOwner, before: Int64, limit: Int) async throws -> Int {
+        let unmerged = self.unmerged
+        return try await write { db in
+            try Self.deleteBatch(deviceKey: try device.key(on: SQLiteExecutor(db: db)), before: before, limit: limit, unmerged: unmerged, in: db)
+        }
     }
 }
 

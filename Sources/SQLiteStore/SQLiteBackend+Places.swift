@@ -3,16 +3,6 @@ import SQLCore
 import Storage
 import Tracking
 
-extension SQLiteBackend: PlaceStore {
-    public func readPlaces<T>(_ body: (any PlaceTransaction) throws -> T) throws -> T {
-        try read { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
-    }
-
-    public func writePlaces<T: Sendable>(_ body: @escaping @Sendable (any PlaceTransaction) throws -> T) async throws -> T {
-        try await write { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
-    }
-}
-
 /// Places: their rows with `SQLCore.PlaceTables` (`PlaceTablesTransaction`), written once for
 /// both stores; their index cells and their members' silent presence here.
 extension SQLiteDirectory: PlaceTablesTransaction {

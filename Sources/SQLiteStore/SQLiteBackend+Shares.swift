@@ -2,12 +2,9 @@ import SQLCore
 import Storage
 import Tracking
 
-/// Share links: `SQLCore.ShareTables`, written once for both stores, in this store's transactions.
+/// Share links: `SQLCore.ShareTables`, written once for both stores (reads too), in this store's
+/// transactions.
 extension SQLiteBackend: ShareStore {
-    public func readShares<T>(_ body: (any ShareTransaction) throws -> T) throws -> T {
-        try read { try body(ShareTables(db: SQLiteExecutor(db: $0))) }
-    }
-
     /// Runs `body` in a write; the links it revokes or renews are announced through `commits`
     /// right after the commit.
     public func writeShares<T: Sendable>(_ body: @escaping @Sendable (any ShareTransaction) throws -> T) async throws -> T {
@@ -20,8 +17,4 @@ extension SQLiteBackend: ShareStore {
 }
 
 /// `SQLCore.FriendSnapshotTables`, in one read.
-extension SQLiteBackend: FriendStore {
-    public func friendsSnapshot(deviceID: DeviceID) throws -> FriendsSnapshot? {
-        try read { try FriendSnapshotTables.snapshot(deviceID: deviceID, on: SQLiteExecutor(db: $0)) }
-    }
-}
+extension SQLiteBackend: FriendStore {}

@@ -28,13 +28,16 @@ struct SQLiteDirectory: DirectoryTablesTransaction {
     }
 }
 
-/// Directory transactions; `PartitionFacts` and `deviceCredential` are `SQLCore.DirectoryTables`'
-/// (through `SQLStatementReads`).
-extension SQLiteBackend: DirectoryStore {
-    /// Runs `body` in a write; the events it logs are announced through `commits` right after
-    /// the commit, before `onCommit`.
-    public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T,
-                                            onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
+/// Directory and place transactions (`SQLCore.DirectoryTablesStore`); `PartitionFacts` and
+/// `deviceCredential` are `SQLCore.DirectoryTables`' (through `SQLStatementReads`).
+extension SQLiteBackend: DirectoryTablesStore {
+    public func readPlaces<T>(_ body: (any PlaceTransaction) throws -> T) throws -> T {
+        try read { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
+    }
+
+    /// The events `body` logs are announced through `commits` right after the commit.
+    public func writePlaces<T: Sendable>(_ body: @escaping @Sendable (any PlaceTransaction) throws -> T,
+                                         onCommit: @escaping @Sendable (T) -> Void) async throws -> T {
         let door = commits, unmerged = self.unmerged
         return try await write({ db -> Announced<T> in
             let changes = CommittedChanges()
@@ -43,13 +46,5 @@ extension SQLiteBackend: DirectoryStore {
             committed.changes.announce(through: door)
             onCommit(committed.value)
         }).value
-    }
-
-    public func readDirectory<T>(_ body: (any DirectoryTransaction) throws -> T) throws -> T {
-        try read { try body(SQLiteDirectory(db: $0, unmerged: self.unmerged)) }
-    }
-
-    public func writeDirectory<T: Sendable>(_ body: @escaping @Sendable (any DirectoryTransaction) throws -> T) async throws -> T {
-        try await writeDirectory(body, onCommit: { _ in })
     }
 }

@@ -1,13 +1,8 @@
-/// A position on the Earth in degrees, GeoJSON order: `[longitude, latitude]`.
-public struct TimelinePoint: Sendable, Hashable {
-    public var longitude: Double
-    public var latitude: Double
+import GeoKit
 
-    public init(longitude: Double, latitude: Double) {
-        self.longitude = longitude
-        self.latitude = latitude
-    }
-}
+/// A position on the Earth in degrees, GeoJSON order (`[longitude, latitude]`): the one
+/// position type, GeoKit's.
+public typealias TimelinePoint = GeoPosition
 
 /// One fix as the segmenter needs it: time (milliseconds since 1970 UTC), position (degrees) and
 /// horizontal accuracy (meters, nil when unknown).

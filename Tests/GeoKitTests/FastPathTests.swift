@@ -442,14 +442,14 @@ struct FastPathTests {
             for _ in 0..<150 {
                 let cell = Cell(unchecked: CellID(rng.pointNear(center, within: radius * 1.3)).parent(level: 2 + Int(rng.next() % 18)))
                 for needContains in [false, true] {
-                    let r = PolygonPredicates(polygon: polygon).relate(cell, needContains: needContains)
+                    let r = polygon.relate(cell, needContains: needContains)
                     let intersects = polygon.mayIntersect(cell)
                     #expect(r.intersects == intersects)
                     #expect(r.contains == (needContains && intersects && polygon.contains(cell)))
                     let m = MultiPolygonPredicates(multi).relate(cell, needContains: needContains)
                     #expect(m.intersects == multi.mayIntersect(cell))
                     #expect(m.contains == (needContains && multi.contains(cell)))
-                    let l = LoopPredicates(loop: shell).relate(cell, needContains: needContains)
+                    let l = shell.relate(cell, needContains: needContains)
                     #expect(l.intersects == shell.mayIntersect(cell))
                     #expect(l.contains == (needContains && l.intersects && shell.contains(cell)))
                     let (holeIntersects, holeInside) = hole.geometry.relateHole(cell)

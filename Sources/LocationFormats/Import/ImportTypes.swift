@@ -96,11 +96,6 @@ public struct ImportOptions: Sendable, Equatable {
 public struct ImportRejection: Sendable, Equatable {
     public let index: Int
     public let error: FixError
-
-    public init(index: Int, error: FixError) {
-        self.index = index
-        self.error = error
-    }
 }
 
 /// Why the rest of a file could not be read (its fixes up to that point are kept): an error with
