@@ -21,6 +21,26 @@ enum PostgresSchema {
         let sql: String
     }
 
+    /// A trigger function that moves group `group_id`'s row of `table` (`group_id`, `version`)
+    /// forward for the old and the new row of any change (migrations 6 and 8: one text, two
+    /// tables). Its lines start at the column a migration's SQL starts at.
+    static func groupVersionBump(function: String, table: String) -> String {
+        """
+        CREATE FUNCTION \(function)() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP <> 'INSERT' THEN
+                INSERT INTO \(table) AS v (group_id, version) VALUES (OLD.group_id, 1)
+                    ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
+            END IF;
+            IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW.group_id IS DISTINCT FROM OLD.group_id) THEN
+                INSERT INTO \(table) AS v (group_id, version) VALUES (NEW.group_id, 1)
+                    ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
+            END IF;
+            RETURN NULL;
+        END $$;
+        """
+    }
+
     /// The key of the migration lock (FNV-1a of its name, the same on every node).
     static let lockKey = AdvisoryLockKey(name: "fod.schema-migrations")
 
@@ -320,18 +340,7 @@ enum PostgresSchema {
                 group_id text PRIMARY KEY,
                 version bigint NOT NULL
             );
-            CREATE FUNCTION fod_bump_group_visibility() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF TG_OP <> 'INSERT' THEN
-                    INSERT INTO group_visibility AS v (group_id, version) VALUES (OLD.group_id, 1)
-                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
-                END IF;
-                IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW.group_id IS DISTINCT FROM OLD.group_id) THEN
-                    INSERT INTO group_visibility AS v (group_id, version) VALUES (NEW.group_id, 1)
-                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
-                END IF;
-                RETURN NULL;
-            END $$;
+            \(groupVersionBump(function: "fod_bump_group_visibility", table: "group_visibility"))
             CREATE TRIGGER memberships_move_visibility AFTER INSERT OR UPDATE OR DELETE ON memberships
                 FOR EACH ROW EXECUTE FUNCTION fod_bump_group_visibility();
             CREATE TRIGGER sharing_periods_move_visibility AFTER INSERT OR UPDATE OR DELETE ON sharing_periods
@@ -376,18 +385,7 @@ enum PostgresSchema {
                 version bigint NOT NULL
             );
             INSERT INTO place_versions (group_id, version) SELECT DISTINCT group_id, 1 FROM places;
-            CREATE FUNCTION fod_bump_place_version() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                IF TG_OP <> 'INSERT' THEN
-                    INSERT INTO place_versions AS v (group_id, version) VALUES (OLD.group_id, 1)
-                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
-                END IF;
-                IF TG_OP <> 'DELETE' AND (TG_OP = 'INSERT' OR NEW.group_id IS DISTINCT FROM OLD.group_id) THEN
-                    INSERT INTO place_versions AS v (group_id, version) VALUES (NEW.group_id, 1)
-                        ON CONFLICT (group_id) DO UPDATE SET version = v.version + 1;
-                END IF;
-                RETURN NULL;
-            END $$;
+            \(groupVersionBump(function: "fod_bump_place_version", table: "place_versions"))
             CREATE TRIGGER places_move_version AFTER INSERT OR UPDATE OR DELETE ON places
                 FOR EACH ROW EXECUTE FUNCTION fod_bump_place_version();
             CREATE TRIGGER place_cells_move_version AFTER INSERT OR UPDATE OR DELETE ON place_cells
