@@ -6,6 +6,20 @@ import Storage
 ///
 /// Times are INTEGER milliseconds since 1970 UTC. Secrets are stored only as hashes.
 public enum Schema {
+    /// A stored fix's position and measurements, as the history tables of migrations 3 (`fixes`)
+    /// and 5 (`locations`) declare them; each line but the first starts at the column the
+    /// interpolation does (four spaces into its table).
+    static let fixColumns = """
+        lon REAL NOT NULL,
+            lat REAL NOT NULL,
+            accuracy REAL,
+            altitude REAL,
+            speed REAL,
+            heading REAL,
+            battery REAL,
+            client_id TEXT,
+        """
+
     public static let migrator = Migrator([
         .init(version: 1, name: "accounts", sql: """
             CREATE TABLE users (
@@ -75,14 +89,7 @@ public enum Schema {
                 device_key INTEGER NOT NULL,
                 ts INTEGER NOT NULL,
                 seq INTEGER NOT NULL,
-                lon REAL NOT NULL,
-                lat REAL NOT NULL,
-                accuracy REAL,
-                altitude REAL,
-                speed REAL,
-                heading REAL,
-                battery REAL,
-                client_id TEXT,
+                \(fixColumns)
                 PRIMARY KEY (cell, device_key, ts, seq)
             ) WITHOUT ROWID;
             -- History pages, duplicate-by-timestamp checks and retention, per device in time order.
@@ -121,14 +128,7 @@ public enum Schema {
                 ts INTEGER NOT NULL,
                 seq INTEGER NOT NULL,
                 cell INTEGER NOT NULL,
-                lon REAL NOT NULL,
-                lat REAL NOT NULL,
-                accuracy REAL,
-                altitude REAL,
-                speed REAL,
-                heading REAL,
-                battery REAL,
-                client_id TEXT,
+                \(fixColumns)
                 PRIMARY KEY (device_key, ts, seq)
             ) WITHOUT ROWID;
             -- The 2dsphere index: signed leaf cell id first, position and time included, so a
