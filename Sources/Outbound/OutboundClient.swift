@@ -55,7 +55,7 @@ public enum OutboundError: Error, Sendable, Equatable, CustomStringConvertible {
 /// - redirects are not followed; only `http` and `https`;
 /// - connect and total timeouts; a reply is read for at most `maxResponseBytes`;
 /// - TLS verified against the system's certificates;
-/// - connections are kept per destination and reused.
+/// - connections are kept per destination and reused, at most `connectionsPerDestination` at once.
 /// `send` blocks: call it from a worker thread.
 public final class OutboundClient: Sendable {
     public struct Configuration: Sendable {
@@ -64,8 +64,19 @@ public final class OutboundClient: Sendable {
         public var totalTimeoutMilliseconds = 10_000
         public var maxResponseBytes = 64 * 1024
         public var userAgent = "FindOurDevices-Notify/1"
-        /// Idle handles (each with its open connection) kept per destination.
-        public var idlePerDestination = 2
+        /// Requests to one destination at once, at most (more wait for one to finish, at most
+        /// the total timeout): the connections a client opens to one receiver, opened once and
+        /// reused (see `DestinationSlots`). Many channels may share a destination (ntfy.sh).
+        public var connectionsPerDestination = 16
+        /// Connections opened to one destination at once, at most (a request that finds no idle
+        /// one waits for its turn to open one): a burst of new connections can overflow a small
+        /// receiver's listen queue, and a dropped connection attempt is retried a second later.
+        public var openingPerDestination = 2
+        /// Idle handles (each with its open connection) kept per destination: at least
+        /// `connectionsPerDestination`, or the rest connect anew every time.
+        public var idlePerDestination = 16
+        /// Idle handles kept at most over all destinations (a bound on memory and open sockets).
+        public var idleHandles = 256
         /// Destinations with idle handles kept at most (a bound on memory).
         public var destinations = 256
 
@@ -73,10 +84,18 @@ public final class OutboundClient: Sendable {
     }
 
     public let configuration: Configuration
-    private let idle = Mutex<[String: [CurlEasy]]>([:])
+    /// Idle handles by destination (`scheme://host:port`) and how many there are in all.
+    private let idle = Mutex<(byDestination: [String: [CurlEasy]], count: Int)>(([:], 0))
+
+    /// Requests under way by destination (`connectionsPerDestination`).
+    private let slots: DestinationSlots
+    /// Requests on a new handle (a new connection) by destination (`openingPerDestination`).
+    private let openings: DestinationSlots
 
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
+        slots = DestinationSlots(limit: configuration.connectionsPerDestination)
+        openings = DestinationSlots(limit: configuration.openingPerDestination)
         CurlGlobal.initializeOnce()
     }
 
@@ -99,7 +118,19 @@ public final class OutboundClient: Sendable {
         case .failure(let error): return .failure(error)
         }
         let key = "\(request.url.scheme)://\(request.url.host):\(request.url.port)"
+        guard slots.acquire(key, waitingMilliseconds: configuration.totalTimeoutMilliseconds) else { return .failure(.timedOut) }
+        defer { slots.release(key) }
+        if let easy = checkOut(key) { return perform(request, on: easy, pinnedTo: address, key: key) }
+        guard openings.acquire(key, waitingMilliseconds: configuration.totalTimeoutMilliseconds) else { return .failure(.timedOut) }
+        defer { openings.release(key) }
+        // A handle may have come back while this request waited for its turn to open one.
         guard let easy = checkOut(key) ?? CurlEasy() else { return .failure(.failed("libcurl could not make a handle")) }
+        return perform(request, on: easy, pinnedTo: address, key: key)
+    }
+
+    /// `perform`, then the handle (with its connection) kept for the next request to `key`.
+    private func perform(_ request: OutboundRequest, on easy: CurlEasy, pinnedTo address: ResolvedAddress, key: String)
+        -> Result<OutboundResponse, OutboundError> {
         let result = perform(request, on: easy, pinnedTo: address)
         checkIn(easy, key: key)
         return result
@@ -158,13 +189,19 @@ public final class OutboundClient: Sendable {
     }
 
     private func checkOut(_ key: String) -> CurlEasy? {
-        idle.withLock { table in table[key]?.popLast() }
+        idle.withLock { pool in
+            guard let easy = pool.byDestination[key]?.popLast() else { return nil }
+            pool.count -= 1
+            return easy
+        }
     }
 
     private func checkIn(_ easy: CurlEasy, key: String) {
-        idle.withLock { table in
-            if table[key] == nil && table.count >= configuration.destinations { table.removeAll() }
-            if table[key, default: []].count < configuration.idlePerDestination { table[key, default: []].append(easy) }
+        idle.withLock { pool in
+            if pool.byDestination[key] == nil && pool.byDestination.count >= configuration.destinations { pool = ([:], 0) }
+            guard pool.count < configuration.idleHandles, pool.byDestination[key, default: []].count < configuration.idlePerDestination else { return }
+            pool.byDestination[key, default: []].append(easy)
+            pool.count += 1
         }
     }
 }

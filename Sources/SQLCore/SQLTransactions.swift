@@ -112,6 +112,15 @@ extension SQLTransactions {
         }
     }
 
+    public func recordAttempts(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID], thenLeasing limit: Int,
+                               now: Int64, leaseMilliseconds: Int64, perChannel: Int) throws -> [DeliveryJob] {
+        try writeSQLAside { db in
+            try NotificationTables.recordAttempts(attempts, on: db)
+            try NotificationTables.releaseDeliveries(unattempted, on: db)
+            return try NotificationTables.leaseDeliveries(now: now, leaseMilliseconds: leaseMilliseconds, limit: limit, perChannel: perChannel, on: db)
+        }
+    }
+
     public func nextDueTime() throws -> Int64? {
         try readSQL { try NotificationTables.nextDueTime(on: $0) }
     }

@@ -12,7 +12,7 @@ extension ServerConfiguration {
                                      ntfy notifications open its web map [FOD_PUBLIC_URL]
           --notify-allow-private     allow channels to loopback, private and link-local addresses
                                      (receivers on your own network; default: refused) [FOD_NOTIFY_ALLOW_PRIVATE=1]
-          --notify-senders <n>       deliveries sent at once, 1–64 (default 8)
+          --notify-senders <n>       sender threads, each sending 8 channels at once, 1–64 (default 8)
           --notify-backoff-ms <list> waits before each retry, comma-separated ms; the last repeats, each
                                      spread ±20% (default 5000,30000,120000,300000,900000,1800000,3600000,7200000)
           --notify-retry-hours <n>   how long a delivery is retried, 1–168 (default 24)

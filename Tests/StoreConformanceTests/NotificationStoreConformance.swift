@@ -22,6 +22,20 @@ struct NotificationStoreConformance {
     }
 
     /// The world's owner device leaves "home" and comes back: an exit and an enter event.
+    /// A channel of the viewer's with an alert on the group, and the two deliveries (oldest
+    /// first) that the matcher made of `placeEvents`.
+    static func channelWithTwoDeliveries(_ store: any TrackingStore) async throws -> (hook: Channel, order: [DeliveryID]) {
+        let world = try await SharingWorld.make(store)
+        let hook = channel(world.viewer.id)
+        try await store.insertChannel(hook, limit: 10)
+        _ = try await store.insertAlert(alert(world, by: world.viewer.id, channel: hook.id), limit: 10)
+        _ = try await placeEvents(store, world)
+        _ = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) { $0.deliveryID.rawValue } }
+        let order = try store.deliveries(channelID: hook.id, limit: 10).reversed().map(\.id)
+        #expect(order.count == 2)
+        return (hook, order)
+    }
+
     static func placeEvents(_ store: any TrackingStore, _ world: SharingWorld) async throws -> PlaceID {
         try await Fixtures.append(store, world.device.id, [Fixtures.fix(1_000, longitude: 2.3500, latitude: 48.8500)])
         let home = Fixtures.circle(world.group, by: world.owner.id, longitude: 2.35, latitude: 48.85, name: "home")
@@ -130,14 +144,7 @@ struct NotificationStoreConformance {
     @Test(arguments: StoreFactory.all)
     func aChannelsBacklogIsLeasedTogetherInOrderAndReleased(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
-            let world = try await SharingWorld.make(store)
-            let hook = Self.channel(world.viewer.id)
-            try await store.insertChannel(hook, limit: 10)
-            _ = try await store.insertAlert(Self.alert(world, by: world.viewer.id, channel: hook.id), limit: 10)
-            _ = try await Self.placeEvents(store, world)
-            _ = try store.matchAlerts(groupID: world.group, consumer: "notify", limit: 100) { AlertMatcher.deliveries($0) { $0.deliveryID.rawValue } }
-            let order = try store.deliveries(channelID: hook.id, limit: 10).reversed().map(\.id)
-            #expect(order.count == 2)
+            let (hook, order) = try await Self.channelWithTwoDeliveries(store)
             let now = Timestamp.nowMilliseconds() + 1
             let backlog = try store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10, perChannel: 8)
             #expect(backlog.map(\.delivery.id) == order)
@@ -196,6 +203,33 @@ struct NotificationStoreConformance {
             #expect(try store.leaseDeliveries(now: now + 8, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).isEmpty)
             #expect(try store.leaseDeliveries(now: now + 5_000, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).map(\.delivery.id)
                     == busyLog.map(\.id))
+        }
+    }
+
+    /// A round recorded and the next leased in one call: the channel's next delivery, its
+    /// oldest now, comes back leased (no one else gets it); a retried one holds its channel back.
+    @Test(arguments: StoreFactory.all)
+    func aRoundIsRecordedAndTheNextLeasedTogether(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            let (hook, order) = try await Self.channelWithTwoDeliveries(store)
+            let now = Timestamp.nowMilliseconds() + 1
+            let first = try store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10, perChannel: 1)
+            #expect(first.map(\.delivery.id) == [order[0]])
+            // The head leased, the one behind it is no one's to lease.
+            #expect(try store.leaseDeliveries(now: now, leaseMilliseconds: 60_000, limit: 10, perChannel: 1).isEmpty)
+            let next = try store.recordAttempts([DeliveryAttempt(deliveryID: order[0], channelID: hook.id, outcome: .delivered, at: now,
+                                                                 httpStatus: 204, error: nil, disableChannel: nil)],
+                                                releasing: [], thenLeasing: 10, now: now + 1, leaseMilliseconds: 60_000, perChannel: 8)
+            #expect(next.map(\.delivery.id) == [order[1]])
+            #expect(try store.deliveries(channelID: hook.id, limit: 10).first { $0.id == order[0] }?.status == .delivered)
+            #expect(try store.leaseDeliveries(now: now + 1, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).isEmpty)
+            // To be retried in 5 s: nothing to lease until then.
+            let after = try store.recordAttempts([DeliveryAttempt(deliveryID: order[1], channelID: hook.id, outcome: .retry(at: now + 5_000),
+                                                                  at: now + 2, httpStatus: 503, error: "busy", disableChannel: nil)],
+                                                 releasing: [], thenLeasing: 10, now: now + 2, leaseMilliseconds: 60_000, perChannel: 8)
+            #expect(after.isEmpty)
+            #expect(try store.leaseDeliveries(now: now + 5_000, leaseMilliseconds: 60_000, limit: 10, perChannel: 8).map(\.delivery.id)
+                    == [order[1]])
         }
     }
 }

@@ -82,23 +82,23 @@ public final class AlertConsumer: GroupEventSink, Sendable {
     }
 
     /// Runs the matcher over the groups, together (one transaction a pass, at most
-    /// `groupsPerTransaction` groups), until their logs are read.
+    /// `groupsPerTransaction` groups), until their logs are read. What a transaction inserted
+    /// goes to the senders as it commits: while walkers keep posting, the groups stay behind
+    /// and the passes go on, and their deliveries must not wait for the last one.
     func match(_ groups: Set<GroupID>) {
         var left = Array(groups)
-        var matched = false
         while !left.isEmpty {
             let batch = Array(left.prefix(Self.groupsPerTransaction))
             left.removeFirst(batch.count)
             do {
                 let progress = try store.matchAlerts(groupIDs: batch, consumer: Self.name, limit: configuration.batch) { AlertMatcher.deliveries($0, body: NotificationMessage.webhookBody) }
+                onDeliveries()
                 left += progress.behind
                 if !progress.busy.isEmpty { retryShortly(progress.busy) }
-                matched = true
             } catch {
                 logger.warning("alerts: matching \(batch.count) group(s) failed (\(error)); the next pass retries")
             }
         }
-        if matched { onDeliveries() }
     }
 
     /// Groups another node was matching: look again in a moment (what it read before our
@@ -115,5 +115,5 @@ public final class AlertConsumer: GroupEventSink, Sendable {
     }
 
     /// Groups matched in one transaction at most.
-    static let groupsPerTransaction = 64
+    static let groupsPerTransaction = 16
 }

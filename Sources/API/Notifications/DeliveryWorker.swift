@@ -5,13 +5,14 @@ import Timestamps
 import Tracking
 
 /// Sends the queued deliveries (API.md "Delivery"): `senders` threads each lease the oldest due
-/// deliveries of a few channels from the store, send it through the transport (which blocks: hence
-/// threads of its own, never the server's), and record the outcome the `DeliveryPolicy` gives.
-/// A thread with nothing due waits until woken (`wake`: the matcher inserted something) or until
-/// the next delivery is due (at most `idleSeconds`, so leases other nodes let run out are taken
-/// over). A wake lets one waiting thread look; a thread whose lease came back full (more may be
-/// due) lets the next one look before it sends, so the threads fan out over the due channels
-/// and no thread looks at a queue another has just emptied.
+/// deliveries of a few channels from the store, send them — the channels side by side, each
+/// channel's in order (a send blocks: hence threads of their own, never the server's) — and
+/// record the outcomes the `DeliveryPolicy` gives, leasing the next round in the same
+/// transaction. A thread with nothing due waits until woken (`wake`: the matcher inserted
+/// something) or until the next delivery is due (at most `idleSeconds`, so leases other nodes
+/// let run out are taken over). A wake lets one waiting thread look; a thread whose lease came
+/// back full (more may be due) lets two more look before it sends, so the threads fan out over
+/// the due channels in a few leases' time and no thread looks at a queue another has just emptied.
 ///
 /// At least once: a delivery is marked delivered only after its 2xx; a crash between the two
 /// sends it again after the lease runs out, with the same `webhook-id`.
@@ -81,11 +82,14 @@ public final class DeliveryWorker: Sendable {
     }
 
     /// Something may be due now: one waiting thread looks (or the next to finish its round).
-    public func wake() {
+    public func wake() { wake(threads: 1) }
+
+    /// `threads` waiting threads look (or the next ones to finish their rounds).
+    private func wake(threads: Int) {
         signal.lock()
         let senders = max(1, configuration.senders)
-        state.withLock { $0.wakes = min($0.wakes + 1, senders) }
-        signal.signal()
+        state.withLock { $0.wakes = min($0.wakes + threads, senders) }
+        for _ in 0..<threads { signal.signal() }
         signal.unlock()
     }
 
@@ -93,30 +97,42 @@ public final class DeliveryWorker: Sendable {
 
     private func run() {
         var housekeeping = Timestamp.nowMilliseconds()
+        var jobs: [DeliveryJob] = [], leasedAt = housekeeping
         while running {
-            let now = Timestamp.nowMilliseconds()
-            let jobs: [DeliveryJob]
-            do {
-                jobs = try store.leaseDeliveries(now: now, leaseMilliseconds: configuration.leaseMilliseconds, limit: configuration.batch,
-                                                 perChannel: configuration.perChannel)
-            } catch {
-                logger.warning("notifications: leasing deliveries failed (\(error))")
-                waitForWork(until: now + 1_000)
-                continue
-            }
-            // Every channel asked for came back: more may be due, for another thread.
-            if Set(jobs.map(\.channel.id)).count >= configuration.batch { wake() }
-            let sent = send(jobs, leasedAt: now)
-            record(sent.attempts, releasing: sent.unattempted)
             if jobs.isEmpty {
-                if now - housekeeping > 3_600_000 {
-                    housekeeping = now
-                    prune(now: now)
+                leasedAt = Timestamp.nowMilliseconds()
+                do {
+                    jobs = try store.leaseDeliveries(now: leasedAt, leaseMilliseconds: configuration.leaseMilliseconds, limit: configuration.batch,
+                                                     perChannel: configuration.perChannel)
+                } catch {
+                    logger.warning("notifications: leasing deliveries failed (\(error))")
+                    waitForWork(until: leasedAt + 1_000)
+                    continue
+                }
+            }
+            guard !jobs.isEmpty else {
+                if leasedAt - housekeeping > 3_600_000 {
+                    housekeeping = leasedAt
+                    prune(now: leasedAt)
                 }
                 let due = (try? store.nextDueTime()) ?? nil
-                waitForWork(until: min(due ?? Int64.max, now + Int64(configuration.idleSeconds * 1_000)))
+                waitForWork(until: min(due ?? Int64.max, leasedAt + Int64(configuration.idleSeconds * 1_000)))
+                continue
+            }
+            // Every channel asked for came back: more may be due, for two more threads (so that
+            // a burst reaches as many threads as it needs in a few leases' time, not one by one).
+            if Set(jobs.map(\.channel.id)).count >= configuration.batch { wake(threads: 2) }
+            let sent = send(jobs, leasedAt: leasedAt)
+            leasedAt = Timestamp.nowMilliseconds()
+            if running {
+                jobs = recordAndLease(sent, now: leasedAt)
+            } else {
+                record(sent.attempts, releasing: sent.unattempted)
+                jobs = []
             }
         }
+        // Stopped with a round leased and not sent: due again at once, for another node.
+        record([], releasing: jobs.map(\.delivery.id))
     }
 
     /// Waits until woken or until `deadline` (ms since 1970).
@@ -136,20 +152,40 @@ public final class DeliveryWorker: Sendable {
         }
     }
 
-    /// Sends leased jobs in their order. After a channel's first delivery that was not delivered
-    /// its later jobs are not sent (they must not overtake it), nor is anything once half the
-    /// lease has passed (what runs out, another node takes over): those are returned to release.
+    /// Sends a round's leased jobs: the channels side by side (a round lasts as long as its
+    /// slowest channel), each channel's in order (`sendInOrder`).
     func send(_ jobs: [DeliveryJob], leasedAt: Int64) -> (attempts: [DeliveryAttempt], unattempted: [DeliveryID]) {
-        var attempts: [DeliveryAttempt] = [], unattempted: [DeliveryID] = []
-        var halted: Set<ChannelID> = []
+        let sent = SideBySide.map(Self.channelRuns(jobs), name: "fod-notify-send") { [self] run in sendInOrder(run, leasedAt: leasedAt) }
+        return (sent.flatMap(\.attempts), sent.flatMap(\.unattempted))
+    }
+
+    /// The jobs by channel, each channel's in their order; channels in the order of their first job.
+    static func channelRuns(_ jobs: [DeliveryJob]) -> [[DeliveryJob]] {
+        var runs: [[DeliveryJob]] = [], index: [ChannelID: Int] = [:]
         for job in jobs {
-            if halted.contains(job.channel.id) || Timestamp.nowMilliseconds() - leasedAt > configuration.leaseMilliseconds / 2 {
+            if let at = index[job.channel.id] {
+                runs[at].append(job)
+            } else {
+                index[job.channel.id] = runs.count
+                runs.append([job])
+            }
+        }
+        return runs
+    }
+
+    /// Sends jobs of one channel one after the other, until one is not delivered or half the
+    /// lease has passed; the rest are returned to release.
+    func sendInOrder(_ run: [DeliveryJob], leasedAt: Int64) -> (attempts: [DeliveryAttempt], unattempted: [DeliveryID]) {
+        var attempts: [DeliveryAttempt] = [], unattempted: [DeliveryID] = []
+        var halted = false
+        for job in run {
+            if halted || Timestamp.nowMilliseconds() - leasedAt > configuration.leaseMilliseconds / 2 {
                 unattempted.append(job.delivery.id)
                 continue
             }
             let attempt = attempt(job)
             attempts.append(attempt)
-            if case .delivered = attempt.outcome {} else { halted.insert(job.channel.id) }
+            if attempt.outcome != .delivered { halted = true }
         }
         return (attempts, unattempted)
     }
@@ -171,6 +207,18 @@ public final class DeliveryWorker: Sendable {
         }
         counters.count(attempt.outcome)
         return attempt
+    }
+
+    /// Records a round and leases the next in one transaction; nothing to send if that fails
+    /// (the round's leases run out and its deliveries are attempted again: at least once).
+    private func recordAndLease(_ sent: (attempts: [DeliveryAttempt], unattempted: [DeliveryID]), now: Int64) -> [DeliveryJob] {
+        do {
+            return try store.recordAttempts(sent.attempts, releasing: sent.unattempted, thenLeasing: configuration.batch, now: now,
+                                            leaseMilliseconds: configuration.leaseMilliseconds, perChannel: configuration.perChannel)
+        } catch {
+            logger.warning("notifications: recording \(sent.attempts.count) deliveries failed (\(error))")
+            return []
+        }
     }
 
     /// Records attempts and releases what was not attempted, in one transaction. If that fails,

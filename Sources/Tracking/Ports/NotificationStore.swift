@@ -59,6 +59,11 @@ public protocol NotificationStore: Sendable {
     /// `recordAttempt` for several attempts in one transaction, which also ends the leases of
     /// `unattempted` (leased, not sent: due again at once, still in their channel's order).
     func recordAttempts(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID]) throws
+    /// `recordAttempts(_:releasing:)`, then in the same transaction `leaseDeliveries`: a
+    /// sender's next round leased as its last one is recorded, one transaction a round (the
+    /// channels it just sent to, whose next deliveries are now their oldest, among the rest).
+    func recordAttempts(_ attempts: [DeliveryAttempt], releasing unattempted: [DeliveryID], thenLeasing limit: Int,
+                        now: Int64, leaseMilliseconds: Int64, perChannel: Int) throws -> [DeliveryJob]
     /// When the next lease can be had: the earliest due time of the oldest pending delivery of
     /// each channel, or its lease's end (nil when nothing is pending).
     func nextDueTime() throws -> Int64?
