@@ -111,7 +111,7 @@ public struct Services: Sendable {
         self.shareFeed = shareFeed
         let door = backend.commits
         door.register(events: live)
-        door.register(events: alertConsumer)
+        door.register(eventsCommittedHere: alertConsumer)
         door.register(shares: shareFeed)
         self.door = door
         let limits = backend.limitCounters

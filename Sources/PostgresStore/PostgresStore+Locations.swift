@@ -14,6 +14,7 @@ extension PostgresStore: LocationStore {
         let cells = fixes.map { CellID(LatLng(degreesLatitude: $0.latitude, longitude: $0.longitude)).int64Key }
         let shapes = placeShapes
         let index = placeIndex
+        let door = commits
         // The copies of groups' places an append loads go into the cache only once it has
         // committed (a batch that runs again, or fails, keeps nothing).
         write({ c in
@@ -23,6 +24,7 @@ extension PostgresStore: LocationStore {
             switch result {
             case .success(let appended):
                 index.keep(appended.places)
+                door.publishCommittedHere(appended.outcome.events)
                 onCommit(appended.outcome)
                 completion(.success(appended.outcome))
             case .failure(let error):

@@ -31,7 +31,7 @@ public final class PostgresStore: Sendable {
     /// The abuse limits count in the database, for every node alike.
     public let limitCounters: any LimitCounters
     /// Where this node's consumers get every node's commits (fed by `relays`).
-    public let commits = CommitDoor()
+    public let commits = CommitDoor(relayed: true)
     /// The node's relays while it publishes (`startPublishing`).
     let relays = Mutex<NodeRelays?>(nil)
 

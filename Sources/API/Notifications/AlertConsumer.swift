@@ -3,11 +3,12 @@ import HTTPServer
 import Synchronization
 import Tracking
 
-/// The alert matcher, a consumer of the commit door: a committed `place` event wakes it for its
-/// group, and it runs the store's durable matcher (`NotificationStore.matchAlerts`, a cursor per
-/// group) there; every `catchUpSeconds` it also runs it for every group whose log went past its
-/// cursor — events it never saw in memory (written before a restart, by another node while a
-/// relay was down). What it inserts, it hands to the delivery worker (`onDeliveries`).
+/// The alert matcher, a consumer of the commit door: a `place` event this node committed wakes
+/// it for its group, and it runs the store's durable matcher (`NotificationStore.matchAlerts`, a
+/// cursor per group) there; every `catchUpSeconds` it also runs it for every group whose log went
+/// past its cursor — events it never saw in memory (written before a restart, or by another node,
+/// whose own matcher reads them unless it stopped first). On many nodes each matches after its
+/// own commits, so the nodes do not queue for the same groups' cursors after every commit. What it inserts, it hands to the delivery worker (`onDeliveries`).
 ///
 /// One serial queue does the matching, so the cursor of a group is advanced by one matcher of
 /// this node at a time (nodes exclude each other by the cursor's row lock).

@@ -8,10 +8,14 @@ import Synchronization
 ///
 /// Delivery through the door is in memory and best effort: a consumer that must see every change
 /// at least once keeps a durable cursor in the store (the alert matcher's
-/// `NotificationStore.matchAlerts`) and uses the door only to know when to read.
+/// `NotificationStore.matchAlerts`) and uses the door only to know when to read. Such a consumer
+/// may ask for only the events this node committed (`register(eventsCommittedHere:)`): on many
+/// nodes each then reads after its own commits instead of every node after every commit, and its
+/// periodic pass reads what a node that stopped left behind.
 public final class CommitDoor: GroupEventSink, RelayedShareStreams, Sendable {
     private struct Consumers: Sendable {
         var events: [any GroupEventSink] = []
+        var eventsCommittedHere: [any GroupEventSink] = []
         var fixes: [any DeviceFixSink] = []
         var shares: [any ShareLinkSink] = []
         /// The consumers that can say what they have applied (for a relay that lost its
@@ -21,8 +25,12 @@ public final class CommitDoor: GroupEventSink, RelayedShareStreams, Sendable {
     }
 
     private let consumers = Mutex(Consumers())
+    /// Whether `publish` carries other nodes' commits too (PostgreSQL's relays), so that this
+    /// node's own are announced apart (`publishCommittedHere`); false: every event published
+    /// was committed here (the embedded store).
+    private let relayed: Bool
 
-    public init() {}
+    public init(relayed: Bool = false) { self.relayed = relayed }
 
     /// Adds a consumer of committed group events.
     public func register(events consumer: any GroupEventSink) {
@@ -30,6 +38,12 @@ public final class CommitDoor: GroupEventSink, RelayedShareStreams, Sendable {
             c.events.append(consumer)
             if let replaying = consumer as? any ReplayingEventConsumer { c.replaying.append(replaying) }
         }
+    }
+
+    /// Adds a consumer of the group events this node committed (after their commit, in its
+    /// commit order).
+    public func register(eventsCommittedHere consumer: any GroupEventSink) {
+        consumers.withLock { $0.eventsCommittedHere.append(consumer) }
     }
 
     /// Adds a consumer of committed fixes and share-link changes (the share links' streams).
@@ -45,7 +59,17 @@ public final class CommitDoor: GroupEventSink, RelayedShareStreams, Sendable {
 
     public func publish(_ events: [GroupEvent]) {
         guard !events.isEmpty else { return }
-        for consumer in consumers.withLock({ $0.events }) { consumer.publish(events) }
+        let (all, here) = consumers.withLock { ($0.events, $0.eventsCommittedHere) }
+        for consumer in all { consumer.publish(events) }
+        if !relayed { for consumer in here { consumer.publish(events) } }
+    }
+
+    /// Events this node just committed, announced by a store whose `publish` is relayed (a
+    /// relay brings them to `publish` as well, a moment later, for the consumers of every
+    /// node's). A store that is not relayed announces its commits with `publish` alone.
+    public func publishCommittedHere(_ events: [GroupEvent]) {
+        guard relayed, !events.isEmpty else { return }
+        for consumer in consumers.withLock({ $0.eventsCommittedHere }) { consumer.publish(events) }
     }
 
     public func fixesStored(_ outcome: IngestOutcome) {
