@@ -41,6 +41,18 @@ enum PostgresSchema {
         """
     }
 
+    /// The start of both token-bucket functions (migrations 4 and 7): drop a few full buckets,
+    /// take the key's row (made full when missing) and refill it to `p_now`, into `held`. Its
+    /// lines after the first start at the column of the function body they are interpolated in.
+    static let tokenBucketRefill = """
+        PERFORM set_config('synchronous_commit', 'off', true);
+            DELETE FROM limit_buckets WHERE ctid IN (
+                SELECT ctid FROM limit_buckets WHERE full_at <= p_now LIMIT 8 FOR UPDATE SKIP LOCKED);
+            INSERT INTO limit_buckets AS b (scope, key_digest, tokens, at, full_at) VALUES (p_scope, digest, p_burst, p_now, p_now)
+                ON CONFLICT (scope, key_digest) DO UPDATE SET tokens = b.tokens RETURNING b.tokens, b.at INTO held, held_at;
+            held := least(p_burst, held + greatest(0, p_now - held_at) / 1000.0 * p_per_second);
+        """
+
     /// The key of the migration lock (FNV-1a of its name, the same on every node).
     static let lockKey = AdvisoryLockKey(name: "fod.schema-migrations")
 
@@ -301,12 +313,7 @@ enum PostgresSchema {
                 held_at bigint;
                 wait bigint;
             BEGIN
-                PERFORM set_config('synchronous_commit', 'off', true);
-                DELETE FROM limit_buckets WHERE ctid IN (
-                    SELECT ctid FROM limit_buckets WHERE full_at <= p_now LIMIT 8 FOR UPDATE SKIP LOCKED);
-                INSERT INTO limit_buckets AS b (scope, key_digest, tokens, at, full_at) VALUES (p_scope, digest, p_burst, p_now, p_now)
-                    ON CONFLICT (scope, key_digest) DO UPDATE SET tokens = b.tokens RETURNING b.tokens, b.at INTO held, held_at;
-                held := least(p_burst, held + greatest(0, p_now - held_at) / 1000.0 * p_per_second);
+                \(tokenBucketRefill)
                 IF held >= 1 THEN
                     held := held - 1;
                 ELSE
@@ -358,12 +365,7 @@ enum PostgresSchema {
                 held double precision;
                 held_at bigint;
             BEGIN
-                PERFORM set_config('synchronous_commit', 'off', true);
-                DELETE FROM limit_buckets WHERE ctid IN (
-                    SELECT ctid FROM limit_buckets WHERE full_at <= p_now LIMIT 8 FOR UPDATE SKIP LOCKED);
-                INSERT INTO limit_buckets AS b (scope, key_digest, tokens, at, full_at) VALUES (p_scope, digest, p_burst, p_now, p_now)
-                    ON CONFLICT (scope, key_digest) DO UPDATE SET tokens = b.tokens RETURNING b.tokens, b.at INTO held, held_at;
-                held := least(p_burst, held + greatest(0, p_now - held_at) / 1000.0 * p_per_second);
+                \(tokenBucketRefill)
                 granted := least(greatest(p_want, 1), floor(held))::bigint;
                 IF granted >= 1 THEN
                     held := held - granted;
