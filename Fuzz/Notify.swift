@@ -1,4 +1,4 @@
-// fuzz-modules: API Tracking Outbound JSONCore Crypto
+// fuzz-modules: API Tracking EventJSON Outbound JSONCore Crypto
 // fuzz-support: FuzzCheck
 // fuzz-max-len: 4096
 //
@@ -11,6 +11,7 @@
 // free of control characters (no header injection from a name or token), a webhook's signature
 // verifies, and a Gotify body is JSON.
 import Crypto
+import EventJSON
 import JSONCore
 import Outbound
 @testable import API
@@ -92,16 +93,15 @@ func requests(_ text: String) {
     require(encoded.unicodeScalars.allSatisfy { $0.isASCII && $0.value >= 0x20 && $0.value != 0x7f }, "HeaderText left \(shown(encoded.utf8))")
 }
 
-/// Any JSON as a logged `place` event's data: read or skipped, and a webhook body built from it
+/// Any text as a logged `place` event's data: read or redacted, and a webhook body built from it
 /// is JSON with its type.
 func placeEvent(_ input: [UInt8]) {
-    guard let data = try? JSONParser.parse(input) else { return }
-    let event = GroupEvent(groupID: GroupID("g_x"), id: EventID(7), kind: .place, userID: UserID("u_x"), data: data)
+    let event = GroupEvent(groupID: GroupID("g_x"), id: EventID(7), payload: EventJSON.payload(type: "place", text: String(decoding: input, as: UTF8.self)))
     let input = AlertMatchInput(groupID: GroupID("g_x"), groupName: "Family", events: [event],
                                 alerts: [Alert(id: AlertID("al_x"), groupID: GroupID("g_x"), userID: UserID("u_y"), channelID: ChannelID("ch_x"), placeID: nil, deviceID: nil,
                                                events: [.enter, .exit], sinceEvent: .start, createdAt: .epoch)],
                                 deviceNames: [:], displayNames: [:])
-    for delivery in AlertMatcher.deliveries(input) {
+    for delivery in AlertMatcher.deliveries(input, body: NotificationMessage.webhookBody) {
         let body = try? JSONParser.parse(delivery.payload)
         require(body?["type"]?.stringValue == delivery.eventType, "a webhook body of type \(delivery.eventType) reads \(delivery.payload)")
     }
