@@ -133,7 +133,8 @@ def check_names(b, a, say):
 def hover_pin(b, a, dev):
     """Moves the mouse onto the pin of `dev` and waits for the tooltip. Live updates may redraw
     the pins under a mouse that no longer moves (no new mouseover then), so the hover is
-    repeated, from a fresh position of the pin, until the tooltip shows or `a.timeout` ends."""
+    repeated, from a fresh position of the pin, until the tooltip shows or `a.timeout` ends; a pin
+    covered at its centre is looked at again until then too."""
     deadline = time.time() + a.timeout
     while True:
         point = b.eval('(() => { const p = document.querySelector(".pin[data-device-id=" + CSS.escape(%s) + "]");'
@@ -143,7 +144,17 @@ def hover_pin(b, a, dev):
         if not point:
             raise CheckFailed('no pin for %s to hover' % dev)
         if not point[2]:
-            raise CheckFailed('the pin of %s is covered at its centre; cannot hover it' % dev)
+            # A live update may put another device's pin over this one for a moment (a demo
+            # vessel passing): look again until the deadline, then fail.
+            uncovered = ('(() => { const p = document.querySelector(".pin[data-device-id=" + CSS.escape(%s) + "]");'
+                         ' if (!p) return false; const r = p.getBoundingClientRect();'
+                         ' const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);'
+                         ' return !!top && (top === p || p.contains(top)); })()' % js_str(dev))
+            try:
+                b.wait_for(uncovered, max(0.1, deadline - time.time()), 'the pin of %s uncovered' % dev)
+            except CheckFailed:
+                raise CheckFailed('the pin of %s is covered at its centre; cannot hover it' % dev)
+            continue
         b.send('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': point[0] + 60, 'y': point[1] + 60})
         b.send('Input.dispatchMouseEvent', {'type': 'mouseMoved', 'x': point[0], 'y': point[1]})
         try:
