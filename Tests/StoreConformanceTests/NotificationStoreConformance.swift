@@ -164,6 +164,51 @@ struct NotificationStoreConformance {
         }
     }
 
+    /// Five groups matched in one call (the matcher's statements cover every group at once):
+    /// each group's deliveries quote its own device and member, in event order; a limit leaves
+    /// every group behind with its cursor moved past what was read, and the next call goes on
+    /// from there without matching an event twice.
+    @Test(arguments: StoreFactory.all)
+    func severalGroupsAreMatchedTogetherEachFromItsOwnCursor(_ factory: StoreFactory) async throws {
+        try await factory.withStore { store in
+            var worlds: [(group: GroupID, channel: ChannelID, quote: String)] = []
+            for index in 0..<5 {
+                let owner = try await Fixtures.user(store, "member-\(index)")
+                let device = try await Fixtures.device(store, owner: owner.id, name: "phone-\(index)")
+                let group = try await Fixtures.group(store, members: [(owner.id, device.id, true)])
+                let hook = Self.channel(owner.id)
+                try await store.insertChannel(hook, limit: 10)
+                _ = try await store.insertAlert(Alert(id: .generate(), groupID: group, userID: owner.id, channelID: hook.id, placeID: nil, deviceID: nil,
+                                                      events: [.enter, .exit], sinceEvent: .start, createdAt: Fixtures.time(Fixtures.t0)), limit: 10)
+                try await Fixtures.append(store, device.id, [Fixtures.fix(1_000, longitude: 2.3500, latitude: 48.8500)])
+                let home = Fixtures.circle(group, by: owner.id, longitude: 2.35, latitude: 48.85, name: "home")
+                let shape = try home.shape()
+                try await store.writePlaces { tx in try tx.insertPlace(home, shape: shape) }
+                for (time, longitude) in [(2_000, 2.3800), (3_000, 2.3501)] {
+                    try await Fixtures.append(store, device.id, [Fixtures.fix(Int64(time), longitude: longitude, latitude: 48.8500)])
+                }
+                worlds.append((group, hook.id, "\(group.rawValue)|phone-\(index)|member-\(index)"))
+            }
+            let match = { (limit: Int) in
+                try store.matchAlerts(groupIDs: worlds.map(\.group).reversed(), consumer: "notify", limit: limit) {
+                    AlertMatcher.deliveries($0) { "\($0.groupID.rawValue)|\($0.deviceName)|\($0.displayName)|\($0.event.crossing.rawValue)" }
+                }
+            }
+            // The first call reads up to one event id a group: the group's log is behind.
+            let first = try match(1)
+            #expect(first.busy.isEmpty && first.behind == Set(worlds.map(\.group)))
+            #expect(Set(try store.groupsBehind(consumer: "notify")) == Set(worlds.map(\.group)))
+            #expect(try match(100) == AlertMatchProgress())
+            #expect(try store.groupsBehind(consumer: "notify").isEmpty)
+            #expect(try match(100) == AlertMatchProgress())
+            for world in worlds {
+                let log = try store.deliveries(channelID: world.channel, limit: 10).reversed()
+                #expect(log.map(\.payload) == ["\(world.quote)|exit", "\(world.quote)|enter"])
+                #expect(log.map(\.eventID.rawValue) == log.map(\.eventID.rawValue).sorted() && log.allSatisfy { $0.groupID == world.group })
+            }
+        }
+    }
+
     /// Attempts of several channels recorded together: each delivery gets its own outcome, time,
     /// HTTP status and error; a channel that delivered everything is not failing, one whose
     /// attempt is to be retried is (from that attempt), and the leases end.
