@@ -38,8 +38,29 @@ extension NotificationTables {
     /// The matcher over several groups in the caller's transaction: each group's `place` events
     /// after its cursor (at most `limit` ids a group) matched to its alerts of enabled channels,
     /// the deliveries `match` makes of them inserted, its cursor moved past what was read.
+    /// Groups are taken `groupsPerPart` at a time, in group id order, so that every statement's
+    /// list stays within both databases' limits on parameters however many groups are asked for.
     public static func matchAlerts(groupIDs: [GroupID], consumer: String, limit: Int, on db: some SQLExecutor,
                                    _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> AlertMatchProgress {
+        let groups = Set(groupIDs).sorted()
+        var progress = AlertMatchProgress()
+        var start = 0
+        while start < groups.count {
+            let part = try matchPart(Array(groups[start..<min(groups.count, start + groupsPerPart)]), consumer: consumer, limit: limit,
+                                     on: db, match, now: now)
+            start += groupsPerPart
+            progress.behind.formUnion(part.behind)
+            progress.busy.formUnion(part.busy)
+        }
+        return progress
+    }
+
+    /// Groups one part of a matching transaction covers at most (see `matchAlerts`).
+    static let groupsPerPart = 64
+
+    /// `matchAlerts` for at most `groupsPerPart` groups.
+    private static func matchPart(_ groupIDs: [GroupID], consumer: String, limit: Int, on db: some SQLExecutor,
+                                  _ match: (AlertMatchInput) -> [NewDelivery], now: Int64) throws -> AlertMatchProgress {
         var progress = AlertMatchProgress()
         let name = SQLParameter.text(consumer)
         let cursors = try lockCursors(groupIDs: Set(groupIDs), consumer: name, on: db)

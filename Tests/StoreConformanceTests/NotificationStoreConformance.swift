@@ -164,7 +164,8 @@ struct NotificationStoreConformance {
         }
     }
 
-    /// Five groups matched in one call (the matcher's statements cover every group at once):
+    /// Seventy groups matched in one call (the matcher's statements cover up to 64 groups at
+    /// once, so this is two parts of one transaction):
     /// each group's deliveries quote its own device and member, in event order; a limit leaves
     /// every group behind with its cursor moved past what was read, and the next call goes on
     /// from there without matching an event twice.
@@ -172,7 +173,7 @@ struct NotificationStoreConformance {
     func severalGroupsAreMatchedTogetherEachFromItsOwnCursor(_ factory: StoreFactory) async throws {
         try await factory.withStore { store in
             var worlds: [(group: GroupID, channel: ChannelID, quote: String)] = []
-            for index in 0..<5 {
+            for index in 0..<70 {
                 let owner = try await Fixtures.user(store, "member-\(index)")
                 let device = try await Fixtures.device(store, owner: owner.id, name: "phone-\(index)")
                 let group = try await Fixtures.group(store, members: [(owner.id, device.id, true)])
