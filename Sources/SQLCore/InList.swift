@@ -15,8 +15,13 @@ struct InList {
     /// `values` with the last repeated up to the next power of two in count.
     static func padded<T>(_ values: [T]) -> [T] {
         guard let last = values.last else { return values }
+        return padded(values, with: last)
+    }
+
+    /// `values` with `filler` repeated after them up to the next power of two in count.
+    static func padded<T>(_ values: [T], with filler: T) -> [T] {
         var size = 1
         while size < values.count { size *= 2 }
-        return values + Array(repeating: last, count: size - values.count)
+        return values + Array(repeating: filler, count: size - values.count)
     }
 }

@@ -24,15 +24,6 @@ extension NotificationTables {
         let groupID: GroupID
         let after: Int64
         let through: Int64
-
-        /// `ranges` and after them empty ranges (no event is in `(0, 0]`), up to the next power
-        /// of two in count.
-        static func padded(_ ranges: [LogRange]) -> [LogRange] {
-            guard let last = ranges.last else { return ranges }
-            var size = 1
-            while size < ranges.count { size *= 2 }
-            return ranges + Array(repeating: LogRange(groupID: last.groupID, after: 0, through: 0), count: size - ranges.count)
-        }
     }
 
     /// The matcher over several groups in the caller's transaction: each group's `place` events
@@ -96,27 +87,22 @@ extension NotificationTables {
         return progress
     }
 
-    /// The `place` events of the ranges, by group, oldest first (one statement for up to
-    /// `rangesPerStatement` ranges; empty ranges pad the list).
+    /// The `place` events of the ranges (at most `groupsPerPart`, well within the 500 parts
+    /// SQLite allows a compound select), by group, oldest first, in one statement; empty ranges
+    /// (no event is in `(0, 0]`) pad the list.
     static func placeEvents(in ranges: [LogRange], on db: some SQLExecutor) throws -> [GroupID: [GroupEvent]] {
+        guard let last = ranges.last else { return [:] }
+        let padded = InList.padded(ranges, with: LogRange(groupID: last.groupID, after: 0, through: 0))
+        let sql = Array(repeating: "SELECT group_id, id, data FROM events WHERE group_id = ? AND id > ? AND id <= ? AND type = 'place'",
+                        count: padded.count).joined(separator: " UNION ALL ")
         var events: [GroupID: [GroupEvent]] = [:]
-        var start = 0
-        while start < ranges.count {
-            let part = LogRange.padded(Array(ranges[start..<min(ranges.count, start + rangesPerStatement)]))
-            start += rangesPerStatement
-            let sql = Array(repeating: "SELECT group_id, id, data FROM events WHERE group_id = ? AND id > ? AND id <= ? AND type = 'place'",
-                            count: part.count).joined(separator: " UNION ALL ")
-            try db.forEachRow(sql, part.flatMap { [.text($0.groupID.rawValue), .integer($0.after), .integer($0.through)] }) { row in
-                let groupID = GroupID(try row.text(0))
-                events[groupID, default: []].append(GroupEvent(groupID: groupID, id: EventID(try row.int64(1)),
-                                                               payload: EventJSON.payload(type: "place", text: try row.text(2))))
-            }
+        try db.forEachRow(sql, padded.flatMap { [.text($0.groupID.rawValue), .integer($0.after), .integer($0.through)] }) { row in
+            let groupID = GroupID(try row.text(0))
+            events[groupID, default: []].append(GroupEvent(groupID: groupID, id: EventID(try row.int64(1)),
+                                                           payload: EventJSON.payload(type: "place", text: try row.text(2))))
         }
         return events.mapValues { $0.sorted { $0.id.rawValue < $1.id.rawValue } }
     }
-
-    /// Ranges read by one statement at most (SQLite allows 500 parts in a compound select).
-    static let rangesPerStatement = 64
 
     /// The alerts of enabled channels of the groups, by group.
     static func enabledAlerts(groupIDs: [GroupID], on db: some SQLExecutor) throws -> [GroupID: [Alert]] {
@@ -133,31 +119,27 @@ extension NotificationTables {
     /// The names a transaction's messages quote: its groups', and the devices' and members' its
     /// events are about (a name of a row deleted since is missing).
     struct MessageNames {
-        var groups: [GroupID: String] = [:]
-        var devices: [DeviceID: String] = [:]
-        var members: [UserID: String] = [:]
+        let groups: [GroupID: String]
+        let devices: [DeviceID: String]
+        let members: [UserID: String]
 
         static func read(groupIDs: [GroupID], events: [GroupEvent], on db: some SQLExecutor) throws -> MessageNames {
-            var names = MessageNames()
-            names.groups = try Dictionary(uniqueKeysWithValues: namePairs("groups", "name", ids: groupIDs.map(\.rawValue), on: db)
-                .map { (GroupID($0.0), $0.1) })
-            let devices = Set(events.compactMap { $0.payload.deviceID?.rawValue })
-            names.devices = try Dictionary(uniqueKeysWithValues: namePairs("devices", "name", ids: devices.sorted(), on: db)
-                .map { (DeviceID($0.0), $0.1) })
-            let members = Set(events.compactMap { $0.userID?.rawValue })
-            names.members = try Dictionary(uniqueKeysWithValues: namePairs("users", "display_name", ids: members.sorted(), on: db)
-                .map { (UserID($0.0), $0.1) })
-            return names
+            MessageNames(groups: try names("groups", "name", ids: groupIDs.map(\.rawValue), as: GroupID.init, on: db),
+                         devices: try names("devices", "name", ids: Set(events.compactMap { $0.payload.deviceID?.rawValue }).sorted(),
+                                            as: DeviceID.init, on: db),
+                         members: try names("users", "display_name", ids: Set(events.compactMap { $0.userID?.rawValue }).sorted(),
+                                            as: UserID.init, on: db))
         }
 
-        /// `(id, column)` of the table's rows with those ids, each once.
-        private static func namePairs(_ table: String, _ column: String, ids: [String], on db: some SQLExecutor) throws -> [(String, String)] {
-            guard !ids.isEmpty else { return [] }
+        /// `column` of the table's rows with those ids, by id.
+        private static func names<ID: Hashable>(_ table: String, _ column: String, ids: [String], as id: (String) -> ID,
+                                                on db: some SQLExecutor) throws -> [ID: String] {
+            guard !ids.isEmpty else { return [:] }
             let list = InList(ids.map { .text($0) })
             let rows = try db.rows("SELECT id, \(column) FROM \(table) WHERE id IN (\(list.sql))", list.parameters) {
-                (try $0.text(0), try $0.text(1))
+                (id(try $0.text(0)), try $0.text(1))
             }
-            return Array(Dictionary(rows, uniquingKeysWith: { first, _ in first }))
+            return Dictionary(rows, uniquingKeysWith: { first, _ in first })
         }
     }
 
